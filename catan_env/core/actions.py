@@ -1,0 +1,172 @@
+"""The flat action space: stable id ranges, and a table of kind / arguments / name.
+
+| ids       | kind                 | arguments                                   |
+|-----------|----------------------|---------------------------------------------|
+| 0         | ROLL                 |                                             |
+| 1         | END_TURN             |                                             |
+| 2-73      | BUILD_ROAD           | edge e (0-71)                               |
+| 74-127    | BUILD_SETTLEMENT     | vertex v (0-53)                             |
+| 128-181   | BUILD_CITY           | vertex v (0-53)                             |
+| 182       | BUY_DEV              |                                             |
+| 183       | PLAY_KNIGHT          |                                             |
+| 184       | PLAY_ROAD_BUILDING   |                                             |
+| 185-199   | PLAY_YEAR_OF_PLENTY  | resources r1 <= r2                          |
+| 200-204   | PLAY_MONOPOLY        | resource r                                  |
+| 205-280   | MOVE_ROBBER          | hex h (0-18), victim k: 0 nobody, 1-3 seat  |
+|           |                      | k places after the mover                    |
+| 281-285   | DISCARD              | resource r                                  |
+| 286-305   | MARITIME_TRADE       | give r1, get r2 (r1 != r2), best rate       |
+| 306-365   | TRADE_OFFER          | menu m: give a x r1 for b x r2              |
+| 366       | TRADE_ACCEPT         |                                             |
+| 367       | TRADE_REJECT         |                                             |
+| 368-427   | TRADE_COUNTER        | menu m, in the responder's frame            |
+| 428-430   | TRADE_CONFIRM        | partner k places after the proposer (1-3)   |
+| 431       | TRADE_CANCEL         |                                             |
+
+Trade menu index m = (pattern * 5 + r1) * 4 + j, pattern 0..2 for (a, b) in
+((1, 1), (2, 1), (1, 2)), r2 = the j-th resource other than r1.
+Resources: 0 brick, 1 lumber, 2 wool, 3 grain, 4 ore.
+"""
+import numpy as np
+
+from .layout import RESOURCE_NAMES
+
+ROLL = 0
+END_TURN = 1
+ROAD0 = 2
+SETTLEMENT0 = 74
+CITY0 = 128
+BUY_DEV = 182
+PLAY_KNIGHT = 183
+PLAY_ROAD_BUILDING = 184
+YOP0 = 185
+MONOPOLY0 = 200
+ROBBER0 = 205
+DISCARD0 = 281
+MARITIME0 = 286
+OFFER0 = 306
+TRADE_ACCEPT = 366
+TRADE_REJECT = 367
+COUNTER0 = 368
+CONFIRM0 = 428  # CONFIRM0 + (k - 1)
+TRADE_CANCEL = 431
+N_ACTIONS = 432
+
+TRADE_PATTERNS = np.array([[1, 1], [2, 1], [1, 2]], dtype=np.int64)
+N_MENU = 60
+
+
+def _menu():
+    give_res = np.zeros(N_MENU, np.int64)
+    give_n = np.zeros(N_MENU, np.int64)
+    get_res = np.zeros(N_MENU, np.int64)
+    get_n = np.zeros(N_MENU, np.int64)
+    for p in range(3):
+        for r1 in range(5):
+            others = [r for r in range(5) if r != r1]
+            for j, r2 in enumerate(others):
+                m = (p * 5 + r1) * 4 + j
+                give_res[m], get_res[m] = r1, r2
+                give_n[m], get_n[m] = TRADE_PATTERNS[p]
+    return give_res, give_n, get_res, get_n
+
+
+MENU_GIVE_RES, MENU_GIVE_N, MENU_GET_RES, MENU_GET_N = _menu()
+
+YOP_R1 = np.array([a for a in range(5) for b in range(a, 5)], dtype=np.int64)
+YOP_R2 = np.array([b for a in range(5) for b in range(a, 5)], dtype=np.int64)
+MARITIME_GIVE = np.array([a for a in range(5) for b in range(5) if a != b], dtype=np.int64)
+MARITIME_GET = np.array([b for a in range(5) for b in range(5) if a != b], dtype=np.int64)
+
+for _a in (MENU_GIVE_RES, MENU_GIVE_N, MENU_GET_RES, MENU_GET_N, YOP_R1, YOP_R2,
+           MARITIME_GIVE, MARITIME_GET, TRADE_PATTERNS):
+    _a.setflags(write=False)
+
+
+def menu_index(give_n, give_res, get_n, get_res):
+    """Menu index of the offer 'give give_n x give_res for get_n x get_res'."""
+    for m in range(N_MENU):
+        if (MENU_GIVE_N[m], MENU_GIVE_RES[m], MENU_GET_N[m], MENU_GET_RES[m]) == (
+                give_n, give_res, get_n, get_res):
+            return m
+    raise ValueError(f"no trade menu entry gives {give_n} x {give_res} for {get_n} x {get_res}")
+
+
+def _menu_text(m):
+    return (f"{MENU_GIVE_N[m]}x{RESOURCE_NAMES[MENU_GIVE_RES[m]]}->"
+            f"{MENU_GET_N[m]}x{RESOURCE_NAMES[MENU_GET_RES[m]]}")
+
+
+def _build_table():
+    """(kind, args, name) for every id."""
+    table = [None] * N_ACTIONS
+    table[ROLL] = ("ROLL", (), "ROLL")
+    table[END_TURN] = ("END_TURN", (), "END_TURN")
+    for e in range(72):
+        table[ROAD0 + e] = ("BUILD_ROAD", (e,), f"BUILD_ROAD(e{e})")
+    for v in range(54):
+        table[SETTLEMENT0 + v] = ("BUILD_SETTLEMENT", (v,), f"BUILD_SETTLEMENT(v{v})")
+        table[CITY0 + v] = ("BUILD_CITY", (v,), f"BUILD_CITY(v{v})")
+    table[BUY_DEV] = ("BUY_DEV", (), "BUY_DEV")
+    table[PLAY_KNIGHT] = ("PLAY_KNIGHT", (), "PLAY_KNIGHT")
+    table[PLAY_ROAD_BUILDING] = ("PLAY_ROAD_BUILDING", (), "PLAY_ROAD_BUILDING")
+    for i in range(15):
+        a, b = int(YOP_R1[i]), int(YOP_R2[i])
+        table[YOP0 + i] = ("PLAY_YEAR_OF_PLENTY", (a, b),
+                           f"PLAY_YEAR_OF_PLENTY({RESOURCE_NAMES[a]},{RESOURCE_NAMES[b]})")
+    for r in range(5):
+        table[MONOPOLY0 + r] = ("PLAY_MONOPOLY", (r,), f"PLAY_MONOPOLY({RESOURCE_NAMES[r]})")
+        table[DISCARD0 + r] = ("DISCARD", (r,), f"DISCARD({RESOURCE_NAMES[r]})")
+    for h in range(19):
+        for k in range(4):
+            victim = "nobody" if k == 0 else f"+{k}"
+            table[ROBBER0 + 4 * h + k] = ("MOVE_ROBBER", (h, k), f"MOVE_ROBBER(h{h},{victim})")
+    for i in range(20):
+        a, b = int(MARITIME_GIVE[i]), int(MARITIME_GET[i])
+        table[MARITIME0 + i] = ("MARITIME_TRADE", (a, b),
+                                f"MARITIME_TRADE({RESOURCE_NAMES[a]}->{RESOURCE_NAMES[b]})")
+    for m in range(N_MENU):
+        args = (int(MENU_GIVE_N[m]), int(MENU_GIVE_RES[m]), int(MENU_GET_N[m]), int(MENU_GET_RES[m]))
+        table[OFFER0 + m] = ("TRADE_OFFER", args, f"TRADE_OFFER({_menu_text(m)})")
+        table[COUNTER0 + m] = ("TRADE_COUNTER", args, f"TRADE_COUNTER({_menu_text(m)})")
+    table[TRADE_ACCEPT] = ("TRADE_ACCEPT", (), "TRADE_ACCEPT")
+    table[TRADE_REJECT] = ("TRADE_REJECT", (), "TRADE_REJECT")
+    for k in range(1, 4):
+        table[CONFIRM0 + k - 1] = ("TRADE_CONFIRM", (k,), f"TRADE_CONFIRM(+{k})")
+    table[TRADE_CANCEL] = ("TRADE_CANCEL", (), "TRADE_CANCEL")
+    assert all(t is not None for t in table)
+    return tuple(table)
+
+
+ACTION_TABLE = _build_table()
+_BY_NAME = {name: i for i, (_, _, name) in enumerate(ACTION_TABLE)}
+assert len(_BY_NAME) == N_ACTIONS
+
+
+def _check_id(action):
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"action id must be an int, got {type(action).__name__}")
+    if not 0 <= int(action) < N_ACTIONS:
+        raise ValueError(f"action id {action} out of range 0..{N_ACTIONS - 1}")
+    return int(action)
+
+
+def action_name(action):
+    """Readable name of an action id, e.g. ``BUILD_ROAD(e17)``."""
+    return ACTION_TABLE[_check_id(action)][2]
+
+
+def action_kind(action):
+    return ACTION_TABLE[_check_id(action)][0]
+
+
+def action_args(action):
+    return ACTION_TABLE[_check_id(action)][1]
+
+
+def action_id(name):
+    """Reverse of :func:`action_name`."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise ValueError(f"unknown action name {name!r}") from None

@@ -1,0 +1,145 @@
+"""Playouts to the end of the game, entirely in numba, for search and benchmarks.
+
+Policies (ints, so the cached kernels take no function arguments):
+  POLICY_RANDOM   uniform over the decider's legal actions;
+  POLICY_PRUNING  "Optimizing UCT" move pruning: a city if one can be built, else a
+                  settlement, else uniform over the other actions;
+  POLICY_WEIGHTED "MCTS in Settlers of Catan" (Szita et al.) weights: 1 per action,
+                  +10,000 for settlements and cities, 10 / 10^R for roads with
+                  R = roads / (settlements + cities), +100 for a Knight when the
+                  robber blocks one of the player's hexes, +10 for other card plays.
+A turn cap keeps every playout finite; a capped game has winner -1.
+"""
+import numpy as np
+from numba import njit
+
+from . import actions as A
+from .layout import (
+    E_OWNER, PHASE, PH_GAME_OVER, ROBBER, STATE_SIZE, TURN, V_OWNER, V_LEVEL, WINNER,
+    ROADS_LEFT, SETTLEMENTS_LEFT, CITIES_LEFT,
+)
+from .rng import randint, seed_rng
+from .rules import apply_action, legal_actions, new_random_game, total_vp, current_decider
+from .topology import HEX_VERTICES
+
+POLICY_RANDOM = 0
+POLICY_PRUNING = 1
+POLICY_WEIGHTED = 2
+POLICIES = {"random": POLICY_RANDOM, "pruning": POLICY_PRUNING, "weighted": POLICY_WEIGHTED}
+
+
+@njit(cache=True)
+def _pick_pruning(s, buf, n, rng):
+    cities = 0
+    settlements = 0
+    for i in range(n):
+        a = buf[i]
+        if A.CITY0 <= a < A.BUY_DEV:
+            cities += 1
+        elif A.SETTLEMENT0 <= a < A.CITY0:
+            settlements += 1
+    if cities > 0:
+        lo, hi, k = A.CITY0, A.BUY_DEV, randint(rng, cities)
+    elif settlements > 0:
+        lo, hi, k = A.SETTLEMENT0, A.CITY0, randint(rng, settlements)
+    else:
+        return buf[randint(rng, n)]
+    for i in range(n):
+        a = buf[i]
+        if lo <= a < hi:
+            if k == 0:
+                return a
+            k -= 1
+    return buf[0]
+
+
+@njit(cache=True)
+def _robber_blocks(s, p):
+    h = s[ROBBER]
+    for k in range(6):
+        if s[V_OWNER + HEX_VERTICES[h, k]] == p:
+            return True
+    return False
+
+
+@njit(cache=True)
+def action_weight(s, p, a, road_weight, knight_weight):
+    if A.SETTLEMENT0 <= a < A.BUY_DEV:
+        return 10001.0
+    if A.ROAD0 <= a < A.SETTLEMENT0:
+        return 1.0 + road_weight
+    if a == A.PLAY_KNIGHT:
+        return 1.0 + knight_weight
+    if A.PLAY_ROAD_BUILDING <= a < A.ROBBER0:
+        return 11.0
+    return 1.0
+
+
+@njit(cache=True)
+def _pick_weighted(s, buf, n, rng):
+    p = current_decider(s)
+    roads = 15 - s[ROADS_LEFT + p]
+    towns = (5 - s[SETTLEMENTS_LEFT + p]) + (4 - s[CITIES_LEFT + p])
+    ratio = roads / max(towns, 1)
+    road_weight = 10.0 / 10.0 ** ratio
+    knight_weight = 100.0 if _robber_blocks(s, p) else 1.0
+    total = 0.0
+    for i in range(n):
+        total += action_weight(s, p, buf[i], road_weight, knight_weight)
+    x = (randint(rng, 1 << 30) / float(1 << 30)) * total
+    for i in range(n):
+        x -= action_weight(s, p, buf[i], road_weight, knight_weight)
+        if x < 0.0:
+            return buf[i]
+    return buf[n - 1]
+
+
+@njit(cache=True)
+def choose_action(s, buf, n, policy, rng):
+    if policy == POLICY_PRUNING:
+        return _pick_pruning(s, buf, n, rng)
+    if policy == POLICY_WEIGHTED:
+        return _pick_weighted(s, buf, n, rng)
+    return buf[randint(rng, n)]
+
+
+@njit(cache=True)
+def playout_inplace(s, policy, seed, max_turns):
+    """Play s to the end (or the turn cap) with the policy; return the number of steps.
+    The policy's choices use their own RNG (seeded by seed); chance uses the state's."""
+    rng = np.zeros(STATE_SIZE, dtype=np.int64)  # only the RNG slot is used
+    seed_rng(rng, seed)
+    buf = np.empty(A.N_ACTIONS, dtype=np.int64)
+    steps = 0
+    while s[PHASE] != PH_GAME_OVER and s[TURN] <= max_turns:
+        n = legal_actions(s, buf)
+        a = choose_action(s, buf, n, policy, rng)
+        apply_action(s, a, -1)
+        steps += 1
+    return steps
+
+
+@njit(cache=True)
+def playout(state, policy, seed, max_turns):
+    """Run a copy of state to the end; return (final VP per seat, winner or -1)."""
+    s = state.copy()
+    playout_inplace(s, policy, seed, max_turns)
+    vp = np.zeros(4, dtype=np.int64)
+    for p in range(4):
+        vp[p] = total_vp(s, p)
+    return vp, s[WINNER]
+
+
+@njit(cache=True)
+def random_games(n_games, n_players, trade, policy, seed, max_turns):
+    """Benchmark kernel: n_games new random-board games played to the end.
+    Returns (games finished with a winner, total steps)."""
+    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    won = 0
+    steps = 0
+    for g in range(n_games):
+        new_random_game(s, n_players, 10, 7, 0, trade, 3, seed * 1000003 + g)
+        steps += playout_inplace(s, policy, seed * 7919 + g, max_turns)
+        if s[WINNER] >= 0:
+            won += 1
+    return won, steps
