@@ -1,0 +1,18 @@
+"""The numba rules core: pure functions over a flat int64 state vector.
+
+See ``layout`` for the state fields, ``actions`` for the action table, ``rules`` for the
+jitted kernels and ``game`` for the validated Python API re-exported here.
+"""
+from .actions import (ACTION_TABLE, N_ACTIONS, action_args, action_id, action_kind,
+                      action_name)
+from .board import BEGINNER_BOARD, read_board, validate_board
+from .game import (BOARD_SIZE, FULL_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE,
+                   CorruptStateError, IllegalActionError, chance_outcome, decider,
+                   determinize, explain_illegal, full_state_tensor, is_over, legal_actions,
+                   legal_mask, n_players, new_game, observe, options_of, playout, step,
+                   victory_points, winner)
+from .layout import STATE_SIZE
+from .options import GameOptions, make_options
+from .record import GameRecord, load_state, save_state
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -56,6 +56,7 @@ Chance
   LAST_DRAW: 1        type of the last development card drawn, -1 if none
 Options (copied in so a state is self-contained)
   OPT_PLAYERS, OPT_VP, OPT_DISCARD, OPT_FRIENDLY, OPT_TRADE, OPT_MAX_OFFERS: 1 each
+  DEV_USED: 5         development cards played so far, by type (all players)
   STEPS: 1            actions applied so far
 """
 
@@ -151,6 +152,7 @@ OPT_DISCARD = _field("opt_discard", 1)
 OPT_FRIENDLY = _field("opt_friendly", 1)
 OPT_TRADE = _field("opt_trade", 1)
 OPT_MAX_OFFERS = _field("opt_max_offers", 1)
+DEV_USED = _field("dev_used", N_DEV)
 STEPS = _field("steps", 1)
 
 STATE_SIZE = sum(s for _, s in _fields)

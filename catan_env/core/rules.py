@@ -22,7 +22,7 @@ from .layout import (
     SETUP_VERTEX, STATE_SIZE, STEPS, TRADE_ASKED, TRADE_GET_N, TRADE_GET_RES,
     TRADE_GIVE_N, TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL, V_OWNER,
     WINNER, KNIGHT, VICTORY_POINT, ROAD_BUILDING, YEAR_OF_PLENTY, MONOPOLY, DESERT,
-    GENERIC_PORT,
+    GENERIC_PORT, DEV_USED,
 )
 from .rng import randint, seed_rng
 from .topology import (
@@ -724,6 +724,7 @@ def apply_action(s, a, forced):
     if a == A.PLAY_KNIGHT:
         s[DEV_HAND + p * 5 + KNIGHT] -= 1
         s[DEV_PLAYED] = 1
+        s[DEV_USED + KNIGHT] += 1
         s[KNIGHTS + p] += 1
         _update_largest_army(s, p)
         s[RETURN_PHASE] = ph
@@ -733,6 +734,7 @@ def apply_action(s, a, forced):
     if a == A.PLAY_ROAD_BUILDING:
         s[DEV_HAND + p * 5 + ROAD_BUILDING] -= 1
         s[DEV_PLAYED] = 1
+        s[DEV_USED + ROAD_BUILDING] += 1
         s[FREE_ROADS] = min(2, s[ROADS_LEFT + p])
         s[RETURN_PHASE] = ph
         s[PHASE] = PH_ROAD_BUILDING
@@ -741,6 +743,7 @@ def apply_action(s, a, forced):
         i = a - A.YOP0
         s[DEV_HAND + p * 5 + YEAR_OF_PLENTY] -= 1
         s[DEV_PLAYED] = 1
+        s[DEV_USED + YEAR_OF_PLENTY] += 1
         _gain(s, p, A.YOP_R1[i], 1)
         _gain(s, p, A.YOP_R2[i], 1)
         return
@@ -748,6 +751,7 @@ def apply_action(s, a, forced):
         r = a - A.MONOPOLY0
         s[DEV_HAND + p * 5 + MONOPOLY] -= 1
         s[DEV_PLAYED] = 1
+        s[DEV_USED + MONOPOLY] += 1
         for q in range(np_):
             if q != p:
                 c = s[HAND + q * 5 + r]

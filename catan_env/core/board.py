@@ -1,0 +1,107 @@
+"""Boards as data: the official random board, the beginner layout, or any dict/JSON.
+
+A board dict has three lists, indexed like the topology (hexes row by row from the
+top-left, harbour slots clockwise):
+
+    {"terrain": ["hills", ...19 names], "numbers": [0 or 2..12, ...19],
+     "harbours": ["generic" | "brick" | "lumber" | "wool" | "grain" | "ore", ...9]}
+
+The robber starts on the desert.  ``validate_board`` raises ValueError naming what is
+wrong (wrong counts, a number on the desert, unknown terrain...).
+"""
+import json
+from collections import Counter
+
+import numpy as np
+
+from .layout import HEX_NUMBER, HEX_TERRAIN, PORT_NAMES, PORT_TYPE, ROBBER, TERRAIN_NAMES
+
+TERRAIN_COUNTS = {"hills": 3, "forest": 4, "pasture": 4, "fields": 4, "mountains": 3, "desert": 1}
+NUMBER_COUNTS = Counter([2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 9, 9, 10, 10, 11, 11, 12])
+HARBOUR_COUNTS = {"generic": 4, "brick": 1, "lumber": 1, "wool": 1, "grain": 1, "ore": 1}
+
+# The beginner layout of the 5th-edition rule book, rows 3-4-5-4-3 from the top.
+BEGINNER_BOARD = {
+    "terrain": ["mountains", "pasture", "forest",
+                "fields", "hills", "pasture", "hills",
+                "fields", "forest", "desert", "forest", "mountains",
+                "forest", "mountains", "fields", "pasture",
+                "hills", "fields", "pasture"],
+    "numbers": [10, 2, 9,
+                12, 6, 4, 10,
+                9, 11, 0, 3, 8,
+                8, 3, 4, 5,
+                5, 6, 11],
+    "harbours": ["generic", "grain", "ore", "generic", "wool",
+                 "generic", "generic", "brick", "lumber"],
+}
+
+
+def validate_board(board):
+    """Check a board dict; return it normalised (lists of str/int).  Raises ValueError."""
+    if isinstance(board, str):
+        try:
+            board = json.loads(board)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"board: not valid JSON ({exc})") from None
+    if not isinstance(board, dict):
+        raise ValueError(f"board: expected a dict with terrain/numbers/harbours, got {type(board).__name__}")
+    missing = {"terrain", "numbers", "harbours"} - set(board)
+    if missing:
+        raise ValueError(f"board: missing keys {sorted(missing)}")
+    extra = set(board) - {"terrain", "numbers", "harbours"}
+    if extra:
+        raise ValueError(f"board: unknown keys {sorted(extra)}")
+    terrain, numbers, harbours = list(board["terrain"]), list(board["numbers"]), list(board["harbours"])
+    if len(terrain) != 19:
+        raise ValueError(f"board: terrain needs 19 hexes, got {len(terrain)}")
+    if len(numbers) != 19:
+        raise ValueError(f"board: numbers needs 19 entries, got {len(numbers)}")
+    if len(harbours) != 9:
+        raise ValueError(f"board: harbours needs 9 slots, got {len(harbours)}")
+    for i, t in enumerate(terrain):
+        if t not in TERRAIN_COUNTS:
+            raise ValueError(f"board: unknown terrain {t!r} at hex {i}; allowed: {list(TERRAIN_COUNTS)}")
+    got = Counter(terrain)
+    for t, c in TERRAIN_COUNTS.items():
+        if got[t] != c:
+            raise ValueError(f"board: expected {c} {t} hexes, got {got[t]}")
+    for i, (t, n) in enumerate(zip(terrain, numbers)):
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+            raise ValueError(f"board: number at hex {i} must be an int, got {n!r}")
+        if t == "desert" and n != 0:
+            raise ValueError(f"board: the desert (hex {i}) must have number 0, got {n}")
+        if t != "desert" and n not in NUMBER_COUNTS:
+            raise ValueError(f"board: hex {i} ({t}) has invalid number {n}; allowed 2-6, 8-12")
+    got_n = Counter(int(n) for n in numbers if n != 0)
+    if got_n != NUMBER_COUNTS:
+        raise ValueError(f"board: number tokens must be {sorted(NUMBER_COUNTS.elements())}, "
+                         f"got {sorted(got_n.elements())}")
+    for i, h in enumerate(harbours):
+        if h not in HARBOUR_COUNTS:
+            raise ValueError(f"board: unknown harbour {h!r} at slot {i}; allowed: {list(HARBOUR_COUNTS)}")
+    got_h = Counter(harbours)
+    for h, c in HARBOUR_COUNTS.items():
+        if got_h[h] != c:
+            raise ValueError(f"board: expected {c} {h} harbour(s), got {got_h[h]}")
+    return {"terrain": terrain, "numbers": [int(n) for n in numbers], "harbours": harbours}
+
+
+def write_board(state, board):
+    """Write a validated board dict into the board fields of a state vector."""
+    board = validate_board(board)
+    for h in range(19):
+        state[HEX_TERRAIN + h] = TERRAIN_NAMES.index(board["terrain"][h])
+        state[HEX_NUMBER + h] = board["numbers"][h]
+    for i in range(9):
+        state[PORT_TYPE + i] = PORT_NAMES.index(board["harbours"][i])
+    state[ROBBER] = board["terrain"].index("desert")
+
+
+def read_board(state):
+    """The board dict of a state vector (inverse of write_board)."""
+    return {
+        "terrain": [TERRAIN_NAMES[int(t)] for t in state[HEX_TERRAIN:HEX_TERRAIN + 19]],
+        "numbers": [int(n) for n in state[HEX_NUMBER:HEX_NUMBER + 19]],
+        "harbours": [PORT_NAMES[int(t)] for t in state[PORT_TYPE:PORT_TYPE + 9]],
+    }

@@ -1,0 +1,288 @@
+"""Python face of the rules core: validated wrappers over the jitted kernels.
+
+Functions take and return plain state vectors (``np.ndarray`` of int64).  They check
+their input and raise clear errors; the kernels they call assume valid input.
+
+    s = new_game(seed=1, players=4)
+    while not is_over(s):
+        mask = legal_mask(s)
+        step(s, int(np.flatnonzero(mask)[0]))
+"""
+import numpy as np
+
+from . import actions as A
+from . import layout as L
+from . import rules as R
+from .board import read_board, write_board
+from .determinize import determinize as _determinize
+from .observe import (BOARD_SIZE, FULL_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE,
+                      encode_full, encode_planes, encode_vector)
+from .options import make_options
+from .playout import POLICIES, playout as _playout
+
+DEFAULT_MAX_TURNS = 500
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state (the state is left unchanged)."""
+
+
+class CorruptStateError(ValueError):
+    """A state vector or saved game that breaks the game's invariants."""
+
+
+def _seed_int(seed):
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % (2 ** 63))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+    return int(seed) % (2 ** 63)
+
+
+def new_game(options=None, seed=0, **kwargs):
+    """A new game at the start of set-up.  options: GameOptions/dict; kwargs override."""
+    opts = make_options(options, **kwargs)
+    seed = _seed_int(seed)
+    s = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    board = opts.board_dict()
+    args = (opts.players, opts.vp_to_win, opts.discard_limit, int(opts.friendly_robber),
+            int(opts.domestic_trade), opts.max_offers_per_turn, seed)
+    if board is None:
+        R.new_random_game(s, *args)
+    else:
+        write_board(s, board)
+        R.init_state(s, *args)
+    return s
+
+
+def _check_state(state):
+    if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (L.STATE_SIZE,):
+        raise TypeError(f"state must be an int64 array of shape ({L.STATE_SIZE},)")
+
+
+def legal_actions(state):
+    """Sorted legal action ids for the decider (empty once the game is over)."""
+    _check_state(state)
+    buf = np.empty(A.N_ACTIONS, dtype=np.int64)
+    n = R.legal_actions(state, buf)
+    return buf[:n].copy()
+
+
+def legal_mask(state):
+    """int8 mask over all N_ACTIONS ids for the decider."""
+    _check_state(state)
+    out = np.zeros(A.N_ACTIONS, dtype=np.int8)
+    R.legal_mask(state, out)
+    return out
+
+
+def decider(state):
+    """Seat that must act next, -1 once the game is over."""
+    return int(R.current_decider(state))
+
+
+def is_over(state):
+    return int(state[L.PHASE]) == L.PH_GAME_OVER
+
+
+def winner(state):
+    return int(state[L.WINNER])
+
+
+def victory_points(state):
+    """Total VP (VP cards included) per seat; a list of n_players ints."""
+    return [int(R.total_vp(state, p)) for p in range(int(state[L.OPT_PLAYERS]))]
+
+
+def n_players(state):
+    return int(state[L.OPT_PLAYERS])
+
+
+def _forced_ok(state, action, outcome):
+    p = decider(state)
+    if action == A.ROLL:
+        return 2 <= outcome <= 12, "a dice total 2..12"
+    if A.ROBBER0 <= action < A.DISCARD0 and (action - A.ROBBER0) % 4 > 0:
+        victim = (p + (action - A.ROBBER0) % 4) % n_players(state)
+        ok = 0 <= outcome < 5 and state[L.HAND + victim * 5 + outcome] > 0
+        return ok, f"a resource the victim (seat {victim}) holds"
+    if action == A.BUY_DEV:
+        ok = 0 <= outcome < 5 and state[L.DECK + outcome] > 0
+        return ok, "a development card type left in the deck"
+    return False, "no chance outcome (this action has none)"
+
+
+def step(state, action, outcome=None):
+    """Apply a legal action in place.  outcome forces the chance result (dice total for
+    ROLL, stolen resource for a robber move with a victim, card type for BUY_DEV).
+    Raises IllegalActionError (state unchanged) naming the action and why."""
+    _check_state(state)
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"action must be an int id, got {action!r}")
+    action = int(action)
+    if not 0 <= action < A.N_ACTIONS:
+        raise IllegalActionError(f"action id {action} is out of range 0..{A.N_ACTIONS - 1}")
+    buf = np.empty(A.N_ACTIONS, dtype=np.int64)
+    n = R.legal_actions(state, buf)
+    if action not in buf[:n]:
+        raise IllegalActionError(f"{A.action_name(action)} (id {action}) is illegal: "
+                                 f"{explain_illegal(state, action)}")
+    forced = -1
+    if outcome is not None:
+        ok, what = _forced_ok(state, action, int(outcome))
+        if not ok:
+            raise IllegalActionError(f"forced outcome {outcome} for {A.action_name(action)} "
+                                     f"must be {what}")
+        forced = int(outcome)
+    R.apply_action(state, action, forced)
+    return state
+
+
+def chance_outcome(state, action):
+    """Which chance outcome the last applied action had: dice total, stolen resource
+    (-1 if none) or drawn card type; None for actions without chance."""
+    if action == A.ROLL:
+        return int(state[L.LAST_ROLL])
+    if A.ROBBER0 <= action < A.DISCARD0:
+        return int(state[L.LAST_STEAL])
+    if action == A.BUY_DEV:
+        return int(state[L.LAST_DRAW])
+    return None
+
+
+def explain_illegal(state, action):
+    """A human-readable reason why action is not legal now (best effort)."""
+    ph = int(state[L.PHASE])
+    phase = L.PHASE_NAMES[ph]
+    if ph == L.PH_GAME_OVER:
+        return "the game is over"
+    kind, args, _ = A.ACTION_TABLE[action]
+    p = decider(state)
+    hand = state[L.HAND + p * 5:L.HAND + p * 5 + 5]
+    allowed = {
+        L.PH_SETUP_SETTLEMENT: ("BUILD_SETTLEMENT",), L.PH_SETUP_ROAD: ("BUILD_ROAD",),
+        L.PH_PRE_ROLL: ("ROLL", "PLAY_KNIGHT", "PLAY_ROAD_BUILDING", "PLAY_YEAR_OF_PLENTY",
+                        "PLAY_MONOPOLY"),
+        L.PH_DISCARD: ("DISCARD",), L.PH_MOVE_ROBBER: ("MOVE_ROBBER",),
+        L.PH_ROAD_BUILDING: ("BUILD_ROAD",),
+        L.PH_TRADE_RESPONSE: ("TRADE_ACCEPT", "TRADE_REJECT", "TRADE_COUNTER"),
+        L.PH_TRADE_CONFIRM: ("TRADE_CONFIRM", "TRADE_CANCEL"),
+        L.PH_MAIN: ("END_TURN", "BUILD_ROAD", "BUILD_SETTLEMENT", "BUILD_CITY", "BUY_DEV",
+                    "PLAY_KNIGHT", "PLAY_ROAD_BUILDING", "PLAY_YEAR_OF_PLENTY", "PLAY_MONOPOLY",
+                    "MARITIME_TRADE", "TRADE_OFFER"),
+    }[ph]
+    if kind not in allowed:
+        return f"{kind} is not allowed in phase {phase} (seat {p} decides; allowed: {', '.join(allowed)})"
+    costs = {"BUILD_ROAD": R.ROAD_COST, "BUILD_SETTLEMENT": R.SETTLEMENT_COST,
+             "BUILD_CITY": R.CITY_COST, "BUY_DEV": R.DEV_COST}
+    if ph == L.PH_MAIN and kind in costs and np.any(hand < costs[kind]):
+        return f"seat {p} cannot afford it (hand {hand.tolist()}, cost {costs[kind].tolist()})"
+    if kind == "BUILD_ROAD":
+        e = args[0]
+        if state[L.E_OWNER + e] >= 0:
+            return f"edge {e} already has a road"
+        if state[L.ROADS_LEFT + p] <= 0:
+            return f"seat {p} has no roads left"
+        return f"edge {e} does not connect to seat {p}'s network"
+    if kind == "BUILD_SETTLEMENT":
+        v = args[0]
+        if state[L.V_OWNER + v] >= 0:
+            return f"vertex {v} is occupied"
+        if state[L.SETTLEMENTS_LEFT + p] <= 0:
+            return f"seat {p} has no settlements left"
+        if not R._distance_ok(state, v):
+            return f"vertex {v} breaks the distance rule"
+        return f"vertex {v} does not touch seat {p}'s road"
+    if kind == "BUILD_CITY":
+        if state[L.CITIES_LEFT + p] <= 0:
+            return f"seat {p} has no cities left"
+        return f"vertex {args[0]} holds no settlement of seat {p}"
+    if kind == "BUY_DEV":
+        return "the development deck is empty"
+    if kind.startswith("PLAY_"):
+        if state[L.DEV_PLAYED]:
+            return "a development card was already played this turn"
+        return "seat has no such card, or only one bought this turn, or it cannot be used now"
+    if kind == "DISCARD":
+        return f"seat {p} holds no {L.RESOURCE_NAMES[args[0]]}"
+    if kind == "MOVE_ROBBER":
+        h, k = args
+        if h == state[L.ROBBER]:
+            return f"the robber is already on hex {h}; it must move"
+        return f"victim +{k} is not eligible on hex {h} (needs a building there and cards)" if k else \
+            f"someone on hex {h} can be robbed, so a victim must be chosen"
+    if kind == "MARITIME_TRADE":
+        rate = R.trade_rate(state, p, args[0])
+        return f"seat {p} needs {rate} {L.RESOURCE_NAMES[args[0]]} and the bank 1 {L.RESOURCE_NAMES[args[1]]}"
+    if kind == "TRADE_OFFER":
+        if not state[L.OPT_TRADE]:
+            return "domestic trade is off in this game"
+        if state[L.OFFERS_MADE] >= state[L.OPT_MAX_OFFERS]:
+            return "the cap on offers this turn is reached"
+        return f"seat {p} does not hold what the offer gives"
+    if kind in ("TRADE_ACCEPT", "TRADE_COUNTER"):
+        return f"seat {p} does not hold what it would give (or the counter equals the offer)"
+    if kind == "TRADE_CONFIRM":
+        return f"partner +{args[0]} did not accept, or the proposer cannot pay its counter"
+    return f"not legal in phase {phase}"
+
+
+def observe(state, player, kind="vector"):
+    """Seat-relative observation of player: kind "vector" (VECTOR_SIZE,) or "planes"
+    (PLANES, GRID_H, GRID_W), float32."""
+    _check_state(state)
+    if not 0 <= int(player) < n_players(state):
+        raise ValueError(f"player must be in 0..{n_players(state) - 1}, got {player}")
+    if kind == "vector":
+        out = np.zeros(VECTOR_SIZE, dtype=np.float32)
+        encode_vector(state, int(player), out)
+    elif kind == "planes":
+        out = np.zeros((PLANES, GRID_H, GRID_W), dtype=np.float32)
+        encode_planes(state, int(player), out)
+    else:
+        raise ValueError(f"kind must be 'vector' or 'planes', got {kind!r}")
+    return out
+
+
+def full_state_tensor(state):
+    out = np.zeros(FULL_SIZE, dtype=np.float32)
+    encode_full(state, out)
+    return out
+
+
+def determinize(state, observer, seed=0):
+    """A full state consistent with everything observer knows, the rest resampled."""
+    _check_state(state)
+    if not 0 <= int(observer) < n_players(state):
+        raise ValueError(f"observer must be in 0..{n_players(state) - 1}, got {observer}")
+    return _determinize(state, int(observer), _seed_int(seed))
+
+
+def playout(state, policy="random", seed=0, max_turns=DEFAULT_MAX_TURNS):
+    """Play a copy of state to the end with a built-in policy ("random", "pruning",
+    "weighted"); return (final VP per seat as a list, winner or -1 if the cap hit)."""
+    _check_state(state)
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {list(POLICIES)}, got {policy!r}")
+    vp, win = _playout(state, POLICIES[policy], _seed_int(seed), int(max_turns))
+    return [int(x) for x in vp[:n_players(state)]], int(win)
+
+
+def board_of(state):
+    return read_board(state)
+
+
+def options_of(state):
+    """The GameOptions stored in a state (board taken from the state)."""
+    return make_options(players=int(state[L.OPT_PLAYERS]), vp_to_win=int(state[L.OPT_VP]),
+                        discard_limit=int(state[L.OPT_DISCARD]),
+                        friendly_robber=bool(state[L.OPT_FRIENDLY]),
+                        domestic_trade=bool(state[L.OPT_TRADE]),
+                        max_offers_per_turn=int(state[L.OPT_MAX_OFFERS]),
+                        board=read_board(state))
+
+
+__all__ = ["new_game", "legal_actions", "legal_mask", "decider", "is_over", "winner",
+           "victory_points", "step", "chance_outcome", "explain_illegal", "observe",
+           "determinize", "playout", "IllegalActionError", "CorruptStateError",
+           "BOARD_SIZE", "VECTOR_SIZE", "PLANES", "GRID_H", "GRID_W", "FULL_SIZE"]

@@ -1,0 +1,140 @@
+"""Saved games: a JSON record (options, board, seed, actions) that replays exactly, and
+raw state vectors.  Loading validates and replays; a corrupt or mismatched record raises
+``CorruptStateError`` saying what is wrong.
+
+Record format (version 1)::
+
+    {"format": "catan_env.record", "version": 1, "options": {...}, "board": {...},
+     "seed": 7, "actions": [[id, forced_outcome_or_null], ...],
+     "final": {"steps": N, "vp": [...], "winner": -1, "checksum": "sha256 of the state"}}
+"""
+import hashlib
+import json
+
+import numpy as np
+
+from . import layout as L
+from .game import CorruptStateError, IllegalActionError, new_game, step, victory_points, winner
+from .board import read_board
+from .invariants import check
+from .options import make_options
+
+FORMAT = "catan_env.record"
+VERSION = 1
+
+
+def checksum(state):
+    return hashlib.sha256(np.ascontiguousarray(state, dtype=np.int64).tobytes()).hexdigest()
+
+
+class GameRecord:
+    """A game as options + board + seed + action list; replays to the same state."""
+
+    def __init__(self, options, seed, board=None):
+        opts = make_options(options)
+        self.seed = int(seed)
+        initial = new_game(opts, seed=self.seed)
+        self.board = board or read_board(initial)
+        self.options = make_options(opts, board=self.board)
+        self.actions = []  # list of (action, forced outcome or None)
+
+    def initial_state(self):
+        return new_game(self.options, seed=self.seed)
+
+    def append(self, action, outcome=None):
+        self.actions.append((int(action), None if outcome is None else int(outcome)))
+
+    def replay(self, upto=None):
+        """Yield the state after each action (the initial state first)."""
+        s = self.initial_state()
+        yield s.copy()
+        for i, (a, forced) in enumerate(self.actions[:upto]):
+            try:
+                step(s, a, forced)
+            except IllegalActionError as exc:
+                raise CorruptStateError(f"record action #{i} cannot be replayed: {exc}") from None
+            yield s.copy()
+
+    def final_state(self):
+        s = None
+        for s in self.replay():
+            pass
+        return s
+
+    def to_dict(self):
+        final = self.final_state()
+        opts = self.options.to_dict()
+        opts.pop("board")
+        return {"format": FORMAT, "version": VERSION, "options": opts, "board": self.board,
+                "seed": self.seed, "actions": [[a, f] for a, f in self.actions],
+                "final": {"steps": len(self.actions), "vp": victory_points(final),
+                          "winner": winner(final), "checksum": checksum(final)}}
+
+    def to_json(self, **kw):
+        return json.dumps(self.to_dict(), **kw)
+
+    def save(self, path):
+        with open(path, "w") as f:
+            f.write(self.to_json(indent=1))
+
+    @classmethod
+    def from_dict(cls, d):
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
+            raise CorruptStateError(f"not a catan_env record (format must be {FORMAT!r})")
+        if d.get("version") != VERSION:
+            raise CorruptStateError(f"unsupported record version {d.get('version')!r}; this "
+                                    f"library reads version {VERSION}")
+        for key in ("options", "board", "seed", "actions"):
+            if key not in d:
+                raise CorruptStateError(f"record is missing {key!r}")
+        try:
+            opts = make_options(d["options"], board=d["board"])
+        except ValueError as exc:
+            raise CorruptStateError(f"record has bad options or board: {exc}") from None
+        if not isinstance(d["seed"], int):
+            raise CorruptStateError("record seed must be an int")
+        rec = cls(opts, d["seed"], board=opts.board)
+        for i, item in enumerate(d["actions"]):
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int)
+                    and (item[1] is None or isinstance(item[1], int))):
+                raise CorruptStateError(f"record action #{i} must be [id, outcome|null], got {item!r}")
+            rec.append(item[0], item[1])
+        final = rec.final_state()  # replays, raising on an illegal action
+        expected = d.get("final")
+        if expected is not None:
+            if expected.get("checksum") not in (None, checksum(final)):
+                raise CorruptStateError(
+                    f"record replays to a different final state (checksum mismatch: vp "
+                    f"{victory_points(final)} vs recorded {expected.get('vp')})")
+        return rec
+
+    @classmethod
+    def from_json(cls, text):
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CorruptStateError(f"record is not valid JSON: {exc}") from None
+        return cls.from_dict(d)
+
+    @classmethod
+    def load(cls, path):
+        with open(path) as f:
+            return cls.from_json(f.read())
+
+
+def save_state(path, state):
+    """Write a raw state vector (``.npy``) with its layout size in the header."""
+    np.save(path, np.asarray(state, dtype=np.int64))
+
+
+def load_state(path):
+    """Read a raw state vector, checking its shape and every invariant."""
+    try:
+        s = np.load(path, allow_pickle=False)
+    except (ValueError, OSError) as exc:
+        raise CorruptStateError(f"cannot read state file {path}: {exc}") from None
+    if s.dtype != np.int64 or s.shape != (L.STATE_SIZE,):
+        raise CorruptStateError(f"state file {path} holds {s.dtype} {s.shape}; expected int64 "
+                                f"({L.STATE_SIZE},) (saved by another version?)")
+    check(s)
+    return s
