@@ -1,0 +1,152 @@
+"""Jitted invariant checks and random-play fuzzing, fast enough for thousands of games.
+
+``invariant_code(s)`` returns 0 when every invariant holds, otherwise the code of the
+first violation (see CODES).  ``fuzz_games`` plays uniformly random games and checks the
+invariants after every action.  The slow Python twin is ``invariants.problems``.
+"""
+import numpy as np
+from numba import njit
+
+from . import actions as A
+from .layout import (
+    BANK, CITIES_LEFT, DECIDER, DECK, DEV_HAND, DEV_NEW, DEV_USED, E_OWNER, HAND, KNIGHTS,
+    KNOW, KNOW_W, LA_HOLDER, LR_HOLDER, OPT_PLAYERS, PHASE, PH_GAME_OVER, PUBLIC_VP,
+    ROAD_LEN, ROADS_LEFT, SETTLEMENTS_LEFT, STATE_SIZE, TURN, TURN_PLAYER, V_LEVEL, V_OWNER,
+    WINNER,
+)
+from .rng import randint, seed_rng
+from .rules import apply_action, legal_actions, new_random_game, road_length
+from .topology import VERTEX_VERTICES
+
+CODES = {
+    1: "resource not conserved (bank + hands != 19) or negative",
+    2: "development cards not conserved",
+    3: "pieces on board + supply do not add up",
+    4: "cached public VP wrong",
+    5: "cached road length wrong",
+    6: "knowledge not a true lower bound / sums wrong",
+    7: "decider not a seat while the game goes on",
+    8: "no legal action before the end",
+    9: "distance rule broken",
+    10: "game over without a winner",
+    11: "longest road / largest army holder below threshold",
+}
+_DEV_START = np.array([14, 5, 2, 2, 2], dtype=np.int64)
+
+
+@njit(cache=True)
+def invariant_code(s):
+    n = s[OPT_PLAYERS]
+    for r in range(5):
+        tot = s[BANK + r]
+        if tot < 0:
+            return 1
+        for p in range(4):
+            h = s[HAND + p * 5 + r]
+            if h < 0 or (p >= n and h != 0):
+                return 1
+            tot += h
+        if tot != 19:
+            return 1
+    for t in range(5):
+        tot = s[DECK + t] + s[DEV_USED + t]
+        for p in range(n):
+            if s[DEV_NEW + p * 5 + t] > s[DEV_HAND + p * 5 + t] or s[DEV_NEW + p * 5 + t] < 0:
+                return 2
+            tot += s[DEV_HAND + p * 5 + t]
+        if tot != _DEV_START[t] or s[DECK + t] < 0:
+            return 2
+    k = 0
+    for p in range(n):
+        k += s[KNIGHTS + p]
+    if k != s[DEV_USED]:
+        return 2
+    for p in range(n):
+        roads = 0
+        for e in range(72):
+            if s[E_OWNER + e] == p:
+                roads += 1
+        setts = 0
+        cities = 0
+        for v in range(54):
+            if s[V_OWNER + v] == p:
+                if s[V_LEVEL + v] == 1:
+                    setts += 1
+                else:
+                    cities += 1
+        if roads + s[ROADS_LEFT + p] != 15 or setts + s[SETTLEMENTS_LEFT + p] != 5 \
+                or cities + s[CITIES_LEFT + p] != 4:
+            return 3
+        vp = setts + 2 * cities
+        if s[LR_HOLDER] == p:
+            vp += 2
+        if s[LA_HOLDER] == p:
+            vp += 2
+        if vp != s[PUBLIC_VP + p]:
+            return 4
+        if road_length(s, p) != s[ROAD_LEN + p]:
+            return 5
+    for o in range(n):
+        for t in range(n):
+            tot = 0
+            for r in range(6):
+                x = s[KNOW + (o * 4 + t) * KNOW_W + r]
+                if x < 0:
+                    return 6
+                if r < 5 and x > s[HAND + t * 5 + r]:
+                    return 6
+                if o == t and r < 5 and x != s[HAND + t * 5 + r]:
+                    return 6
+                tot += x
+            hs = 0
+            for r in range(5):
+                hs += s[HAND + t * 5 + r]
+            if tot != hs:
+                return 6
+    for v in range(54):
+        if s[V_OWNER + v] >= 0:
+            for j in range(3):
+                w = VERTEX_VERTICES[v, j]
+                if w >= 0 and s[V_OWNER + w] >= 0:
+                    return 9
+    if s[LR_HOLDER] >= 0 and s[ROAD_LEN + s[LR_HOLDER]] < 5:
+        return 11
+    if s[LA_HOLDER] >= 0 and s[KNIGHTS + s[LA_HOLDER]] < 3:
+        return 11
+    if s[PHASE] == PH_GAME_OVER:
+        if s[WINNER] < 0 or s[WINNER] >= n:
+            return 10
+    else:
+        if s[DECIDER] < 0 or s[DECIDER] >= n or s[TURN_PLAYER] < 0 or s[TURN_PLAYER] >= n:
+            return 7
+    return 0
+
+
+@njit(cache=True)
+def fuzz_games(n_games, seed, max_turns, trade):
+    """Random games with 2-4 players checking invariants after every action.
+    Returns (games, steps, first bad game or -1, its code, wins)."""
+    s = np.zeros(STATE_SIZE, dtype=np.int64)
+    rng = np.zeros(STATE_SIZE, dtype=np.int64)
+    seed_rng(rng, seed)
+    buf = np.empty(A.N_ACTIONS, dtype=np.int64)
+    steps = 0
+    wins = 0
+    for g in range(n_games):
+        players = 2 + randint(rng, 3)
+        new_random_game(s, players, 10, 7, randint(rng, 2), trade, 3, seed * 100003 + g)
+        code = invariant_code(s)
+        if code:
+            return g, steps, g, code, wins
+        while s[PHASE] != PH_GAME_OVER and s[TURN] <= max_turns:
+            n = legal_actions(s, buf)
+            if n == 0:
+                return g, steps, g, 8, wins
+            apply_action(s, buf[randint(rng, n)], -1)
+            steps += 1
+            code = invariant_code(s)
+            if code:
+                return g, steps, g, code, wins
+        if s[PHASE] == PH_GAME_OVER:
+            wins += 1
+    return n_games, steps, -1, 0, wins
