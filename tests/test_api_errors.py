@@ -1,0 +1,107 @@
+"""Options, boards, the action table and clear errors that leave state unchanged."""
+import json
+
+import numpy as np
+import pytest
+
+from catan_env import core as C
+from catan_env.core import actions as A
+from catan_env.core import layout as L
+from catan_env.core.board import BEGINNER_BOARD, validate_board
+from helpers import game_after_setup, quiet_roll
+
+
+def test_action_table_is_complete_and_reversible():
+    names = [C.action_name(i) for i in range(C.N_ACTIONS)]
+    assert len(set(names)) == C.N_ACTIONS == 432
+    for i, n in enumerate(names):
+        assert C.action_id(n) == i
+    assert C.action_name(A.ROAD0 + 17) == "BUILD_ROAD(e17)"
+    assert C.action_kind(A.ROBBER0 + 4 * 3 + 2) == "MOVE_ROBBER"
+    assert C.action_args(A.ROBBER0 + 4 * 3 + 2) == (3, 2)
+    kinds = [C.action_kind(i) for i in range(C.N_ACTIONS)]
+    # every kind occupies one contiguous id range
+    for k in set(kinds):
+        ids = [i for i, x in enumerate(kinds) if x == k]
+        assert ids == list(range(ids[0], ids[-1] + 1))
+    with pytest.raises(ValueError, match="unknown action name"):
+        C.action_id("FLY")
+    with pytest.raises(ValueError, match="out of range"):
+        C.action_name(432)
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"players": 5}, "players"), ({"players": 1}, "players"), ({"vp_to_win": 0}, "vp_to_win"),
+    ({"discard_limit": "7"}, "discard_limit"), ({"friendly_robber": 1}, "friendly_robber"),
+    ({"max_offers_per_turn": -1}, "max_offers_per_turn"), ({"board": "hexagonal"}, "board"),
+    ({"colour": "red"}, "unknown option"),
+])
+def test_bad_options_raise_naming_the_option(kw, match):
+    with pytest.raises(ValueError, match=match):
+        C.new_game(seed=0, **kw)
+
+
+def _board(**change):
+    b = json.loads(json.dumps(BEGINNER_BOARD))
+    b.update(change)
+    return b
+
+
+@pytest.mark.parametrize("board,match", [
+    (_board(terrain=BEGINNER_BOARD["terrain"][:18]), "19 hexes"),
+    (_board(terrain=["lava"] + BEGINNER_BOARD["terrain"][1:]), "unknown terrain 'lava'"),
+    (_board(terrain=["hills"] + BEGINNER_BOARD["terrain"][1:]), "expected 3 hills"),
+    (_board(numbers=[5 if t == "desert" else n for t, n in zip(BEGINNER_BOARD["terrain"], BEGINNER_BOARD["numbers"])]),
+     "desert"),
+    (_board(numbers=[7] + BEGINNER_BOARD["numbers"][1:]), "invalid number 7"),
+    (_board(harbours=["generic"] * 9), "harbour"),
+    (_board(harbours=["gold"] + BEGINNER_BOARD["harbours"][1:]), "unknown harbour"),
+    ({"terrain": []}, "missing keys"),
+    ("{not json", "not valid JSON"),
+])
+def test_bad_boards_raise_clear_errors(board, match):
+    with pytest.raises(ValueError, match=match):
+        C.new_game(seed=0, board=board)
+
+
+def test_board_round_trip_and_custom_board():
+    b = validate_board(json.dumps(BEGINNER_BOARD))
+    s = C.new_game(seed=0, board=b)
+    assert C.read_board(s) == b
+    assert s[L.ROBBER] == b["terrain"].index("desert")
+
+
+def test_random_boards_have_no_adjacent_red_numbers_and_vary():
+    from catan_env.core.rules import red_numbers_adjacent
+    boards = set()
+    for seed in range(50):
+        s = C.new_game(seed=seed)
+        assert not red_numbers_adjacent(s[L.HEX_NUMBER:L.HEX_NUMBER + 19].copy())
+        validate_board(C.read_board(s))
+        boards.add(tuple(s[:47]))
+    assert len(boards) == 50
+
+
+def test_illegal_action_raises_and_leaves_state_unchanged():
+    s = game_after_setup()
+    before = s.copy()
+    with pytest.raises(C.IllegalActionError, match=r"END_TURN .*not allowed in phase pre_roll"):
+        C.step(s, A.END_TURN)
+    with pytest.raises(C.IllegalActionError, match="out of range"):
+        C.step(s, 9999)
+    with pytest.raises(C.IllegalActionError, match="must be an int"):
+        C.step(s, "ROLL")
+    with pytest.raises(C.IllegalActionError, match="dice total"):
+        C.step(s, A.ROLL, outcome=13)
+    assert np.array_equal(s, before)
+    quiet_roll(s)
+    before = s.copy()
+    with pytest.raises(C.IllegalActionError, match="cannot afford"):
+        C.step(s, A.CITY0 + 12)
+    assert np.array_equal(s, before)
+
+
+def test_forced_outcomes_are_read_back():
+    s = game_after_setup()
+    C.step(s, A.ROLL, outcome=9)
+    assert C.chance_outcome(s, A.ROLL) == 9 and s[L.LAST_DIE1] + s[L.LAST_DIE2] == 9

@@ -1,0 +1,107 @@
+"""Jitted rules against slow references on random states, long random-play fuzzing with
+invariant checks, and property-based tests."""
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from catan_env import core as C
+from catan_env.core import layout as L
+from catan_env.core import rules as R
+from catan_env.core.fuzz import CODES, fuzz_games, invariant_code
+from catan_env.core.invariants import problems
+from catan_env.core.reference import (ref_legal_actions, ref_longest_road, ref_production,
+                                      ref_public_vp)
+from catan_env.core.topology import EDGE_VERTICES
+
+
+def _random_states(n_games, seed, every=7, max_steps=3000):
+    """States sampled along random games (2-4 players, trade on/off)."""
+    rng = np.random.default_rng(seed)
+    for g in range(n_games):
+        s = C.new_game(seed=int(rng.integers(1 << 30)), players=int(rng.integers(2, 5)),
+                       domestic_trade=bool(g % 2), friendly_robber=bool(g % 3 == 0))
+        for k in range(max_steps):
+            if C.is_over(s):
+                break
+            if k % every == 0:
+                yield s
+            C.step(s, int(rng.choice(C.legal_actions(s))))
+        yield s
+
+
+def test_legal_mask_matches_reference_and_python_invariants():
+    checked = 0
+    for s in _random_states(8, seed=11):
+        assert set(C.legal_actions(s).tolist()) == ref_legal_actions(s)
+        mask = C.legal_mask(s)
+        assert mask.dtype == np.int8 and mask.sum() == len(ref_legal_actions(s))
+        assert problems(s) == []
+        assert invariant_code(s) == 0
+        checked += 1
+    assert checked > 500
+
+
+def test_longest_road_vp_and_production_match_references():
+    for s in _random_states(6, seed=12, every=13):
+        n = C.n_players(s)
+        for p in range(n):
+            assert R.road_length(s, p) == ref_longest_road(s, p) == s[L.ROAD_LEN + p]
+            assert s[L.PUBLIC_VP + p] == ref_public_vp(s, p)
+        if s[L.PHASE] == L.PH_PRE_ROLL:
+            for total in (2, 3, 4, 5, 6, 8, 9, 10, 11, 12):
+                t = s.copy()
+                before = t[L.HAND:L.HAND + 20].reshape(4, 5).copy()
+                expected = np.array(ref_production(t, total))
+                C.step(t, 0, outcome=total)
+                after = t[L.HAND:L.HAND + 20].reshape(4, 5)
+                assert (after - before).tolist() == expected.tolist()
+
+
+def test_fuzz_1000_games_with_invariants_after_every_action():
+    games, steps, bad, code, wins = fuzz_games(1000, 2026, 400, 0)
+    assert bad == -1, f"game {bad}: {CODES.get(code)}"
+    assert games == 1000 and steps > 500_000 and wins > 500
+
+
+def test_fuzz_games_with_trading_on():
+    games, steps, bad, code, wins = fuzz_games(300, 7, 400, 1)
+    assert bad == -1, f"game {bad}: {CODES.get(code)}"
+    assert wins > 150
+
+
+def test_invariant_checker_catches_corruption():
+    s = C.new_game(seed=0)
+    s[L.BANK] -= 1
+    assert invariant_code(s) == 1 and problems(s)
+    s = C.new_game(seed=0)
+    s[L.PUBLIC_VP] = 3
+    assert invariant_code(s) == 4 and problems(s)
+
+
+@settings(max_examples=60, deadline=None)
+@given(edges=st.sets(st.integers(0, 71), max_size=15),
+       blockers=st.sets(st.integers(0, 53), max_size=6), seed=st.integers(0, 3))
+def test_road_length_property(edges, blockers, seed):
+    """Any road set with any opponent buildings: jitted length == exhaustive search."""
+    s = C.new_game(seed=seed)
+    for e in edges:
+        s[L.E_OWNER + e] = 0
+    for v in blockers:
+        s[L.V_OWNER + v] = 1
+        s[L.V_LEVEL + v] = 1
+    assert R.road_length(s, 0) == ref_longest_road(s, 0)
+    assert R.road_length(s, 0) <= len(edges)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 40), choices=st.lists(st.integers(0, 10 ** 6), min_size=1, max_size=400),
+       players=st.integers(2, 4))
+def test_random_action_sequences_keep_invariants(seed, choices, players):
+    s = C.new_game(seed=seed, players=players)
+    for c in choices:
+        acts = C.legal_actions(s)
+        if len(acts) == 0:
+            assert C.is_over(s)
+            break
+        C.step(s, int(acts[c % len(acts)]))
+        assert invariant_code(s) == 0
+    assert problems(s) == []
