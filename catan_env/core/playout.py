@@ -113,7 +113,12 @@ def playout_inplace(s, policy, seed, max_turns):
     steps = 0
     while s[PHASE] != PH_GAME_OVER and s[TURN] <= max_turns:
         n = legal_actions(s, buf)
-        a = choose_action(s, buf, n, policy, rng)
+        if policy == POLICY_RANDOM:
+            a = buf[randint(rng, n)]
+        elif policy == POLICY_PRUNING:
+            a = _pick_pruning(s, buf, n, rng)
+        else:
+            a = _pick_weighted(s, buf, n, rng)
         apply_action(s, a, -1)
         steps += 1
     return steps

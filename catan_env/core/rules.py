@@ -311,6 +311,25 @@ def trade_rate(s, p, r):
 
 
 @njit(cache=True)
+def _port_bits(s, p):
+    """Harbours p owns as bits: bit r for a 2:1 harbour of resource r, bit 5 generic."""
+    bits = 0
+    for i in range(9):
+        if s[V_OWNER + PORT_VERTICES[i, 0]] == p or s[V_OWNER + PORT_VERTICES[i, 1]] == p:
+            bits |= 1 << s[PORT_TYPE + i]
+    return bits
+
+
+@njit(cache=True)
+def _rate_from_bits(bits, r):
+    if bits & (1 << r):
+        return 2
+    if bits & (1 << GENERIC_PORT):
+        return 3
+    return 4
+
+
+@njit(cache=True)
 def _robber_victim_ok(s, mover, victim, h):
     if victim == mover or hand_size(s, victim) == 0:
         return False
@@ -444,10 +463,11 @@ def legal_actions(s, buf):
     if can_afford(s, p, DEV_COST) and (s[DECK] + s[DECK + 1] + s[DECK + 2] + s[DECK + 3] + s[DECK + 4]) > 0:
         n = _push(buf, n, A.BUY_DEV)
     n = _dev_plays(s, p, buf, n)
+    ports = _port_bits(s, p)
     for i in range(20):
         r1 = A.MARITIME_GIVE[i]
         r2 = A.MARITIME_GET[i]
-        if s[BANK + r2] > 0 and s[HAND + p * 5 + r1] >= trade_rate(s, p, r1):
+        if s[BANK + r2] > 0 and s[HAND + p * 5 + r1] >= _rate_from_bits(ports, r1):
             n = _push(buf, n, A.MARITIME0 + i)
     if s[OPT_TRADE] != 0 and s[OFFERS_MADE] < s[OPT_MAX_OFFERS]:
         for m in range(A.N_MENU):
