@@ -141,7 +141,7 @@ def encode_tail(s, observer, out, o):
         out[o + 13 + s[LAST_ROLL] - 2] = 1.0
     out[o + 24] = s[FREE_ROADS] / 2.0
     out[o + 25] = s[OFFERS_MADE] / 3.0
-    out[o + 26] = s[TURN] / 100.0
+    out[o + 26] = min(s[TURN], 5000) / 100.0
     o += 27
     if s[TRADE_GIVE_RES] >= 0:
         out[o + s[TRADE_GIVE_RES]] = 1.0

@@ -1,0 +1,218 @@
+"""PettingZoo AEC environment for Catan (``catan_v0``): a thin layer over the rules core.
+
+| Import             | ``from catan_env import env, raw_env``                           |
+|--------------------|------------------------------------------------------------------|
+| Agents             | ``player_0`` .. ``player_{n-1}`` (n = 2..4, default 4)           |
+| Action space       | ``Discrete(432)`` (see ``catan_env.core.actions`` for the table) |
+| Observation        | ``{"observation": float32, "action_mask": int8[432]}``           |
+| Agent selection    | the core's decider: the same agent may act many times in a row,  |
+|                    | others act out of turn (discards, trade answers)                 |
+
+Observation: ``obs_type="vector"`` gives the flat seat-relative vector
+(``catan_env.core.observe``); ``"planes"`` gives ``{"board": (26, 17, 21), "vector": ...}``.
+Agents not deciding get an all-zero mask.
+
+Rewards: +1 for the winner, -1 for the others, 0 for all on truncation (``max_turns``).
+``vp_reward`` > 0 adds shaping: each step an agent also gets vp_reward x the change in
+(own VP - mean public VP of the others).
+
+Illegal actions: ``raw_env.step`` raises ``IllegalActionError`` naming the action and the
+reason, with the state unchanged; ``env()`` wraps with PettingZoo's
+``TerminateIllegalWrapper`` (the offender gets -1 and the game ends).
+
+Version history: v0 (first release).
+"""
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .core import game as G
+from .core import layout as L
+from .core.actions import N_ACTIONS, action_name
+from .core.observe import BOARD_SIZE, FULL_SIZE, TAIL_SIZE, VECTOR_SIZE
+from .core.options import OPTION_NAMES, make_options
+from .core.topology import GRID_H, GRID_W
+from .core.observe import PLANES
+from .infoset import InfoSet
+
+OBS_TYPES = ("vector", "planes")
+DEFAULT_MAX_TURNS = 1000
+OBS_HIGH = 100.0  # every feature is a small count or a fraction; the turn feature is capped
+
+
+def env(**kwargs):
+    """The AEC env wrapped as PettingZoo's classic games are."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "catan_v0",
+                "is_parallelizable": False, "render_fps": 2}
+
+    def __init__(self, render_mode=None, obs_type="vector", max_turns=DEFAULT_MAX_TURNS,
+                 vp_reward=0.0, **options):
+        EzPickle.__init__(self, render_mode=render_mode, obs_type=obs_type, max_turns=max_turns,
+                          vp_reward=vp_reward, **options)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                             f"got {render_mode!r}")
+        if obs_type not in OBS_TYPES:
+            raise ValueError(f"obs_type must be one of {OBS_TYPES}, got {obs_type!r}")
+        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
+            raise ValueError(f"max_turns must be a positive int or None, got {max_turns!r}")
+        self.options = make_options(**options)
+        self.render_mode = render_mode
+        self.obs_type = obs_type
+        self.max_turns = max_turns
+        self.vp_reward = float(vp_reward)
+        n = self.options.players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        mask_space = spaces.Box(0, 1, (N_ACTIONS,), np.int8)
+        if obs_type == "vector":
+            obs_space = spaces.Box(0.0, OBS_HIGH, (VECTOR_SIZE,), np.float32)
+        else:
+            obs_space = spaces.Dict({
+                "board": spaces.Box(0.0, OBS_HIGH, (PLANES, GRID_H, GRID_W), np.float32),
+                "vector": spaces.Box(0.0, OBS_HIGH, (TAIL_SIZE,), np.float32)})
+        self.observation_spaces = {a: spaces.Dict({"observation": obs_space, "action_mask": mask_space})
+                                   for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, OBS_HIGH, (FULL_SIZE,), np.float32)
+        self._state = None
+        self._np_random = None
+        self._human_window = None
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ lifecycle
+    def reset(self, seed=None, options=None):
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        game_seed = int(self._np_random.integers(0, 2 ** 62))
+        self._state = G.new_game(self.options, seed=game_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[G.decider(self._state)]
+        self._shaping_base = self._shaping_values()
+
+    def _shaping_values(self):
+        s = self._state
+        n = self.options.players
+        public = [int(s[L.PUBLIC_VP + p]) for p in range(n)]
+        own = G.victory_points(s)
+        return [own[p] - (sum(public) - public[p]) / (n - 1) for p in range(n)]
+
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        if self._state is not None and G.decider(self._state) == seat:
+            mask = G.legal_mask(self._state)
+        if self.obs_type == "vector":
+            obs = G.observe(self._state, seat, "vector")
+        else:
+            vec = G.observe(self._state, seat, "vector")
+            obs = {"board": G.observe(self._state, seat, "planes"), "vector": vec[BOARD_SIZE:].copy()}
+        return {"observation": obs, "action_mask": mask}
+
+    def state(self):
+        return G.full_state_tensor(self._state)
+
+    def infoset(self, agent=None):
+        """What ``agent`` (default: the agent to act) knows, as an InfoSet handle."""
+        agent = agent or self.agent_selection
+        seat = self.agent_name_mapping[agent]
+        return InfoSet(self._state, seat, int(self._np_random.integers(0, 2 ** 62)))
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self.agent_name_mapping[agent]
+        if action is None:
+            raise G.IllegalActionError(f"{agent} must act (it decides now); got None")
+        G.step(self._state, int(action))  # raises IllegalActionError, state unchanged
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        if self.vp_reward:
+            values = self._shaping_values()
+            for i, a in enumerate(self.agents):
+                self.rewards[a] = self.vp_reward * (values[i] - self._shaping_base[i])
+            self._shaping_base = values
+        s = self._state
+        if G.is_over(s):
+            win = G.winner(s)
+            for i, a in enumerate(self.agents):
+                self.rewards[a] += 1.0 if i == win else -1.0
+                self.terminations[a] = True
+        elif self.max_turns is not None and int(s[L.TURN]) > self.max_turns:
+            for a in self.agents:
+                self.truncations[a] = True
+        for a in self.agents:
+            self.infos[a] = {"last_action": action_name(int(action)), "actor": seat}
+        self._accumulate_rewards()
+        if not G.is_over(s):
+            self.agent_selection = self.possible_agents[G.decider(s)]
+        if self.render_mode == "human":
+            self.render()
+
+    # ------------------------------------------------------------------ rendering
+    def render(self):
+        from . import render as R
+        if self.render_mode is None:
+            import gymnasium
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
+            return None
+        if self.render_mode == "ansi":
+            return R.render_ansi(self._state)
+        frame = R.render_rgb(self._state)
+        if self.render_mode == "rgb_array":
+            return frame
+        self._show(frame)
+        return None
+
+    def _show(self, frame):
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:  # pragma: no cover
+            print(self._ansi())
+            return
+        if self._human_window is None:
+            plt.ion()
+            fig, ax = plt.subplots(figsize=(9, 6.4))
+            ax.axis("off")
+            self._human_window = (fig, ax.imshow(frame))
+        else:
+            self._human_window[1].set_data(frame)
+        self._human_window[0].canvas.draw_idle()
+        plt.pause(0.001)
+
+    def _ansi(self):
+        from . import render as R
+        return R.render_ansi(self._state)
+
+    def close(self):
+        if self._human_window is not None:
+            import matplotlib.pyplot as plt
+            plt.close(self._human_window[0])
+            self._human_window = None
+
+
+assert set(OPTION_NAMES) >= {"players", "board"}

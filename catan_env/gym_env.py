@@ -1,0 +1,138 @@
+"""Gymnasium single-agent Catan: one learner seat, the others played by given agents.
+
+    env = gymnasium.make("catan_env/Catan-v0", opponents=["random"] * 3)
+
+- ``learner_seat``: an int, or None for a random seat each episode (seat order matters).
+- ``opponents``: one per other seat, each an object with ``act(observation, infoset)``
+  (the ``agents`` package protocol), a callable ``f(observation) -> action`` taking the
+  PettingZoo-style dict, or "random" (uniform over legal actions; the default).
+  Opponents are stepped inside ``step()`` until the learner must decide or the game ends.
+- ``action_masks()`` for sb3-contrib's MaskablePPO; ``info["action_mask"]`` too.
+- An illegal action never crashes: it is penalised (``illegal_penalty``), counted in
+  ``info["illegal_actions"]``, leaves the game unchanged, and after ``max_illegal`` of
+  them the episode is truncated.
+- Rewards: +1 win, -1 loss, 0 on truncation, plus optional ``vp_reward`` shaping as in
+  the AEC env.
+"""
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .core import game as G
+from .core.actions import N_ACTIONS
+from .env import DEFAULT_MAX_TURNS, raw_env
+
+
+class CatanGymEnv(gymnasium.Env):
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+
+    def __init__(self, opponents=None, learner_seat=None, obs_type="vector",
+                 max_turns=DEFAULT_MAX_TURNS, illegal_penalty=-0.1, max_illegal=100,
+                 vp_reward=0.0, render_mode=None, **options):
+        self._aec = raw_env(render_mode=render_mode, obs_type=obs_type, max_turns=max_turns,
+                            vp_reward=vp_reward, **options)
+        n = len(self._aec.possible_agents)
+        if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
+            raise ValueError(f"learner_seat must be None or an int in 0..{n - 1}, got {learner_seat!r}")
+        opponents = list(opponents) if opponents is not None else ["random"] * (n - 1)
+        if len(opponents) != n - 1:
+            raise ValueError(f"opponents needs {n - 1} entries for {n} players, got {len(opponents)}")
+        for o in opponents:
+            if not (o == "random" or callable(o) or hasattr(o, "act")):
+                raise ValueError(f"an opponent must be 'random', a callable or have act(); got {o!r}")
+        self.opponents = opponents
+        self.fixed_seat = learner_seat
+        self.learner_seat = learner_seat if learner_seat is not None else 0
+        self.illegal_penalty = float(illegal_penalty)
+        self.max_illegal = int(max_illegal)
+        self.render_mode = render_mode
+        agent0 = self._aec.possible_agents[0]
+        self.observation_space = self._aec.observation_space(agent0)["observation"]
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        self._illegal = 0
+        self._seat_of_opponent = {}
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def game_state(self):
+        """The true state (for debugging and tests; agents must not read it)."""
+        return self._aec._state
+
+    def _learner(self):
+        return self._aec.possible_agents[self.learner_seat]
+
+    def _obs(self):
+        return self._aec.observe(self._learner())["observation"]
+
+    def action_masks(self):
+        """Legal actions of the learner as a bool array (all False when it is not to act)."""
+        return self._aec.observe(self._learner())["action_mask"].astype(bool)
+
+    def _info(self):
+        s = self._aec._state
+        return {"action_mask": self._aec.observe(self._learner())["action_mask"].copy(),
+                "illegal_actions": self._illegal, "learner_seat": self.learner_seat,
+                "victory_points": G.victory_points(s), "winner": G.winner(s)}
+
+    def _opponent_action(self, agent):
+        seat = self._aec.agent_name_mapping[agent]
+        k = (seat - self.learner_seat) % len(self._aec.possible_agents) - 1
+        opp = self.opponents[k]
+        obs = self._aec.observe(agent)
+        if opp == "random":
+            legal = np.flatnonzero(obs["action_mask"])
+            return int(legal[self.np_random.integers(len(legal))])
+        if hasattr(opp, "act"):
+            return int(opp.act(obs, self._aec.infoset(agent)))
+        return int(opp(obs))
+
+    def _done(self):
+        a = self._learner()
+        return self._aec.terminations[a] or self._aec.truncations[a]
+
+    def _advance(self):
+        """Let opponents act until the learner decides or the game ends; return the
+        learner's reward gathered meanwhile."""
+        reward = 0.0
+        learner = self._learner()
+        while not self._done() and self._aec.agent_selection != learner:
+            agent = self._aec.agent_selection
+            self._aec.step(self._opponent_action(agent))
+            reward += self._aec.rewards[learner]
+        return reward
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        self._aec.reset(seed=int(self.np_random.integers(0, 2 ** 62)))
+        n = len(self._aec.possible_agents)
+        self.learner_seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(n))
+        for o in self.opponents:
+            if hasattr(o, "reset"):
+                o.reset()
+        self._illegal = 0
+        self._advance()
+        return self._obs(), self._info()
+
+    def step(self, action):
+        learner = self._learner()
+        if self._done():
+            raise RuntimeError("step() called after the episode ended; call reset()")
+        mask = self._aec.observe(learner)["action_mask"]
+        a = int(action)
+        if not (0 <= a < N_ACTIONS) or not mask[a]:
+            self._illegal += 1
+            truncated = self._illegal >= self.max_illegal
+            return self._obs(), self.illegal_penalty, False, truncated, self._info()
+        self._aec.step(a)
+        reward = self._aec.rewards[learner]
+        reward += self._advance()
+        terminated = bool(self._aec.terminations[learner])
+        truncated = bool(self._aec.truncations[learner])
+        return self._obs(), float(reward), terminated, truncated, self._info()
+
+    def render(self):
+        return self._aec.render()
+
+    def close(self):
+        self._aec.close()

@@ -1,0 +1,137 @@
+"""Rendering a state: a text board for terminals ("ansi") and a picture ("rgb_array").
+
+The picture needs Pillow (the ``[viz]`` extra), imported only when a picture is drawn.
+Both show public information only (hands as counts), so they are safe to show players.
+"""
+import math
+import textwrap
+
+import numpy as np
+
+from .core import layout as L
+from .core import rules as R
+from .core.topology import EDGE_VERTICES, HEX_VERTICES, HEX_XY, PORT_VERTICES, VERTEX_XY
+
+TERRAIN_COLOURS = {0: (186, 88, 52), 1: (34, 120, 50), 2: (150, 208, 96), 3: (236, 200, 70),
+                   4: (130, 130, 140), 5: (222, 204, 150)}
+PLAYER_COLOURS = [(220, 40, 40), (40, 90, 220), (245, 140, 20), (240, 240, 240)]
+PLAYER_NAMES = ["red", "blue", "orange", "white"]
+PORT_LABEL = ("2:1 B", "2:1 L", "2:1 W", "2:1 G", "2:1 O", "3:1")
+TERRAIN_SHORT = ("HIL", "FOR", "PAS", "FLD", "MTN", "DES")
+RES_SHORT = ("B", "L", "W", "G", "O")
+
+
+def _status_lines(s):
+    n = int(s[L.OPT_PLAYERS])
+    phase = L.PHASE_NAMES[int(s[L.PHASE])]
+    lines = [f"turn {int(s[L.TURN])}  phase {phase}  turn player {int(s[L.TURN_PLAYER])}  "
+             f"decider {int(R.current_decider(s))}  last roll {int(s[L.LAST_ROLL]) or '-'}"]
+    for p in range(n):
+        tags = []
+        if s[L.LR_HOLDER] == p:
+            tags.append("LongestRoad")
+        if s[L.LA_HOLDER] == p:
+            tags.append("LargestArmy")
+        dev = int(s[L.DEV_HAND + p * 5:L.DEV_HAND + p * 5 + 5].sum())
+        lines.append(
+            f"P{p} {PLAYER_NAMES[p]:6s} VP {int(s[L.PUBLIC_VP + p]):2d}  cards {int(R.hand_size(s, p)):2d}"
+            f"  dev {dev}  knights {int(s[L.KNIGHTS + p])}  road {int(s[L.ROAD_LEN + p]):2d}"
+            f"  left r/s/c {int(s[L.ROADS_LEFT + p])}/{int(s[L.SETTLEMENTS_LEFT + p])}/"
+            f"{int(s[L.CITIES_LEFT + p])} {' '.join(tags)}")
+    bank = " ".join(f"{RES_SHORT[r]}{int(s[L.BANK + r])}" for r in range(5))
+    lines.append(f"bank {bank}  deck {int(s[L.DECK:L.DECK + 5].sum())}")
+    if s[L.PHASE] == L.PH_GAME_OVER:
+        lines.append(f"GAME OVER: P{int(s[L.WINNER])} wins")
+    return lines
+
+
+def render_ansi(s):
+    """A text board: each hex as terrain/number, robber '*', then buildings per hex corner
+    and each player's public state."""
+    rows = [3, 4, 5, 4, 3]
+    out = []
+    h = 0
+    for i, width in enumerate(rows):
+        cells = []
+        for _ in range(width):
+            num = int(s[L.HEX_NUMBER + h])
+            rob = "*" if s[L.ROBBER] == h else " "
+            cells.append(f"[{h:2d} {TERRAIN_SHORT[int(s[L.HEX_TERRAIN + h])]} {num if num else '--':>2}{rob}]")
+            h += 1
+        out.append(" " * (5 - width) * 6 + "".join(cells))
+    out.append("")
+    builds = []
+    for p in range(int(s[L.OPT_PLAYERS])):
+        sett = [v for v in range(54) if s[L.V_OWNER + v] == p and s[L.V_LEVEL + v] == 1]
+        city = [v for v in range(54) if s[L.V_OWNER + v] == p and s[L.V_LEVEL + v] == 2]
+        roads = [e for e in range(72) if s[L.E_OWNER + e] == p]
+        builds.append(f"P{p} settlements {sett} cities {city} roads {roads}")
+    ports = ", ".join(f"{PORT_LABEL[int(s[L.PORT_TYPE + i])]}@v{PORT_VERTICES[i, 0]}/{PORT_VERTICES[i, 1]}"
+                      for i in range(9))
+    return "\n".join(out + builds + ["harbours: " + ports] + _status_lines(s))
+
+
+SCALE = 50.0  # pixels per half unit (x) ; hex side = 2 half units in y
+
+
+def _px(x, y, ox, oy):
+    return (ox + x * SCALE * math.sqrt(3) / 2, oy + y * SCALE / 2)
+
+
+def render_rgb(s, width=900, height=640):
+    """A picture of the board (uint8 H x W x 3): terrain colours, numbers with pips,
+    harbours, roads, settlements (small squares) and cities (large), robber, side panel."""
+    try:
+        from PIL import Image, ImageDraw
+    except ImportError as exc:  # pragma: no cover - exercised without the extra
+        raise ImportError("rgb_array rendering needs Pillow: pip install 'catan_env[viz]'") from exc
+    img = Image.new("RGB", (width, height), (40, 110, 180))
+    d = ImageDraw.Draw(img)
+    ox, oy = 300, 320
+    for h in range(19):
+        pts = [_px(*VERTEX_XY[v], ox, oy) for v in HEX_VERTICES[h]]
+        d.polygon(pts, fill=TERRAIN_COLOURS[int(s[L.HEX_TERRAIN + h])], outline=(30, 30, 30))
+        cx, cy = _px(*HEX_XY[h], ox, oy)
+        num = int(s[L.HEX_NUMBER + h])
+        if num:
+            d.ellipse([cx - 15, cy - 15, cx + 15, cy + 15], fill=(250, 240, 210), outline=(0, 0, 0))
+            colour = (200, 0, 0) if num in (6, 8) else (0, 0, 0)
+            d.text((cx - 6 if num > 9 else cx - 3, cy - 10), str(num), fill=colour)
+            pips = 6 - abs(7 - num)
+            for k in range(pips):
+                px = cx - (pips - 1) * 2.5 + k * 5
+                d.ellipse([px - 1.5, cy + 5, px + 1.5, cy + 8], fill=colour)
+        if s[L.ROBBER] == h:
+            d.ellipse([cx + 8, cy - 22, cx + 22, cy - 8], fill=(20, 20, 20))
+    for i in range(9):
+        a, b = (_px(*VERTEX_XY[v], ox, oy) for v in PORT_VERTICES[i])
+        mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
+        dx, dy = mx - ox, my - oy
+        norm = math.hypot(dx, dy) or 1.0
+        tx, ty = mx + dx / norm * 26, my + dy / norm * 26
+        d.line([a, (tx, ty), b], fill=(110, 80, 40), width=3)
+        d.text((tx - 14, ty - 6), PORT_LABEL[int(s[L.PORT_TYPE + i])], fill=(255, 255, 255))
+    for e in range(72):
+        o = int(s[L.E_OWNER + e])
+        if o >= 0:
+            a, b = (_px(*VERTEX_XY[v], ox, oy) for v in EDGE_VERTICES[e])
+            d.line([a, b], fill=(0, 0, 0), width=9)
+            d.line([a, b], fill=PLAYER_COLOURS[o], width=6)
+    for v in range(54):
+        o = int(s[L.V_OWNER + v])
+        if o >= 0:
+            x, y = _px(*VERTEX_XY[v], ox, oy)
+            r = 7 if s[L.V_LEVEL + v] == 1 else 11
+            d.rectangle([x - r, y - r, x + r, y + r], fill=PLAYER_COLOURS[o], outline=(0, 0, 0), width=2)
+    panel_x = 610
+    d.rectangle([panel_x - 10, 0, width, height], fill=(245, 245, 240))
+    y = 12
+    for line in _status_lines(s):
+        colour = (0, 0, 0)
+        if line.startswith("P") and line[1:2].isdigit():
+            colour = tuple(int(c * 0.7) for c in PLAYER_COLOURS[int(line[1])])
+        for chunk in textwrap.wrap(" ".join(line.split()), 40):
+            d.text((panel_x, y), chunk, fill=colour)
+            y += 16
+        y += 6
+    return np.asarray(img, dtype=np.uint8)

@@ -1,0 +1,91 @@
+"""Replaying saved games step by step, with rendering, and a CLI to export frames.
+
+    for step in catan_env.replay("game.json", render_mode="ansi"):
+        print(step.action_name, step.frame)
+
+CLI: ``catan-render game.json --out frames/ [--gif game.gif] [--every 10]``
+"""
+import argparse
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from .core.actions import action_name
+from .core.record import GameRecord
+
+
+@dataclass
+class ReplayStep:
+    index: int          # 0 = initial position
+    action: int         # the action that led here (-1 for the initial position)
+    action_name: str
+    state: np.ndarray   # the full state after the action
+    frame: object       # str (ansi), uint8 array (rgb_array) or None
+
+
+def _load(record):
+    if isinstance(record, GameRecord):
+        return record
+    if isinstance(record, dict):
+        return GameRecord.from_dict(record)
+    if isinstance(record, (str, os.PathLike)):
+        return GameRecord.load(record)
+    raise TypeError(f"record must be a GameRecord, dict or path, got {type(record).__name__}")
+
+
+def replay(record, render_mode=None):
+    """Yield a ReplayStep per position of a recorded game."""
+    from . import render as R
+    if render_mode not in (None, "ansi", "rgb_array"):
+        raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
+    rec = _load(record)
+    actions = [-1] + [a for a, _ in rec.actions]
+    for i, state in enumerate(rec.replay()):
+        frame = None
+        if render_mode == "ansi":
+            frame = R.render_ansi(state)
+        elif render_mode == "rgb_array":
+            frame = R.render_rgb(state)
+        a = actions[i]
+        yield ReplayStep(i, a, "START" if a < 0 else action_name(a), state, frame)
+
+
+def export_frames(record, out_dir=None, gif=None, every=1, fps=4):
+    """Write PNG frames (every k-th position plus the last) and/or an animated GIF."""
+    from PIL import Image
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+    images = []
+    steps = list(replay(record))
+    picked = [st for st in steps if st.index % every == 0]
+    if picked[-1].index != steps[-1].index:
+        picked.append(steps[-1])
+    from . import render as R
+    for st in picked:
+        img = Image.fromarray(R.render_rgb(st.state))
+        if out_dir:
+            img.save(os.path.join(out_dir, f"frame_{st.index:05d}.png"))
+        if gif:
+            images.append(img.convert("P", palette=Image.ADAPTIVE))
+    if gif and images:
+        images[0].save(gif, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
+    return len(picked)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="catan-render", description="Render a recorded game.")
+    ap.add_argument("record", help="a game record (JSON)")
+    ap.add_argument("--out", help="folder for PNG frames")
+    ap.add_argument("--gif", help="path of an animated GIF to write")
+    ap.add_argument("--every", type=int, default=1, help="keep every k-th position")
+    ap.add_argument("--fps", type=float, default=4)
+    args = ap.parse_args(argv)
+    if not args.out and not args.gif:
+        ap.error("give --out and/or --gif")
+    n = export_frames(args.record, args.out, args.gif, max(1, args.every), args.fps)
+    print(f"wrote {n} frames" + (f" to {args.out}" if args.out else "") + (f", gif {args.gif}" if args.gif else ""))
+
+
+if __name__ == "__main__":
+    main()
