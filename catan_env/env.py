@@ -87,6 +87,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
         self.state_space = spaces.Box(0.0, OBS_HIGH, (FULL_SIZE,), np.float32)
         self._state = None
+        self._obs_cache = {}
         self._np_random = None
         self._human_window = None
 
@@ -103,6 +104,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             self._np_random, _ = seeding.np_random(seed)
         game_seed = int(self._np_random.integers(0, 2 ** 62))
         self._state = G.new_game(self.options, seed=game_seed)
+        self._obs_cache = {}
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -120,6 +122,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         return [own[p] - (sum(public) - public[p]) / (n - 1) for p in range(n)]
 
     def observe(self, agent):
+        """Observation of agent; computed once per position and agent, returned as copies."""
+        cached = self._obs_cache.get(agent)
+        if cached is None:
+            cached = self._obs_cache[agent] = self._compute_observation(agent)
+        obs = cached["observation"]
+        obs = obs.copy() if isinstance(obs, np.ndarray) else {k: v.copy() for k, v in obs.items()}
+        return {"observation": obs, "action_mask": cached["action_mask"].copy()}
+
+    def _compute_observation(self, agent):
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(N_ACTIONS, dtype=np.int8)
         if self._state is not None and G.decider(self._state) == seat:
@@ -149,6 +160,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         if action is None:
             raise G.IllegalActionError(f"{agent} must act (it decides now); got None")
         G.step(self._state, int(action))  # raises IllegalActionError, state unchanged
+        self._obs_cache = {}
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         if self.vp_reward:

@@ -1,0 +1,80 @@
+"""Env throughput: masked uniformly random play through the PettingZoo AEC env
+(``last()`` + ``step()``, vector observation) and through the Gymnasium env.
+Prints steps/s on one core.  Usage: python benchmarks/env_throughput.py [--seconds 5]
+"""
+import argparse
+import time
+
+import numpy as np
+
+import catan_env
+from catan_env.gym_env import CatanGymEnv
+
+
+def aec_steps_per_second(seconds, **kw):
+    e = catan_env.raw_env(**kw)
+    e.reset(seed=0)
+    rng = np.random.default_rng(0)
+    steps = games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        obs, rew, term, trunc, info = e.last()
+        if term or trunc:
+            games += 1
+            e.reset(seed=games)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+    return steps / (time.perf_counter() - t0)
+
+
+def gym_steps_per_second(seconds):
+    g = CatanGymEnv(learner_seat=0)
+    g.reset(seed=0)
+    rng = np.random.default_rng(0)
+    steps = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        legal = np.flatnonzero(g.action_masks())
+        _, _, term, trunc, _ = g.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+        if term or trunc:
+            g.reset()
+    return steps / (time.perf_counter() - t0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--seconds", type=float, default=5.0)
+    args = ap.parse_args()
+    aec_steps_per_second(0.5)  # warm up (numba cache load)
+    print(f"AEC env (raw_env, vector obs, trading on):  {aec_steps_per_second(args.seconds):8.0f} steps/s")
+    print(f"AEC env (raw_env, vector obs, trading off): "
+          f"{aec_steps_per_second(args.seconds, domestic_trade=False):8.0f} steps/s")
+    print(f"AEC env (env() with PettingZoo wrappers):   "
+          f"{_wrapped(args.seconds):8.0f} steps/s")
+    print(f"Gymnasium env (learner steps, 3 random opponents inside): "
+          f"{gym_steps_per_second(args.seconds):8.0f} learner steps/s")
+
+
+def _wrapped(seconds):
+    e = catan_env.env()
+    e.reset(seed=0)
+    rng = np.random.default_rng(0)
+    steps = games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        obs, rew, term, trunc, info = e.last()
+        if term or trunc:
+            games += 1
+            e.reset(seed=games)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+    return steps / (time.perf_counter() - t0)
+
+
+if __name__ == "__main__":
+    main()
