@@ -1,0 +1,10 @@
+"""Agents for catan_env: one protocol (``Agent.act(observation, infoset)``), random and
+weighted baselines, a JSettlers-style heuristic robot, a trading baseline, and the arena."""
+from .base import Agent
+from .jsettlers import JSettlersAgent
+from .random_agents import RandomAgent, WeightedRandomAgent
+from .registry import available_agents, make_agent, register_agent
+from .trader import TraderAgent
+
+__all__ = ["Agent", "RandomAgent", "WeightedRandomAgent", "JSettlersAgent", "TraderAgent",
+           "make_agent", "register_agent", "available_agents"]

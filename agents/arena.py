@@ -1,0 +1,248 @@
+"""Arena: seat-randomised tournaments between agents, in parallel, reproducible.
+
+    catan-arena --players jsettlers,random,random,random --games 200 --workers 2 --seed 0 --out results/
+
+Each game draws a random permutation of the players over the seats (seat order matters
+in Catan) from the tournament seed, so a run is reproducible whatever the number of
+workers.  The report gives, per distinct agent spec: games, wins, win rate with a 95%
+Wilson interval, mean VP, mean rank, mean game length (turns) and trades made; and per
+seat, the win rate.  Results go to ``summary.json``, ``games.csv`` and PNG plots.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+import catan_env
+from catan_env.core import game as G
+from catan_env.core import layout as L
+
+from .registry import make_agent
+
+
+def wilson(wins, n, z=1.96):
+    """95% Wilson score interval of a win rate."""
+    if n == 0:
+        return (0.0, 0.0)
+    p = wins / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def play_game(specs, seed, max_turns=500, options=None, time_decisions=False):
+    """One game; specs[i] plays seat i.  Returns a dict with the outcome per seat."""
+    options = dict(options or {})
+    n = len(specs)
+    env = catan_env.raw_env(players=n, max_turns=max_turns, **options)
+    env.reset(seed=seed)
+    agents = [make_agent(spec, seed=seed * 31 + i) for i, spec in enumerate(specs)]
+    for i, a in enumerate(agents):
+        a.reset(seed * 31 + i)
+    times = [[] for _ in range(n)]
+    trades_done = 0
+    steps = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[name]
+        t0 = time.perf_counter()
+        action = agents[seat].act(obs, env.infoset(name))
+        if time_decisions:
+            times[seat].append(time.perf_counter() - t0)
+        if catan_env.core.actions.CONFIRM0 <= action < catan_env.core.actions.TRADE_CANCEL:
+            trades_done += 1
+        env.step(action)
+        steps += 1
+    s = env._state
+    vp = G.victory_points(s)
+    win = G.winner(s)
+    order = sorted(range(n), key=lambda p: (-(p == win), -vp[p]))
+    rank = [0] * n
+    for r, p in enumerate(order):
+        rank[p] = r + 1
+    return {"seed": seed, "specs": list(specs), "winner": win, "vp": vp, "rank": rank,
+            "turns": int(s[L.TURN]), "steps": steps, "truncated": win < 0,
+            "trades": [int(getattr(a, "trades_made", 0)) for a in agents],
+            "trades_completed": trades_done, "decision_times": times if time_decisions else None}
+
+
+def _job(args):
+    return play_game(*args)
+
+
+def schedule(players, games, seed):
+    """(seat specs, game seed) per game: a seat permutation drawn from the seed."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for g in range(games):
+        perm = rng.permutation(len(players))
+        out.append(([players[i] for i in perm], int(rng.integers(0, 2 ** 62))))
+    return out
+
+
+def run_tournament(players, games, workers=1, seed=0, max_turns=500, options=None, progress=True):
+    """Play the games (in worker processes when workers > 1); return the game list."""
+    plan = schedule(players, games, seed)
+    jobs = [(specs, gseed, max_turns, options) for specs, gseed in plan]
+    results = []
+    bar = _Progress(games) if progress else None
+    if workers <= 1:
+        for job in jobs:
+            results.append(_job(job))
+            bar and bar.update(len(results))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for res in pool.map(_job, jobs, chunksize=max(1, games // (8 * workers))):
+                results.append(res)
+                bar and bar.update(len(results))
+    bar and bar.done()
+    return results
+
+
+def summarise(results, players):
+    """Per-spec and per-seat statistics."""
+    per = defaultdict(lambda: {"seat_games": 0, "wins": 0, "vp": [], "rank": [], "trades": 0})
+    n = len(players)
+    seat_wins = defaultdict(lambda: [0] * n)
+    seat_games = defaultdict(lambda: [0] * n)
+    for res in results:
+        for seat, spec in enumerate(res["specs"]):
+            d = per[spec]
+            d["seat_games"] += 1
+            d["wins"] += int(res["winner"] == seat)
+            d["vp"].append(res["vp"][seat])
+            d["rank"].append(res["rank"][seat])
+            d["trades"] += res["trades"][seat]
+            seat_games[spec][seat] += 1
+            seat_wins[spec][seat] += int(res["winner"] == seat)
+    lengths = [r["turns"] for r in results]
+    agents = {}
+    for spec, d in per.items():
+        lo, hi = wilson(d["wins"], d["seat_games"])
+        agents[spec] = {
+            "copies_per_game": players.count(spec), "seat_games": d["seat_games"], "wins": d["wins"],
+            "win_rate": d["wins"] / d["seat_games"], "win_rate_ci95": [lo, hi],
+            "mean_vp": float(np.mean(d["vp"])), "mean_rank": float(np.mean(d["rank"])),
+            "trades_per_game": d["trades"] / max(1, d["seat_games"]),
+            "win_rate_by_seat": [w / g if g else None for w, g in zip(seat_wins[spec], seat_games[spec])],
+        }
+    return {"players": players, "games": len(results), "mean_game_length_turns": float(np.mean(lengths)),
+            "truncated_games": int(sum(r["truncated"] for r in results)),
+            "completed_domestic_trades_per_game": float(np.mean([r["trades_completed"] for r in results])),
+            "agents": agents}
+
+
+def write_outputs(results, summary, out):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    with open(os.path.join(out, "games.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["game", "seed", "seat", "agent", "winner", "vp", "rank", "turns", "trades"])
+        for g, res in enumerate(results):
+            for seat, spec in enumerate(res["specs"]):
+                w.writerow([g, res["seed"], seat, spec, int(res["winner"] == seat), res["vp"][seat],
+                            res["rank"][seat], res["turns"], res["trades"][seat]])
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed: skipping plots (pip install 'catan_env[viz]')", file=sys.stderr)
+        return
+    specs = list(summary["agents"])
+    fig, ax = plt.subplots(figsize=(7, 4))
+    data = [[res["vp"][seat] for res in results for seat, sp in enumerate(res["specs"]) if sp == spec]
+            for spec in specs]
+    ax.boxplot(data)
+    ax.set_xticks(range(1, len(specs) + 1), specs, rotation=15)
+    ax.set_ylabel("final VP")
+    ax.set_title("VP distribution per agent")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "vp_distribution.png"))
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    n = len(summary["players"])
+    width = 0.8 / max(1, len(specs))
+    for i, spec in enumerate(specs):
+        rates = [r if r is not None else 0 for r in summary["agents"][spec]["win_rate_by_seat"]]
+        ax.bar(np.arange(n) + i * width, rates, width, label=spec)
+    ax.set_xticks(np.arange(n) + width * (len(specs) - 1) / 2, [f"seat {i}" for i in range(n)])
+    ax.set_ylabel("win rate")
+    ax.set_title("Win rate by seat")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "win_rate_by_seat.png"))
+    plt.close(fig)
+
+
+def format_table(summary):
+    lines = [f"{summary['games']} games, mean length {summary['mean_game_length_turns']:.1f} turns, "
+             f"{summary['truncated_games']} truncated, "
+             f"{summary['completed_domestic_trades_per_game']:.2f} domestic trades/game",
+             f"{'agent':32s} {'copies':>6s} {'wins':>6s} {'win rate':>9s} {'95% CI':>15s} "
+             f"{'mean VP':>8s} {'rank':>5s} {'trades/g':>8s}"]
+    for spec, d in summary["agents"].items():
+        lo, hi = d["win_rate_ci95"]
+        lines.append(f"{spec:32s} {d['copies_per_game']:6d} {d['wins']:6d} {d['win_rate']:9.3f} "
+                     f"[{lo:.3f}, {hi:.3f}] {d['mean_vp']:8.2f} {d['mean_rank']:5.2f} "
+                     f"{d['trades_per_game']:8.2f}")
+    return "\n".join(lines)
+
+
+class _Progress:
+    def __init__(self, total):
+        self.total = total
+        self.t0 = time.perf_counter()
+
+    def update(self, k):
+        width = 30
+        filled = int(width * k / self.total)
+        el = time.perf_counter() - self.t0
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {k}/{self.total} games {el:6.1f}s")
+        sys.stderr.flush()
+
+    def done(self):
+        sys.stderr.write("\n")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="catan-arena", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", default="jsettlers,random,random,random",
+                    help="comma-separated agent specs, one per seat (2-4)")
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-turns", type=int, default=500)
+    ap.add_argument("--no-trade", action="store_true", help="turn domestic trade off")
+    ap.add_argument("--vp", type=int, default=10, help="VP to win")
+    ap.add_argument("--out", default=None, help="folder for summary.json, games.csv and plots")
+    args = ap.parse_args(argv)
+    players = [p.strip() for p in args.players.split(",") if p.strip()]
+    if not 2 <= len(players) <= 4:
+        ap.error("--players needs 2 to 4 agent specs")
+    for spec in players:
+        make_agent(spec)  # validate early with a clear error
+    options = {"domestic_trade": not args.no_trade, "vp_to_win": args.vp}
+    results = run_tournament(players, args.games, args.workers, args.seed, args.max_turns, options)
+    summary = summarise(results, players)
+    print(format_table(summary))
+    if args.out:
+        write_outputs(results, summary, args.out)
+        print(f"wrote {args.out}/summary.json, games.csv, vp_distribution.png, win_rate_by_seat.png")
+    return summary
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,673 @@
+"""A heuristic agent in the style of the JSettlers robot (../shared/reference/jsettlers-robot.md).
+
+Built from the behavioural spec, not from JSettlers' code.  Parts:
+  - building-speed estimates (``agents.speed``, jitted) and the win-game ETA (WGETA);
+  - opening placement by the pair search over from-nothing ETAs, and the initial road
+    toward the best node two edges away (opponents' likely picks removed in round one);
+  - turn planning, FAST or SMART (``strategy=``);
+  - development cards (Knight, Road Building, Year of Plenty, Monopoly), robber and
+    discards;
+  - the negotiator: offer ladder, answers (accept / reject / counter), bank and harbour
+    trades, no trading with a player close to winning (WGETA < 25).
+Two behaviours the spec flags as faults of the original are fixed: every player's WGETA
+is refreshed at every decision (the original leaves it stale for FAST bots), and
+discards are tracked as public events rather than turned into unknown cards.
+"""
+import numpy as np
+
+from catan_env.core import actions as A
+from catan_env.core import layout as L
+from catan_env.core import rules as R
+from catan_env.core.topology import (EDGE_VERTICES, HEX_VERTICES, PORT_VERTICES, VERTEX_EDGES,
+                                     VERTEX_HEXES)
+
+from . import speed as SP
+from .base import Agent, legal_from
+from .planning import (CUTOFF, PlayerModel, hex_arrays, knights_to_buy, producing_hexes,
+                       roads_to_go, settlement_spots, vertex_pips, wgeta)
+
+COSTS = {"road": SP.ROAD, "lr_road": SP.ROAD, "settlement": SP.SETTLEMENT, "city": SP.CITY, "card": SP.CARD}
+NO_TRADE_WGETA = 25
+STRATEGIES = ("fast", "smart")
+
+
+class JSettlersAgent(Agent):
+    """JSettlers-style robot.  strategy: "fast" (droid bots) or "smart" (robot bots)."""
+
+    name = "jsettlers"
+
+    def __init__(self, seed=None, strategy="fast", trading=True, eta_bonus=0.13,
+                 adversarial=1.0, leader_adversarial=1.0, dev_multiplier=3.0):
+        super().__init__(seed)
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+        self.strategy = strategy
+        self.trading = bool(trading)
+        self.eta_bonus = float(eta_bonus)
+        self.adversarial = float(adversarial)
+        self.leader_adversarial = float(leader_adversarial)
+        self.dev_multiplier = float(dev_multiplier)
+        self.reset()
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.plan = []
+        self._turn = None
+        self.offers_made = set()
+        self.failed_builds = 0
+        self.failed_bank = 0
+        self.trades_made = 0
+
+    # ================================================================== entry point
+    def act(self, observation, infoset):
+        legal = legal_from(observation)
+        if len(legal) == 1:
+            return int(legal[0])
+        s = infoset.public_state()
+        me = infoset.seat
+        self._hand = infoset.hand()
+        self._devs, self._new_devs = infoset.dev_cards()
+        self._legal = set(int(a) for a in legal)
+        self._s = s
+        self._me = me
+        turn_key = (int(s[L.TURN]), int(s[L.TURN_PLAYER]))
+        if turn_key != self._turn:
+            self._turn = turn_key
+            self.plan = []
+            self.offers_made = set()
+            self.failed_builds = 0
+            self.failed_bank = 0
+        ph = int(s[L.PHASE])
+        if ph == L.PH_SETUP_SETTLEMENT:
+            a = self._opening_settlement()
+        elif ph == L.PH_SETUP_ROAD:
+            a = self._opening_road()
+        elif ph == L.PH_PRE_ROLL:
+            a = self._pre_roll()
+        elif ph == L.PH_DISCARD:
+            a = self._discard()
+        elif ph == L.PH_MOVE_ROBBER:
+            a = self._robber()
+        elif ph == L.PH_ROAD_BUILDING:
+            a = self._free_road()
+        elif ph == L.PH_TRADE_RESPONSE:
+            a = self._answer_offer()
+        elif ph == L.PH_TRADE_CONFIRM:
+            a = self._confirm()
+        else:
+            a = self._main()
+        if a not in self._legal:  # never play an illegal move
+            a = int(legal[0]) if A.END_TURN not in self._legal else A.END_TURN
+        return int(a)
+
+    # ================================================================== helpers
+    def _model(self, p=None, **kw):
+        return PlayerModel(self._s, self._me if p is None else p, **kw)
+
+    def _wgeta(self, p):
+        vp = None
+        if p == self._me:
+            vp = int(self._s[L.PUBLIC_VP + p] + self._devs[L.VICTORY_POINT])
+        return wgeta(self._s, p, vp)
+
+    def _opponents(self):
+        n = int(self._s[L.OPT_PLAYERS])
+        return [p for p in range(n) if p != self._me]
+
+    def _target_cost(self):
+        if not self.plan:
+            self._make_plan()
+        if not self.plan:
+            return None
+        kind = self.plan[0][0]
+        return COSTS[kind]
+
+    # ================================================================== opening
+    def _opening_candidates(self):
+        return np.array(sorted(a - A.SETTLEMENT0 for a in self._legal
+                               if A.SETTLEMENT0 <= a < A.CITY0), dtype=np.int64)
+
+    def _opening_settlement(self):
+        s, me = self._s, self._me
+        terrain, numbers, robber, ports = hex_arrays(s)
+        cands = self._opening_candidates()
+        own = np.flatnonzero(s[L.V_OWNER:L.V_OWNER + 54] == me).astype(np.int64)
+        own_l = np.ones(len(own), dtype=np.int64)
+        if len(own) == 0:
+            a, b, _ = SP.best_opening_pair(terrain, numbers, robber, ports, cands, -1, own, own_l)
+            if a < 0:
+                return A.SETTLEMENT0 + int(max(cands, key=lambda v: vertex_pips(s, v)))
+            zero = np.zeros(5, dtype=np.int64)
+
+            def single(v):
+                verts = np.array([v], dtype=np.int64)
+                Rr = SP.rolls_per_resource(terrain, numbers, robber, verts, np.ones(1, np.int64), True)
+                return int(SP.eta_table(Rr, SP.port_bits(ports, verts), zero, CUTOFF).sum())
+            first = a if single(a) <= single(b) else b
+            return A.SETTLEMENT0 + int(first)
+        # second settlement: best partner for what we have
+        best, best_key = None, None
+        zero = np.zeros(5, dtype=np.int64)
+        for v in cands:
+            verts = np.append(own, v)
+            Rr = SP.rolls_per_resource(terrain, numbers, robber, verts, np.ones(len(verts), np.int64), True)
+            score = int(SP.eta_table(Rr, SP.port_bits(ports, verts), zero, CUTOFF).sum())
+            key = (score, -vertex_pips(s, v))
+            if best_key is None or key < best_key:
+                best, best_key = int(v), key
+        return A.SETTLEMENT0 + best
+
+    def _node_score(self, v, own_numbers, have_generic, lacking_rarity):
+        s = self._s
+        terrain, numbers, _, ports = hex_arrays(s)
+        total = 0
+        for h in VERTEX_HEXES[v]:
+            if h >= 0 and terrain[h] != 5:
+                pct = int(SP.PIP_PCT[numbers[h]])
+                total += pct * (1 if numbers[h] in own_numbers else 2)
+        score = (100 * total // 80) * 3
+        for i in range(9):
+            if v in PORT_VERTICES[i]:
+                if ports[i] == L.GENERIC_PORT and not have_generic:
+                    score += 500
+                elif ports[i] < 5 and lacking_rarity.get(int(ports[i]), 0) > 33:
+                    score += 100 * (lacking_rarity[int(ports[i])] * 10 // 56)
+        return score
+
+    def _opening_road(self):
+        s, me = self._s, self._me
+        v0 = int(s[L.SETUP_VERTEX])
+        terrain, numbers, _, ports = hex_arrays(s)
+        owner = s[L.V_OWNER:L.V_OWNER + 54]
+        own_numbers = set()
+        for v in np.flatnonzero(owner == me):
+            for h in VERTEX_HEXES[v]:
+                if h >= 0:
+                    own_numbers.add(int(numbers[h]))
+        owned_ports = [int(ports[i]) for i in range(9) if any(owner[w] == me for w in PORT_VERTICES[i])]
+        rarity = {r: int(sum(SP.PIP_PCT[numbers[h]] for h in range(19) if terrain[h] == r)) for r in range(5)}
+        lacking = {r: rarity[r] for r in range(5) if r not in owned_ports}
+        have_generic = L.GENERIC_PORT in owned_ports
+        # nodes exactly two edges away, legal for a future settlement
+        options = []
+        for a in self._legal:
+            e = a - A.ROAD0
+            mid = int(EDGE_VERTICES[e, 1] if EDGE_VERTICES[e, 0] == v0 else EDGE_VERTICES[e, 0])
+            for f in VERTEX_EDGES[mid]:
+                if f < 0 or f == e:
+                    continue
+                w = int(EDGE_VERTICES[f, 1] if EDGE_VERTICES[f, 0] == mid else EDGE_VERTICES[f, 0])
+                if R._distance_ok(s, w):
+                    options.append((self._node_score(w, own_numbers, have_generic, lacking), w, a))
+        if not options:
+            return min(self._legal)
+        options.sort(reverse=True)
+        step = int(s[L.SETUP_STEP])
+        n = int(s[L.OPT_PLAYERS])
+        if step < n:  # round one: opponents before our next settlement take the best nodes
+            k = 2 * (n - 1 - step)
+            taken = {w for _, w, _ in options[:k]} if k < len(options) else set()
+            rest = [o for o in options if o[1] not in taken]
+            if rest:
+                options = rest
+        return options[0][2]
+
+    # ================================================================== turn
+    def _producing_blocked(self):
+        return int(self._s[L.ROBBER]) in producing_hexes(self._s, self._me)
+
+    def _can_play(self, card):
+        return self._devs[card] - self._new_devs[card] > 0 and not self._s[L.DEV_PLAYED]
+
+    def _pre_roll(self):
+        if A.PLAY_KNIGHT in self._legal and self._producing_blocked():
+            return A.PLAY_KNIGHT
+        return A.ROLL
+
+    def _main(self):
+        s = self._s
+        a = self._play_cards()
+        if a is not None:
+            return a
+        for _ in range(3):
+            if not self.plan:
+                self._make_plan()
+            if not self.plan:
+                break
+            item = self.plan[0]
+            act = self._action_for(item)
+            if act is None:  # spot gone: replan (at most 3 failed builds a turn)
+                self.plan = []
+                self.failed_builds += 1
+                if self.failed_builds >= 3:
+                    break
+                continue
+            if act in self._legal:
+                self.plan.pop(0)
+                return act
+            break
+        cost = self._target_cost() if self.failed_builds < 3 else None
+        if cost is not None:
+            if self.trading and s[L.OPT_TRADE]:
+                a = self._make_offer(cost)
+                if a is not None:
+                    return a
+            a = self._bank_trade(cost)
+            if a is not None:
+                return a
+        return A.END_TURN
+
+    def _action_for(self, item):
+        s, me = self._s, self._me
+        kind = item[0]
+        if kind == "road":
+            e = item[1]
+            return A.ROAD0 + e if R.road_spot_ok(s, me, e) else None
+        if kind == "settlement":
+            v = item[1]
+            return A.SETTLEMENT0 + v if R._distance_ok(s, v) else None
+        if kind == "city":
+            v = item[1]
+            return A.CITY0 + v if s[L.V_OWNER + v] == me and s[L.V_LEVEL + v] == 1 else None
+        if kind == "lr_road":
+            e = self._best_road_extension()
+            return None if e is None else A.ROAD0 + e
+        return A.BUY_DEV if s[L.DECK] != 0 else None
+
+    def _best_road_extension(self):
+        s, me = self._s, self._me
+        best, best_len = None, int(s[L.ROAD_LEN + me])
+        t = s.copy()
+        for e in range(72):
+            if R.road_spot_ok(s, me, e):
+                t[L.E_OWNER + e] = me
+                length = R.road_length(t, me)
+                t[L.E_OWNER + e] = -1
+                if length > best_len:
+                    best, best_len = e, length
+        return best
+
+    # ------------------------------------------------------------------ planning
+    def _make_plan(self):
+        self.plan = self._plan_smart() if self.strategy == "smart" else self._plan_fast()
+
+    def _settlement_options(self, model):
+        s, me = self._s, self._me
+        if s[L.SETTLEMENTS_LEFT + me] <= 0:
+            return []
+        s_now = model.eta(self._hand, SP.SETTLEMENT)
+        rd = int(model.nothing[2])
+        out = []
+        for v, path in settlement_spots(s, me):
+            if len(path) > s[L.ROADS_LEFT + me]:
+                continue
+            out.append((s_now + len(path) * rd, -vertex_pips(s, v), v, path))
+        out.sort()
+        return out
+
+    def _city_options(self, model):
+        s, me = self._s, self._me
+        if s[L.CITIES_LEFT + me] <= 0:
+            return []
+        out = []
+        base = int(model.nothing.sum())
+        for v in np.flatnonzero((s[L.V_OWNER:L.V_OWNER + 54] == me) & (s[L.V_LEVEL:L.V_LEVEL + 54] == 1)):
+            with_city = PlayerModel(s, me, extra_cities=[int(v)])
+            out.append((base - int(with_city.nothing.sum()), int(v)))
+        out.sort(reverse=True)
+        return out
+
+    def _plan_fast(self):
+        s, me = self._s, self._me
+        model = self._model()
+        setts = self._settlement_options(model)
+        cities = self._city_options(model)
+        city_eta = model.eta(self._hand, SP.CITY)
+        deck = s[L.DECK] != 0
+        vp = int(s[L.PUBLIC_VP + me] + self._devs[L.VICTORY_POINT])
+
+        def sett_plan(opt):
+            return [("road", e) for e in opt[3]] + [("settlement", opt[2])]
+        if vp < 5:
+            if setts and (not cities or setts[0][0] < city_eta):
+                return sett_plan(setts[0])
+            if cities:
+                return [("city", cities[0][1])]
+            return [("card",)] if deck else []
+        best, plan = 10 ** 9, []
+        rd, d = int(model.nothing[2]), int(model.nothing[3])
+        k = knights_to_buy(s, me)
+        if s[L.LA_HOLDER] != me and 0 < k and deck:
+            best, plan = (d + 1) * k, [("card",)] * k
+        togo = roads_to_go(s, me)
+        if s[L.LR_HOLDER] != me and 0 < togo <= s[L.ROADS_LEFT + me] and rd * togo < best:
+            if self._best_road_extension() is not None:
+                best, plan = rd * togo, [("lr_road",)] * togo
+        if cities and city_eta <= best:
+            best, plan = city_eta, [("city", cities[0][1])]
+        if setts and setts[0][0] < best:
+            best, plan = setts[0][0], sett_plan(setts[0])
+        if not plan and deck:
+            plan = [("card",)]
+        return plan
+
+    def _plan_smart(self):
+        """Score each candidate by its effect on every player's WGETA, discounted by
+        1.13^eta; pick city / road / settlement / card as the spec orders them."""
+        s, me = self._s, self._me
+        n = int(s[L.OPT_PLAYERS])
+        model = self._model()
+        w0 = [self._wgeta(p) for p in range(n)]
+        leader_w = min(w0[p] for p in range(n) if p != me)
+
+        def bonus_for(t, my_vp_extra=0):
+            w1 = [wgeta(t, p, (int(t[L.PUBLIC_VP + p]) + (int(self._devs[L.VICTORY_POINT]) + my_vp_extra
+                                                          if p == me else 0)))
+                  for p in range(n)]
+            b = 0.0
+            for p in range(n):
+                w_before = max(w0[p], 1)
+                delta = (w_before - w1[p]) / w_before
+                if p == me:
+                    b += 100.0 / n if w1[p] == 0 else 100.0 / n * delta
+                elif w0[p] == leader_w:
+                    b -= 100.0 / n * self.leader_adversarial * delta
+                else:
+                    b -= 100.0 / n * self.adversarial * delta * (leader_w / w_before)
+            return b
+
+        def discounted(bonus, eta):
+            return bonus / (1.0 + self.eta_bonus) ** eta
+
+        best = {}
+        if s[L.SETTLEMENTS_LEFT + me] > 0:
+            s_eta = model.eta(self._hand, SP.SETTLEMENT)
+            for v, path in settlement_spots(s, me, max_roads=0):
+                t = s.copy()
+                t[L.V_OWNER + v] = me
+                t[L.V_LEVEL + v] = 1
+                t[L.PUBLIC_VP + me] += 1
+                t[L.SETTLEMENTS_LEFT + me] -= 1
+                sc = discounted(bonus_for(t), s_eta)
+                if "settlement" not in best or sc > best["settlement"][0]:
+                    best["settlement"] = (sc, s_eta, [("settlement", v)])
+        if s[L.ROADS_LEFT + me] > 0:
+            r_eta = model.eta(self._hand, SP.ROAD)
+            for e in range(72):
+                if not R.road_spot_ok(s, me, e):
+                    continue
+                t = s.copy()
+                t[L.E_OWNER + e] = me
+                t[L.ROADS_LEFT + me] -= 1
+                t[L.ROAD_LEN + me] = R.road_length(t, me)
+                sc = discounted(bonus_for(t), r_eta)
+                if "road" not in best or sc > best["road"][0]:
+                    best["road"] = (sc, r_eta, [("road", e)])
+        if s[L.CITIES_LEFT + me] > 0:
+            c_eta = model.eta(self._hand, SP.CITY)
+            for v in np.flatnonzero((s[L.V_OWNER:L.V_OWNER + 54] == me) & (s[L.V_LEVEL:L.V_LEVEL + 54] == 1)):
+                t = s.copy()
+                t[L.V_LEVEL + v] = 2
+                t[L.PUBLIC_VP + me] += 1
+                t[L.CITIES_LEFT + me] -= 1
+                t[L.SETTLEMENTS_LEFT + me] += 1
+                sc = discounted(bonus_for(t), c_eta)
+                if "city" not in best or sc > best["city"][0]:
+                    best["city"] = (sc, c_eta, [("city", int(v))])
+        choice = None
+        c, r_, st = best.get("city"), best.get("road"), best.get("settlement")
+        if c and c[0] > 0 and all(o is None or (c[0], -c[1]) > (o[0], -o[1]) for o in (st, r_)):
+            choice = c
+        elif r_ and r_[0] > 0 and (st is None or r_[0] > st[0]):
+            choice = r_
+        elif st:
+            choice = st
+        if s[L.DECK] != 0:
+            d_eta = model.eta(self._hand, SP.CARD)
+            t = s.copy()
+            t[L.KNIGHTS + me] += 1
+            R._update_largest_army(t, me)
+            knight_bonus = bonus_for(t)
+            vp_bonus = bonus_for(s, my_vp_extra=1)
+            card = discounted(0.58 * knight_bonus + 0.21 * vp_bonus + self.dev_multiplier, d_eta)
+            if choice is None or card > choice[0]:
+                choice = (card, d_eta, [("card",)])
+        if choice is None:
+            return self._plan_fast()
+        if choice[2][0][0] == "road" and not settlement_spots(s, me, max_roads=0) and \
+                self._settlement_options(model):
+            # follow the road toward the best settlement when that road is the plan
+            opt = self._settlement_options(model)[0]
+            return [("road", e) for e in opt[3]] + [("settlement", opt[2])]
+        return choice[2]
+
+    # ------------------------------------------------------------------ cards
+    def _missing(self, cost):
+        return np.maximum(np.asarray(cost) - self._hand, 0)
+
+    def _play_cards(self):
+        s, me = self._s, self._me
+        if A.PLAY_KNIGHT in self._legal and s[L.LA_HOLDER] != me:
+            holder = int(s[L.LA_HOLDER])
+            need = 3 if holder < 0 else int(s[L.KNIGHTS + holder]) + 1
+            if int(s[L.KNIGHTS + me]) + int(self._devs[L.KNIGHT]) >= need:
+                return A.PLAY_KNIGHT
+        if A.PLAY_ROAD_BUILDING in self._legal:
+            if not self.plan:
+                self._make_plan()
+            if len(self.plan) >= 2 and all(i[0] in ("road", "lr_road") for i in self.plan[:2]):
+                return A.PLAY_ROAD_BUILDING
+        cost = self._target_cost()
+        yop = [a for a in self._legal if A.YOP0 <= a < A.MONOPOLY0]
+        if yop and cost is not None:
+            miss = self._missing(cost)
+            if miss.sum() == 2:
+                want = sorted(r for r in range(5) for _ in range(int(miss[r])))
+                for a in yop:
+                    i = a - A.YOP0
+                    if [int(A.YOP_R1[i]), int(A.YOP_R2[i])] == want:
+                        return a
+        mono = [a for a in self._legal if A.MONOPOLY0 <= a < A.ROBBER0]
+        if mono:
+            model = self._model()
+            know = s[L.KNOW + me * 24:L.KNOW + me * 24 + 24].reshape(4, 6)
+            best, best_v = None, 2
+            for a in mono:
+                r = a - A.MONOPOLY0
+                value = int(sum(know[p, r] for p in self._opponents())) // model.rate(r)
+                if value > best_v:
+                    best, best_v = a, value
+            if best is not None:
+                return best
+        return None
+
+    # ------------------------------------------------------------------ robber, discard
+    def _robber(self):
+        s, me = self._s, self._me
+        opps = self._opponents()
+        w = {p: self._wgeta(p) for p in opps}
+        target = min(opps, key=lambda p: (w[p], -int(s[L.PUBLIC_VP + p])))
+        mine = producing_hexes(s, me)
+        terrain, numbers, robber, ports = hex_arrays(s)
+        base = PlayerModel(s, target)
+        zero = np.zeros(5, dtype=np.int64)
+        best_h, best_key = None, None
+        for h in range(19):
+            if h == robber or h in mine:
+                continue
+            Rh = SP.rolls_per_resource(terrain, numbers, h, base.vertices, base.levels, True)
+            total = int(SP.eta_table(Rh, base.ports, zero, CUTOFF).sum())
+            key = (total, int(SP.PIP_PCT[numbers[h]]))
+            if best_key is None or key > best_key:
+                best_h, best_key = h, key
+        if best_h is None:
+            best_h = next(h for h in range(19) if h != robber)
+        options = [a for a in self._legal if (a - A.ROBBER0) // 4 == best_h]
+        if not options:
+            options = sorted(self._legal)
+        n = int(s[L.OPT_PLAYERS])
+
+        def victim_key(a):
+            k = (a - A.ROBBER0) % 4
+            if k == 0:
+                return (10 ** 6, 0)
+            p = (me + k) % n
+            return (w.get(p, 10 ** 5), -int(s[L.PUBLIC_VP + p]))
+        return min(options, key=victim_key)
+
+    def _discard(self):
+        cost = self._target_cost()
+        model = self._model()
+        options = [a - A.DISCARD0 for a in self._legal]
+        if cost is None:
+            return A.DISCARD0 + int(options[self.rng.integers(len(options))])
+        surplus = [r for r in options if self._hand[r] > cost[r]]
+        pool = surplus or options
+        return A.DISCARD0 + max(pool, key=lambda r: (model.R[r], -r))
+
+    def _free_road(self):
+        for item in self.plan:
+            if item[0] == "road" and A.ROAD0 + item[1] in self._legal:
+                self.plan.remove(item)
+                return A.ROAD0 + item[1]
+        e = self._best_road_extension()
+        if e is not None and A.ROAD0 + e in self._legal:
+            return A.ROAD0 + e
+        return min(self._legal)
+
+    # ================================================================== negotiator
+    def _eta_after(self, model, hand, cost):
+        return model.eta(hand, cost, cutoff=1000)
+
+    def _baseline(self, model, cost):
+        return self._eta_after(model, self._hand, cost)
+
+    def _rarest_missing(self, model, cost, holders_only=False):
+        miss = self._missing(cost)
+        types = [r for r in range(5) if miss[r] > 0]
+        if holders_only:
+            know = self._s[L.KNOW + self._me * 24:L.KNOW + self._me * 24 + 24].reshape(4, 6)
+            types = [r for r in types if any(know[p, r] > 0 or know[p, 5] > 0 for p in self._opponents())]
+        if not types:
+            return None
+        return max(types, key=lambda r: (model.R[r], -r))
+
+    def _make_offer(self, cost):
+        s = self._s
+        if not any(A.OFFER0 <= a < A.TRADE_ACCEPT for a in self._legal):
+            return None
+        if all(self._wgeta(p) < NO_TRADE_WGETA for p in self._opponents()):
+            return None
+        model = self._model()
+        get = self._rarest_missing(model, cost, holders_only=True)
+        if get is None:
+            return None
+        base = self._baseline(model, cost)
+        need = np.asarray(cost)
+        ladder = []
+        for r in range(5):  # 1. one non-needed card for one `get`
+            if need[r] == 0 and self._hand[r] >= 1 and r != get:
+                ladder.append((1, r, 1, get, False))
+        for r in range(5):  # 2. one surplus needed card, checked against the baseline
+            if need[r] > 0 and self._hand[r] > need[r] and r != get:
+                ladder.append((1, r, 1, get, True))
+        for r in range(5):  # 3. two-for-one of non-needed or surplus cards
+            if r != get and self._hand[r] - need[r] >= 2:
+                ladder.append((2, r, 1, get, True))
+        for give_n, give_r, get_n, get_r, check in ladder:
+            key = (give_n, give_r, get_n, get_r)
+            if key in self.offers_made:
+                continue
+            if check:
+                h = self._hand.copy()
+                h[give_r] -= give_n
+                h[get_r] += get_n
+                if self._eta_after(model, h, cost) >= base:
+                    continue
+            a = A.OFFER0 + A.menu_index(give_n, give_r, get_n, get_r)
+            if a in self._legal:
+                self.offers_made.add(key)
+                return a
+        return None
+
+    def _bank_trade(self, cost):
+        if self.failed_bank >= 9:
+            return None
+        model = self._model()
+        miss = self._missing(cost)
+        if miss.sum() == 0:
+            return None
+        get = max((r for r in range(5) if miss[r] > 0), key=lambda r: (model.R[r], -r))
+        need = np.asarray(cost)
+        nonneeded = [r for r in range(5) if need[r] == 0 and self._hand[r] >= model.rate(r)]
+        surplus = [r for r in range(5) if need[r] > 0 and self._hand[r] - need[r] >= model.rate(r)]
+        for group in (nonneeded, surplus):
+            for r in sorted(group, key=lambda r: -self._hand[r]):
+                i = next(i for i in range(20) if A.MARITIME_GIVE[i] == r and A.MARITIME_GET[i] == get)
+                if A.MARITIME0 + i in self._legal:
+                    return A.MARITIME0 + i
+        self.failed_bank += 1
+        return None
+
+    def _answer_offer(self):
+        s, me = self._s, self._me
+        proposer = int(s[L.TURN_PLAYER])
+        give_r, give_n = int(s[L.TRADE_GIVE_RES]), int(s[L.TRADE_GIVE_N])  # what we would get
+        get_r, get_n = int(s[L.TRADE_GET_RES]), int(s[L.TRADE_GET_N])      # what we would give
+        if not self.trading or self._wgeta(proposer) <= NO_TRADE_WGETA:
+            return A.TRADE_REJECT
+        cost = self._target_cost()
+        if cost is None:
+            return A.TRADE_REJECT
+        model = self._model()
+        base = self._baseline(model, cost)
+        if A.TRADE_ACCEPT in self._legal:
+            h = self._hand.copy()
+            h[get_r] -= get_n
+            h[give_r] += give_n
+            if self._eta_after(model, h, cost) < base:
+                return A.TRADE_ACCEPT
+        # counter: ask for what the offerer gives, pay with a card we do not need
+        need = np.asarray(cost)
+        for r in sorted(range(5), key=lambda r: -(self._hand[r] - need[r])):
+            if r == give_r or self._hand[r] - need[r] < 1:
+                continue
+            h = self._hand.copy()
+            h[r] -= 1
+            h[give_r] += 1
+            if self._eta_after(model, h, cost) < base:
+                a = A.COUNTER0 + A.menu_index(1, r, 1, give_r)
+                if a in self._legal:
+                    return a
+        return A.TRADE_REJECT
+
+    def _confirm(self):
+        s, me = self._s, self._me
+        n = int(s[L.OPT_PLAYERS])
+        cost = self._target_cost()
+        model = self._model()
+        best, best_eta = A.TRADE_CANCEL, None
+        for a in sorted(self._legal):
+            if not (A.CONFIRM0 <= a < A.TRADE_CANCEL):
+                continue
+            partner = (me + a - A.CONFIRM0 + 1) % n
+            if self._wgeta(partner) < NO_TRADE_WGETA:
+                continue
+            resp = int(s[L.TRADE_RESP + partner])
+            h = self._hand.copy()
+            if resp == L.RESP_ACCEPT:
+                h[int(s[L.TRADE_GIVE_RES])] -= int(s[L.TRADE_GIVE_N])
+                h[int(s[L.TRADE_GET_RES])] += int(s[L.TRADE_GET_N])
+            else:
+                m = resp - L.RESP_COUNTER
+                h[A.MENU_GIVE_RES[m]] += A.MENU_GIVE_N[m]
+                h[A.MENU_GET_RES[m]] -= A.MENU_GET_N[m]
+            eta = self._eta_after(model, h, cost) if cost is not None else 0
+            if resp != L.RESP_ACCEPT and cost is not None and eta >= self._baseline(model, cost):
+                continue
+            if best_eta is None or eta < best_eta:
+                best, best_eta = a, eta
+        if best != A.TRADE_CANCEL:
+            self.trades_made += 1
+            self.plan = []
+        return best

@@ -1,0 +1,197 @@
+"""Board analysis for the heuristic agents, on a seat's public view (never hidden data).
+
+``PlayerModel`` gathers one player's production (rolls per resource), harbours and
+from-nothing ETAs; ``settlement_spots`` finds where a player could settle and the roads
+it needs (BFS through empty edges, stopping at opponents' buildings); ``wgeta``
+estimates the rolls a player needs to win, in the JSettlers manner.
+"""
+from collections import deque
+
+import numpy as np
+
+from catan_env.core import layout as L
+from catan_env.core.topology import EDGE_VERTICES, VERTEX_EDGES, VERTEX_HEXES, VERTEX_VERTICES
+
+from . import speed as SP
+
+CUTOFF = 40
+
+
+def hex_arrays(s):
+    return (s[L.HEX_TERRAIN:L.HEX_TERRAIN + 19].copy(), s[L.HEX_NUMBER:L.HEX_NUMBER + 19].copy(),
+            int(s[L.ROBBER]), s[L.PORT_TYPE:L.PORT_TYPE + 9].copy())
+
+
+class PlayerModel:
+    """Production and ETAs of seat p, optionally with extra settlements/cities."""
+
+    def __init__(self, s, p, extra_settlements=(), extra_cities=(), board=None):
+        self.s = s
+        self.p = p
+        terrain, numbers, robber, ports = board or hex_arrays(s)
+        owner = s[L.V_OWNER:L.V_OWNER + 54]
+        level = s[L.V_LEVEL:L.V_LEVEL + 54]
+        verts = [int(v) for v in np.flatnonzero(owner == p)]
+        levels = [int(level[v]) for v in verts]
+        for v in extra_settlements:
+            verts.append(int(v))
+            levels.append(1)
+        for v in extra_cities:
+            levels[verts.index(int(v))] = 2
+        self.vertices = np.array(verts, dtype=np.int64)
+        self.levels = np.array(levels, dtype=np.int64)
+        self.R = SP.rolls_per_resource(terrain, numbers, robber, self.vertices, self.levels, True)
+        self.ports = SP.port_bits(ports, self.vertices)
+        self.zero = np.zeros(5, dtype=np.int64)
+        self.nothing = SP.eta_table(self.R, self.ports, self.zero, CUTOFF)
+
+    def eta(self, hand, target, cutoff=CUTOFF):
+        return int(SP.eta(self.R, self.ports, np.asarray(hand, dtype=np.int64),
+                          np.asarray(target, dtype=np.int64), cutoff))
+
+    def rate(self, r):
+        if self.ports & (1 << r):
+            return 2
+        return 3 if self.ports & 32 else 4
+
+
+def settlement_spots(s, p, max_roads=3):
+    """[(vertex, [edges to build])] where p could settle with at most max_roads roads."""
+    owner = s[L.V_OWNER:L.V_OWNER + 54]
+    eown = s[L.E_OWNER:L.E_OWNER + 72]
+    starts = set()
+    for e in np.flatnonzero(eown == p):
+        for v in EDGE_VERTICES[e]:
+            if owner[v] < 0 or owner[v] == p:
+                starts.add(int(v))
+    for v in np.flatnonzero(owner == p):
+        starts.add(int(v))
+    dist = {v: [] for v in starts}
+    queue = deque(starts)
+    while queue:
+        v = queue.popleft()
+        path = dist[v]
+        if len(path) >= max_roads:
+            continue
+        if owner[v] >= 0 and owner[v] != p:
+            continue
+        for k in range(3):
+            e = VERTEX_EDGES[v, k]
+            if e < 0 or eown[e] >= 0:
+                continue
+            a, b = EDGE_VERTICES[e]
+            w = int(b if a == v else a)
+            if w in dist:
+                continue
+            dist[w] = path + [int(e)]
+            queue.append(w)
+    spots = []
+    for v, path in dist.items():
+        if owner[v] >= 0:
+            continue
+        if any(w >= 0 and owner[w] >= 0 for w in VERTEX_VERTICES[v]):
+            continue
+        if not path and not any(eown[e] == p for e in VERTEX_EDGES[v] if e >= 0):
+            continue
+        spots.append((v, path))
+    return spots
+
+
+def knights_to_buy(s, p):
+    holder = int(s[L.LA_HOLDER])
+    if holder == p:
+        return 0
+    need = 3 if holder < 0 else int(s[L.KNIGHTS + holder]) + 1
+    held = int(s[L.DEV_HAND + p * 5 + L.KNIGHT]) if s[L.DEV_HAND + p * 5] >= 0 else 0
+    return max(0, need - int(s[L.KNIGHTS + p]) - held)
+
+
+def roads_to_go(s, p):
+    holder = int(s[L.LR_HOLDER])
+    if holder == p:
+        return 0
+    need = 5 if holder < 0 else int(s[L.ROAD_LEN + holder]) + 1
+    return max(0, need - int(s[L.ROAD_LEN + p]))
+
+
+def wgeta(s, p, vp=None, board=None):
+    """Rolls p needs to win (JSettlers' WGETA, simplified: production is not updated
+    between the 2-VP steps).  vp: p's VP as this seat knows it (default public VP)."""
+    m = PlayerModel(s, p, board=board)
+    S, C, Rd, D = (int(x) for x in m.nothing)
+    vp = int(s[L.PUBLIC_VP + p]) if vp is None else vp
+    target = int(s[L.OPT_VP])
+    spots = sorted(len(path) for _, path in settlement_spots(s, p))
+    sett_left = int(s[L.SETTLEMENTS_LEFT + p])
+    city_left = int(s[L.CITIES_LEFT + p])
+    towns = int(((s[L.V_OWNER:L.V_OWNER + 54] == p) & (s[L.V_LEVEL:L.V_LEVEL + 54] == 1)).sum())
+    la = (D + 1) * knights_to_buy(s, p) if s[L.LA_HOLDER] != p else None
+    lr = Rd * roads_to_go(s, p) if s[L.LR_HOLDER] != p else None
+    total = 0
+    used_spots = 0
+    used_cities = 0
+    got_la = got_lr = False
+    while vp < target:
+        opts = []
+        if sett_left > 0 and used_spots < len(spots):
+            opts.append(("s", S + spots[used_spots] * Rd))
+        if city_left - used_cities > 0 and towns - used_cities > 0:
+            opts.append(("c", C))
+        if la is not None and not got_la:
+            opts.append(("la", la))
+        if lr is not None and not got_lr:
+            opts.append(("lr", lr))
+        if not opts:
+            return total + 500
+        if vp == target - 1:
+            total += min(t for _, t in opts)
+            break
+        pairs = []
+        cities_ok = min(city_left - used_cities, towns - used_cities)
+        if cities_ok >= 2:
+            pairs.append(("cc", 2 * C))
+        free = len(spots) - used_spots
+        if sett_left >= 2 and free >= 2:
+            pairs.append(("ss", 2 * S + (spots[used_spots] + spots[used_spots + 1]) * Rd))
+        if sett_left >= 1 and free >= 1 and cities_ok >= 1:
+            pairs.append(("sc", S + spots[used_spots] * Rd + C))
+        if vp > 5 and la is not None and not got_la:
+            pairs.append(("la", la))
+        if vp > 5 and lr is not None and not got_lr:
+            pairs.append(("lr", lr))
+        if not pairs:
+            total += min(t for _, t in opts)
+            vp += 1
+            continue
+        kind, t = min(pairs, key=lambda x: x[1])
+        total += t
+        vp += 2
+        if kind == "cc":
+            used_cities += 2
+        elif kind == "ss":
+            used_spots += 2
+            sett_left -= 2
+            towns += 2
+        elif kind == "sc":
+            used_spots += 1
+            sett_left -= 1
+            used_cities += 1
+        elif kind == "la":
+            got_la = True
+        else:
+            got_lr = True
+    return total
+
+
+def vertex_pips(s, v):
+    terrain, numbers, _, _ = hex_arrays(s)
+    return int(SP.node_pips(terrain, numbers, int(v)))
+
+
+def producing_hexes(s, p):
+    out = set()
+    for v in np.flatnonzero(s[L.V_OWNER:L.V_OWNER + 54] == p):
+        for h in VERTEX_HEXES[v]:
+            if h >= 0:
+                out.add(int(h))
+    return out

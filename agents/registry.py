@@ -1,0 +1,61 @@
+"""Agents by short name, for CLIs: ``random``, ``weighted``, ``jsettlers``,
+``jsettlers:strategy=smart``, ``trader``, ... Options follow the name as ``:key=value``.
+Register your own with ``register_agent("mine", MyAgent)``."""
+from .jsettlers import JSettlersAgent
+from .random_agents import RandomAgent, WeightedRandomAgent
+from .trader import TraderAgent
+
+_REGISTRY = {
+    "random": RandomAgent,
+    "weighted": WeightedRandomAgent,
+    "jsettlers": JSettlersAgent,
+    "trader": TraderAgent,
+}
+
+
+def register_agent(name, factory):
+    """Make ``factory(seed=..., **options)`` available as ``name`` in specs."""
+    if not name or ":" in name or "," in name:
+        raise ValueError(f"agent name must be non-empty without ':' or ',', got {name!r}")
+    _REGISTRY[name] = factory
+
+
+def available_agents():
+    return sorted(_REGISTRY)
+
+
+def _value(text):
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(spec):
+    """'name:key=value:key=value' -> (name, {key: value})."""
+    parts = spec.strip().split(":")
+    name, options = parts[0], {}
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown agent {name!r}; available: {available_agents()}")
+    for part in parts[1:]:
+        if "=" not in part:
+            raise ValueError(f"agent option {part!r} in {spec!r} must look like key=value")
+        k, v = part.split("=", 1)
+        options[k] = _value(v)
+    return name, options
+
+
+def make_agent(spec, seed=None):
+    """An agent instance from a spec string (or pass an Agent through)."""
+    if not isinstance(spec, str):
+        return spec
+    name, options = parse_spec(spec)
+    try:
+        return _REGISTRY[name](seed=seed, **options)
+    except TypeError as exc:
+        raise ValueError(f"bad options for agent {name!r}: {exc}") from None

@@ -1,0 +1,169 @@
+"""JSettlers-style building-speed estimates, jitted (the opening search calls them
+tens of thousands of times).
+
+Resources are in engine order (brick, lumber, wool, grain, ore).  ``R[r]`` is the
+rolls-per-card of resource r (55555 when the player has no production of it); ``ports``
+is a bit set (bit r: 2:1 harbour of r, bit 5: a 3:1 harbour).
+"""
+import numpy as np
+from numba import njit
+
+from catan_env.core.topology import PORT_VERTICES, VERTEX_HEXES, VERTEX_VERTICES
+
+P_DICE = np.array([0, 0, .03, .06, .08, .11, .14, .17, .14, .11, .08, .06, .03])
+PIP_PCT = np.array([0, 0, 3, 6, 8, 11, 14, 17, 14, 11, 8, 6, 3], dtype=np.int64)
+# JSettlers' tie-break order brick, ore, wool, grain, lumber as engine indices
+TIE_ORDER = np.array([0, 4, 2, 3, 1], dtype=np.int64)
+NONE = 55555
+
+SETTLEMENT = np.array([1, 1, 1, 1, 0], dtype=np.int64)
+CITY = np.array([0, 0, 0, 2, 3], dtype=np.int64)
+ROAD = np.array([1, 1, 0, 0, 0], dtype=np.int64)
+CARD = np.array([0, 0, 1, 1, 1], dtype=np.int64)
+PIECES = np.stack([SETTLEMENT, CITY, ROAD, CARD])  # ETA table order: settlement, city, road, card
+
+
+@njit(cache=True)
+def rolls_per_resource(terrain, numbers, robber, vertices, levels, exclude_robber):
+    """R[r] for a player whose buildings are on vertices (levels 1 or 2)."""
+    prob = np.zeros(5)
+    for i in range(vertices.shape[0]):
+        v = vertices[i]
+        for k in range(3):
+            h = VERTEX_HEXES[v, k]
+            if h < 0 or terrain[h] == 5 or (exclude_robber and h == robber):
+                continue
+            prob[terrain[h]] += P_DICE[numbers[h]] * levels[i]
+    out = np.empty(5, dtype=np.int64)
+    for r in range(5):
+        out[r] = NONE if prob[r] <= 0 else int(np.round(1.0 / prob[r]))
+    return out
+
+
+@njit(cache=True)
+def _trade_step(have, need, R, ports):
+    """Bank/port trades turning surplus into the rarest missing type until covered."""
+    while True:
+        covered = True
+        best_r = -1
+        for r in range(5):
+            if have[r] < need[r]:
+                covered = False
+                if best_r < 0 or R[r] > R[best_r]:
+                    best_r = r
+        if covered:
+            return
+        traded = False
+        for i in range(5):
+            g = TIE_ORDER[i]
+            ratio = 2 if ports & (1 << g) else (3 if ports & 32 else 4)
+            if have[g] - need[g] >= ratio:
+                have[g] -= ratio
+                have[best_r] += 1
+                traded = True
+                break
+        if not traded:
+            return
+
+
+@njit(cache=True)
+def eta(R, ports, hand, target, cutoff):
+    """Rolls until the target cost is covered (the fast estimate); cutoff if never."""
+    have = hand.copy()
+    _trade_step(have, target, R, ports)
+    t = 0
+    while True:
+        ok = True
+        for r in range(5):
+            if have[r] < target[r]:
+                ok = False
+        if ok:
+            return t
+        t += 1
+        if t > cutoff:
+            return cutoff
+        for r in range(5):
+            if R[r] < NONE and t % R[r] == 0:
+                have[r] += 1
+        _trade_step(have, target, R, ports)
+
+
+@njit(cache=True)
+def eta_table(R, ports, hand, cutoff):
+    """ETAs of settlement, city, road, card."""
+    out = np.empty(4, dtype=np.int64)
+    for k in range(4):
+        out[k] = eta(R, ports, hand, PIECES[k], cutoff)
+    return out
+
+
+@njit(cache=True)
+def port_bits(port_type, vertices):
+    bits = 0
+    for i in range(9):
+        for j in range(2):
+            for k in range(vertices.shape[0]):
+                if PORT_VERTICES[i, j] == vertices[k]:
+                    bits |= 1 << port_type[i]
+    return bits
+
+
+@njit(cache=True)
+def node_pips(terrain, numbers, v):
+    s = 0
+    for k in range(3):
+        h = VERTEX_HEXES[v, k]
+        if h >= 0 and terrain[h] != 5:
+            s += PIP_PCT[numbers[h]]
+    return s
+
+
+@njit(cache=True)
+def best_opening_pair(terrain, numbers, robber, port_type, candidates, fixed, own_v, own_l):
+    """JSettlers' opening pair search.  With fixed < 0: best pair (a, b) of candidate
+    nodes; with fixed >= 0: best partner b for the fixed node.  own_v/own_l: the
+    player's existing buildings (none in round one).  Returns (a, b, score)."""
+    zero = np.zeros(5, dtype=np.int64)
+    best = 160
+    best_pips = -1
+    ba, bb = -1, -1
+    n = candidates.shape[0]
+    m = own_v.shape[0]
+    verts = np.empty(m + 2, dtype=np.int64)
+    levels = np.ones(m + 2, dtype=np.int64)
+    for i in range(m):
+        verts[i] = own_v[i]
+        levels[i] = own_l[i]
+    for i in range(n):
+        a = candidates[i] if fixed < 0 else fixed
+        for j in range(i + 1 if fixed < 0 else 0, n):
+            b = candidates[j]
+            if b == a:
+                continue
+            adjacent = False
+            for k in range(3):
+                if VERTEX_VERTICES[a, k] == b:
+                    adjacent = True
+            if adjacent:
+                continue
+            verts[m] = a
+            verts[m + 1] = b
+            R = rolls_per_resource(terrain, numbers, robber, verts, levels, True)
+            ports = port_bits(port_type, verts)
+            score = 0
+            complete = True
+            for k in range(4):
+                score += eta(R, ports, zero, PIECES[k], 40)
+                if score >= best and k < 3:
+                    complete = False
+                    break
+            if not complete:
+                continue
+            pips = node_pips(terrain, numbers, a) + node_pips(terrain, numbers, b)
+            if score < best or (score == best and pips > best_pips):
+                best = score
+                best_pips = pips
+                ba, bb = a, b
+        if fixed >= 0:
+            break
+    return ba, bb, best
