@@ -35,7 +35,8 @@ def wilson(wins, n, z=1.96):
     d = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / d
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # the interval always contains p (guards against rounding at p = 0 or 1)
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 def play_game(specs, seed, max_turns=500, options=None, time_decisions=False):

@@ -497,7 +497,8 @@ class JSettlersAgent(Agent):
                 continue
             Rh = SP.rolls_per_resource(terrain, numbers, h, base.vertices, base.levels, True)
             total = int(SP.eta_table(Rh, base.ports, zero, CUTOFF).sum())
-            key = (total, int(SP.PIP_PCT[numbers[h]]))
+            on_hex = sum(int(s[L.V_LEVEL + v]) for v in HEX_VERTICES[h] if s[L.V_OWNER + v] == target)
+            key = (total, on_hex * int(SP.PIP_PCT[numbers[h]]), int(SP.PIP_PCT[numbers[h]]))
             if best_key is None or key > best_key:
                 best_h, best_key = h, key
         if best_h is None:

@@ -1,0 +1,284 @@
+"""Agents: no peeking, heuristic scenarios, building-speed estimates, registry, arena."""
+import json
+
+import numpy as np
+import pytest
+
+import catan_env
+from agents import (Agent, JSettlersAgent, RandomAgent, TraderAgent, WeightedRandomAgent,
+                    available_agents, make_agent, register_agent)
+from agents import speed as SP
+from agents.arena import play_game, run_tournament, summarise, wilson, write_outputs
+from agents.planning import wgeta
+from catan_env import InfoSet
+from catan_env.core import actions as A
+from catan_env.core import game as G
+from catan_env.core import layout as L
+from catan_env.core.board import BEGINNER_BOARD
+from catan_env.core.topology import HEX_VERTICES, VERTEX_HEXES
+from helpers import game_after_setup, give, quiet_roll, take_all
+
+AGENT_SPECS = ["random", "weighted", "jsettlers", "jsettlers:strategy=smart", "trader"]
+
+
+def _obs(state, seat):
+    mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+    if G.decider(state) == seat:
+        mask = G.legal_mask(state)
+    return {"observation": G.observe(state, seat), "action_mask": mask}
+
+
+def _decision_points(n_states=25, seed=0):
+    rng = np.random.default_rng(seed)
+    s = G.new_game(seed=seed)
+    out = []
+    while len(out) < n_states and not G.is_over(s):
+        if rng.random() < 0.08:
+            out.append(s.copy())
+        G.step(s, int(rng.choice(G.legal_actions(s))))
+    return out
+
+
+@pytest.mark.parametrize("spec", AGENT_SPECS)
+def test_agents_never_read_hidden_state(spec):
+    """Two true states that differ only in what the decider cannot know give the same
+    decision under the same seed."""
+    differing = 0
+    for k, s in enumerate(_decision_points()):
+        seat = G.decider(s)
+        other = G.determinize(s, seat, 1000 + k)  # same knowledge, other hidden cards
+        differing += int(not np.array_equal(other, s))
+        acts = []
+        for state in (s, other):
+            agent = make_agent(spec, seed=7)
+            acts.append(agent.act(_obs(state, seat), InfoSet(state, seat, secret_seed=99)))
+        assert acts[0] == acts[1]
+        assert G.legal_mask(s)[acts[0]] == 1
+    assert differing > 10
+
+
+def test_building_speed_estimate_by_hand():
+    # a settlement on a 6-brick / 8-lumber corner: P = .14 each -> 7 rolls per card
+    terrain = np.array([0, 1, 5] + [2] * 16, dtype=np.int64)
+    numbers = np.array([6, 8, 0] + [2] * 16, dtype=np.int64)
+    R = SP.rolls_per_resource(terrain, numbers, 2, np.array([0], np.int64), np.array([1], np.int64), True)
+    v_hexes = [h for h in VERTEX_HEXES[0] if h >= 0]
+    assert v_hexes == [0]  # vertex 0 touches hex 0 only
+    assert R[0] == 7 and R[1] == 55555
+    R = np.array([7, 7, 55555, 55555, 55555], dtype=np.int64)
+    zero = np.zeros(5, dtype=np.int64)
+    assert SP.eta(R, 0, zero, SP.ROAD, 40) == 7           # both arrive on roll 7
+    assert SP.eta(R, 0, np.array([5, 0, 0, 0, 0]), SP.ROAD, 40) == 0  # 4:1 trade covers lumber
+    assert SP.eta(R, 0, np.array([4, 0, 0, 0, 0]), SP.ROAD, 40) == 7  # 3 spare < 4
+    assert SP.eta(R, 32, np.array([4, 0, 0, 0, 0]), SP.ROAD, 40) == 0  # 3:1 harbour
+    assert SP.eta(R, 1, np.array([3, 0, 0, 0, 0]), SP.ROAD, 40) == 0  # 2:1 brick harbour
+    # wool never produced and no surplus: cut off
+    assert SP.eta(R, 0, zero, SP.CARD, 40) == 40
+    # R = [3, 5]: brick at 3, 6, ...; lumber at 5 -> road at 5
+    R2 = np.array([3, 5, 55555, 55555, 55555], dtype=np.int64)
+    assert SP.eta(R2, 0, zero, SP.ROAD, 40) == 5
+    # settlement needs wool+grain too: with only brick/lumber income, trades every 4 spare
+    # brick at 3,6,9,12,15,18 (6), lumber at 5,10,15,20 -> by roll 15: brick 5, lumber 3:
+    # spare brick 4 -> 1 trade, spare lumber 2: not enough for the second missing card
+    assert SP.eta(R2, 0, zero, SP.SETTLEMENT, 40) > 15
+
+
+def _beginner_with(numbers_override):
+    b = json.loads(json.dumps(BEGINNER_BOARD))
+    b.update(numbers_override)
+    return b
+
+
+def test_opening_prefers_the_rich_corner():
+    """Put 6, 8 and 5 on three different resources around one corner: take it."""
+    b = json.loads(json.dumps(BEGINNER_BOARD))
+    # vertex 12 touches hexes 0, 3, 4 on this topology; give them 6 / 8 / 5 and
+    # spread the other tokens elsewhere
+    hexes = [h for h in VERTEX_HEXES[12] if h >= 0]
+    assert len(hexes) == 3
+    terrain = b["terrain"]
+    assert "desert" not in [terrain[h] for h in hexes]
+    assert len({terrain[h] for h in hexes}) == 3
+    tokens = [2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 9, 9, 10, 10, 11, 11, 12]
+    numbers = [0] * 19
+    for h, n in zip(hexes, (6, 8, 5)):
+        numbers[h] = n
+        tokens.remove(n)
+    # low numbers next to the corner, the rest anywhere (red numbers kept apart is not
+    # needed for a custom board)
+    rest = sorted(tokens)
+    for h in range(19):
+        if h not in hexes and terrain[h] != "desert":
+            numbers[h] = rest.pop(0)
+    b["numbers"] = numbers
+    s = G.new_game(seed=0, board=b)
+    agent = JSettlersAgent(seed=0)
+    a = agent.act(_obs(s, 0), InfoSet(s, 0, 1))
+    chosen = a - A.SETTLEMENT0
+    assert chosen == 12 or set(h for h in VERTEX_HEXES[chosen] if h >= 0) == set(hexes)
+
+
+def test_robber_targets_the_fastest_opponent_and_steals_from_them():
+    s = game_after_setup()
+    for p in range(4):
+        take_all(s, p)
+    for p in (1, 2, 3):
+        give(s, p, ore=1)
+    # make seat 3 clearly the fastest to win: largest army and a city
+    s[L.KNIGHTS + 3] = 3
+    s[L.DEV_USED] = 3
+    s[L.DECK] -= 3
+    s[L.LA_HOLDER] = 3
+    s[L.PUBLIC_VP + 3] += 2
+    G.step(s, A.ROLL, outcome=7)
+    w = {p: wgeta(s, p) for p in (1, 2, 3)}
+    target = min(w, key=w.get)
+    assert target == 3
+    agent = JSettlersAgent(seed=0)
+    a = agent.act(_obs(s, 0), InfoSet(s, 0, 1))
+    h, k = divmod(a - A.ROBBER0, 4)
+    assert (0 + k) % 4 == target
+    assert any(s[L.V_OWNER + v] == target for v in HEX_VERTICES[h])
+    assert not any(s[L.V_OWNER + v] == 0 for v in HEX_VERTICES[h])
+
+
+def test_discard_keeps_the_plan_cost():
+    s = game_after_setup()
+    for p in range(4):
+        take_all(s, p)
+    give(s, 1, grain=2, ore=3, wool=4)  # 9 cards: discard 4; a city is affordable
+    quiet_roll(s)
+    G.step(s, A.END_TURN)
+    G.step(s, A.ROLL, outcome=7)
+    assert s[L.PHASE] == L.PH_DISCARD and G.decider(s) == 1
+    agent = JSettlersAgent(seed=0)
+    agent.plan = [("city", 29)]
+    agent._turn = (int(s[L.TURN]), int(s[L.TURN_PLAYER]))
+    a = agent.act(_obs(s, 1), InfoSet(s, 1, 1))
+    assert a == A.DISCARD0 + 2  # wool is not needed for the city
+
+
+def _offer_state(give_n, give_r, get_n, get_r, responder_cards, proposer_vp_bonus=0):
+    s = game_after_setup()
+    for p in range(4):
+        take_all(s, p)
+    quiet_roll(s)
+    give(s, 0, **{["brick", "lumber", "wool", "grain", "ore"][give_r]: give_n})
+    give(s, 1, **responder_cards)
+    if proposer_vp_bonus:  # seat 0: two cities and largest army, one VP from the win
+        s[L.KNIGHTS] = 3
+        s[L.DEV_USED] = 3
+        s[L.DECK] -= 3
+        s[L.LA_HOLDER] = 0
+        for v in (12, 20):
+            s[L.V_LEVEL + v] = 2
+        s[L.CITIES_LEFT] -= 2
+        s[L.SETTLEMENTS_LEFT] += 2
+        s[L.PUBLIC_VP] += 4
+        s[L.OPT_VP] = int(s[L.PUBLIC_VP]) + 1
+    G.step(s, A.OFFER0 + A.menu_index(give_n, give_r, get_n, get_r))
+    assert G.decider(s) == 1
+    return s
+
+
+def _answer(s, plan):
+    agent = JSettlersAgent(seed=0)
+    agent.plan = list(plan)
+    agent._turn = (int(s[L.TURN]), int(s[L.TURN_PLAYER]))
+    return agent.act(_obs(s, 1), InfoSet(s, 1, 1))
+
+
+def test_answer_accepts_an_offer_that_completes_the_plan():
+    # seat 1 wants a city (2 grain, 3 ore), holds 2 grain 2 ore and a spare wool;
+    # seat 0 offers 1 ore for 1 wool
+    s = _offer_state(1, 4, 1, 2, {"grain": 2, "ore": 2, "wool": 1})
+    assert _answer(s, [("city", 29)]) == A.TRADE_ACCEPT
+
+
+def test_answer_rejects_a_player_close_to_winning():
+    s = _offer_state(1, 4, 1, 2, {"grain": 2, "ore": 2, "wool": 1}, proposer_vp_bonus=True)
+    assert wgeta(s, 0) <= 25
+    assert _answer(s, [("city", 29)]) == A.TRADE_REJECT
+
+
+def test_answer_counters_when_asked_for_a_needed_card():
+    # seat 0 offers 1 ore for 1 grain; seat 1 needs its grain but has spare wool: it
+    # counters "my wool for your ore"
+    s = _offer_state(1, 4, 1, 3, {"grain": 2, "ore": 2, "wool": 2})
+    a = _answer(s, [("city", 29)])
+    assert A.COUNTER0 <= a < A.CONFIRM0
+    m = a - A.COUNTER0
+    assert (A.MENU_GIVE_RES[m], A.MENU_GET_RES[m]) == (2, 4)
+
+
+def test_answer_rejects_a_useless_offer():
+    s = _offer_state(1, 0, 1, 2, {"grain": 2, "ore": 2, "wool": 1})  # brick for wool
+    assert _answer(s, [("city", 29)]) == A.TRADE_REJECT
+
+
+def test_registry_and_custom_agents():
+    assert {"random", "weighted", "jsettlers", "trader"} <= set(available_agents())
+    a = make_agent("jsettlers:strategy=smart:trading=false", seed=1)
+    assert isinstance(a, JSettlersAgent) and a.strategy == "smart" and a.trading is False
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("alphago")
+    with pytest.raises(ValueError, match="strategy"):
+        make_agent("jsettlers:strategy=clever")
+    with pytest.raises(ValueError, match="key=value"):
+        make_agent("jsettlers:smart")
+
+    class FirstLegal(Agent):
+        def act(self, observation, infoset):
+            return int(np.flatnonzero(observation["action_mask"])[0])
+    register_agent("firstlegal", FirstLegal)
+    res = play_game(["firstlegal", "random"], seed=3, max_turns=30)
+    assert res["specs"] == ["firstlegal", "random"]
+
+
+def test_wilson_interval():
+    lo, hi = wilson(95, 100)
+    assert 0.88 < lo < 0.89 and 0.978 < hi < 0.979
+    assert wilson(0, 0) == (0.0, 0.0)
+
+
+def test_short_arena_report_adds_up(tmp_path):
+    players = ["jsettlers", "random", "random", "random"]
+    results = run_tournament(players, 6, workers=2, seed=5, max_turns=300, progress=False)
+    again = run_tournament(players, 6, workers=1, seed=5, max_turns=300, progress=False)
+    assert [r["winner"] for r in results] == [r["winner"] for r in again]  # reproducible
+    summary = summarise(results, players)
+    agents = summary["agents"]
+    assert agents["random"]["seat_games"] == 18 and agents["jsettlers"]["seat_games"] == 6
+    wins = sum(d["wins"] for d in agents.values())
+    assert wins + summary["truncated_games"] == 6
+    assert agents["jsettlers"]["wins"] >= 4
+    seats_used = {tuple(r["specs"]).index("jsettlers") for r in results}
+    assert len(seats_used) > 1  # seats are randomised
+    for d in agents.values():
+        assert 1.0 <= d["mean_rank"] <= 4.0
+        lo, hi = d["win_rate_ci95"]
+        assert lo <= d["win_rate"] <= hi
+    write_outputs(results, summary, tmp_path)
+    assert json.loads((tmp_path / "summary.json").read_text())["games"] == 6
+    rows = (tmp_path / "games.csv").read_text().strip().splitlines()
+    assert len(rows) == 1 + 6 * 4
+    assert (tmp_path / "vp_distribution.png").exists() and (tmp_path / "win_rate_by_seat.png").exists()
+
+
+def test_trading_agents_complete_domestic_trades():
+    results = run_tournament(["trader", "trader", "jsettlers", "jsettlers"], 4, workers=1, seed=1,
+                             max_turns=300, progress=False)
+    assert sum(r["trades_completed"] for r in results) > 0
+    assert sum(sum(r["trades"]) for r in results) > 0
+
+
+def test_agents_in_a_plain_pettingzoo_loop():
+    env = catan_env.env(players=3)
+    env.reset(seed=2)
+    agents = {"player_0": JSettlersAgent(seed=0), "player_1": RandomAgent(seed=1),
+              "player_2": WeightedRandomAgent(seed=2)}
+    for name in env.agent_iter(20000):
+        obs, rew, term, trunc, info = env.last()
+        action = None if term or trunc else agents[name].act(obs, env.unwrapped.infoset(name))
+        env.step(action)
+    assert all(env.terminations.values()) or all(env.truncations.values())
