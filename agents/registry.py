@@ -1,7 +1,8 @@
 """Agents by short name, for CLIs: ``random``, ``weighted``, ``jsettlers``,
-``jsettlers:strategy=smart``, ``trader``, ... Options follow the name as ``:key=value``.
+``jsettlers:strategy=smart``, ``trader``, ``opening_solver:base=weighted``, ... Options follow the name as ``:key=value``.
 Register your own with ``register_agent("mine", MyAgent)``."""
 from .jsettlers import JSettlersAgent
+from .opening import SolverOpeningAgent
 from .random_agents import RandomAgent, WeightedRandomAgent
 from .trader import TraderAgent
 
@@ -10,6 +11,7 @@ _REGISTRY = {
     "weighted": WeightedRandomAgent,
     "jsettlers": JSettlersAgent,
     "trader": TraderAgent,
+    "opening_solver": SolverOpeningAgent,
 }
 
 
