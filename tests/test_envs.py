@@ -230,3 +230,14 @@ def test_render_modes_and_replay(tmp_path):
     main([str(path), "--out", str(tmp_path / "frames"), "--gif", str(tmp_path / "g.gif"), "--every", "40"])
     assert len(list((tmp_path / "frames").glob("*.png"))) == 4
     assert (tmp_path / "g.gif").stat().st_size > 1000
+
+
+def test_train_example_runs_with_a_tiny_budget():
+    pytest.importorskip("sb3_contrib")
+    import subprocess
+    import os
+    script = os.path.join(os.path.dirname(__file__), "..", "examples", "train_maskable_ppo.py")
+    out = subprocess.run([sys.executable, script, "--timesteps", "256",
+                          "--eval-games", "1"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "win rate" in out.stdout
