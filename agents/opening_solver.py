@@ -10,7 +10,9 @@ feasible first settlement, recursively solves players p+1..n, then picks its sec
 settlement given all later placements (the snake order 1..n, n..1).
 
 Modalities (identical optima; recursive calls counted):
-  1 feasibility pruning only;  2 plus memoisation keyed by (player, available vertices);
+  1 feasibility pruning only;  2 plus memoisation keyed by (player, occupied vertices) -- the keying that reproduces
+    the paper's 983,839 calls; ``memo_key="available"`` keys by the set of still-feasible
+    vertices instead, which merges more states (983,023 calls) with the same optima;
   3 plus an upper bound from the pair-quality matrix (max over feasible partners of the
     first vertex) and move ordering by single-vertex quality.
 Ties are broken toward the lexicographically smallest (first, second) so that the
@@ -136,15 +138,15 @@ def _better(obj, v1, v2, best, b1, b2):
 # The recursive kernel is compiled per process: numba segfaults when it reloads a
 # cached self-recursive function (seen with numba 0.68), so no cache=True here.
 @njit(cache=False)
-def _solve(avail, p, n, q, single, order, firsts, seconds, use_memo, use_bound, competitive,
-           memo_keys, memo_store, counter):
+def _solve(avail, occ, p, n, q, single, order, firsts, seconds, use_memo, use_bound, competitive,
+           key_by_available, memo_keys, memo_store, counter):
     """Place first settlements of players p..n-1 and seconds of n-1..p optimally.
     firsts/seconds: in-out arrays (earlier players' firsts are set); returns the
     availability after all placements made here (or -1 when no placement exists)."""
     counter[0] += 1
     if p == n:
         return avail
-    key0 = avail | (np.int64(p) << 54)
+    key0 = (avail if key_by_available else occ) | (np.int64(p) << 54)
     key1 = np.int64(0)
     if competitive:
         for o in range(p):
@@ -184,8 +186,9 @@ def _solve(avail, p, n, q, single, order, firsts, seconds, use_memo, use_bound, 
                 continue
         firsts[p] = v1
         seconds[p] = -1
-        rest = _solve(after_first, p + 1, n, q, single, order, firsts, seconds, use_memo, use_bound,
-                      competitive, memo_keys, memo_store, counter)
+        rest = _solve(after_first, occ | (np.int64(1) << v1), p + 1, n, q, single, order, firsts,
+                      seconds, use_memo, use_bound, competitive, key_by_available, memo_keys,
+                      memo_store, counter)
         if rest < 0:
             continue
         # second settlement given every later placement
@@ -222,7 +225,8 @@ def _solve(avail, p, n, q, single, order, firsts, seconds, use_memo, use_bound, 
 
 
 @njit(cache=False)
-def solve_kernel(q, single, order, n, occupied_mask, use_memo, use_bound, competitive, memo_size):
+def solve_kernel(q, single, order, n, occupied_mask, use_memo, use_bound, competitive, memo_size,
+                 key_by_available):
     firsts = np.full(n, -1, dtype=np.int64)
     seconds = np.full(n, -1, dtype=np.int64)
     avail = FULL
@@ -232,15 +236,16 @@ def solve_kernel(q, single, order, n, occupied_mask, use_memo, use_bound, compet
     memo_keys = Dict.empty(key_type=KEY_TYPE, value_type=types.int64)
     memo_store = np.zeros((memo_size if use_memo else 1, 2 * n + 1), dtype=np.int64)
     counter = np.zeros(1, dtype=np.int64)
-    _solve(avail, 0, n, q, single, order, firsts, seconds, use_memo, use_bound, competitive,
-           memo_keys, memo_store, counter)
+    _solve(avail, occupied_mask, 0, n, q, single, order, firsts, seconds, use_memo, use_bound,
+           competitive, key_by_available, memo_keys, memo_store, counter)
     return firsts, seconds, counter[0]
 
 
 class OpeningSolver:
     """Solve a board's set-up placements; usable by any agent for its opening."""
 
-    def __init__(self, weights=(0.5, 0.3, 0.2), modality=3, competitive=False, memo_size=2_000_000):
+    def __init__(self, weights=(0.5, 0.3, 0.2), modality=3, competitive=False, memo_size=None,
+                 memo_key="occupied"):
         if modality not in (1, 2, 3):
             raise ValueError(f"modality must be 1, 2 or 3, got {modality!r}")
         if len(weights) != 3:
@@ -248,7 +253,12 @@ class OpeningSolver:
         self.weights = tuple(float(w) for w in weights)
         self.modality = modality
         self.competitive = bool(competitive)
-        self.memo_size = int(memo_size)
+        # memo capacity: a full table for modality 2 (~1M states), a small one for the
+        # pruned solver; when it fills, results are simply not cached (still exact)
+        self.memo_size = int(memo_size) if memo_size else (1_200_000 if modality == 2 else 50_000)
+        if memo_key not in ("occupied", "available"):
+            raise ValueError(f"memo_key must be 'occupied' or 'available', got {memo_key!r}")
+        self.memo_key = memo_key
 
     def tables(self, terrain, numbers):
         res, exp, nums = vertex_features(np.asarray(terrain), np.asarray(numbers))
@@ -268,7 +278,8 @@ class OpeningSolver:
             occ |= 1 << int(v)
         firsts, seconds, calls = solve_kernel(q, single, order, int(players), np.int64(occ),
                                               self.modality >= 2, self.modality == 3,
-                                              self.competitive, self.memo_size)
+                                              self.competitive, self.memo_size,
+                                              self.memo_key == "available")
         objective = [float(q[f, s]) if f >= 0 and s >= 0 else float("nan")
                      for f, s in zip(firsts, seconds)]
         return {"first": [int(x) for x in firsts], "second": [int(x) for x in seconds],
