@@ -11,8 +11,8 @@ import catan_env
 from catan_env.gym_env import CatanGymEnv
 
 
-def aec_steps_per_second(seconds, **kw):
-    e = catan_env.raw_env(**kw)
+def aec_steps_per_second(seconds, wrapped=False, **kw):
+    e = catan_env.env(**kw) if wrapped else catan_env.raw_env(**kw)
     e.reset(seed=0)
     rng = np.random.default_rng(0)
     steps = games = 0
@@ -53,27 +53,9 @@ def main():
     print(f"AEC env (raw_env, vector obs, trading off): "
           f"{aec_steps_per_second(args.seconds, domestic_trade=False):8.0f} steps/s")
     print(f"AEC env (env() with PettingZoo wrappers):   "
-          f"{_wrapped(args.seconds):8.0f} steps/s")
+          f"{aec_steps_per_second(args.seconds, wrapped=True):8.0f} steps/s")
     print(f"Gymnasium env (learner steps, 3 random opponents inside): "
           f"{gym_steps_per_second(args.seconds):8.0f} learner steps/s")
-
-
-def _wrapped(seconds):
-    e = catan_env.env()
-    e.reset(seed=0)
-    rng = np.random.default_rng(0)
-    steps = games = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        obs, rew, term, trunc, info = e.last()
-        if term or trunc:
-            games += 1
-            e.reset(seed=games)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        e.step(int(legal[rng.integers(len(legal))]))
-        steps += 1
-    return steps / (time.perf_counter() - t0)
 
 
 if __name__ == "__main__":

@@ -306,3 +306,22 @@ def test_reaching_target_on_another_turn_wins_at_own_turn_start():
     quiet_roll(s)
     C.step(s, A.END_TURN)
     assert C.is_over(s) and C.winner(s) == 2
+
+
+def test_road_cannot_continue_through_an_opponents_building():
+    s = game_after_setup()
+    quiet_roll(s)
+    path = _path(s, 20, 2)
+    _build_roads(s, 0, path[:1])
+    w = _path_vertices(20, path)[1]
+    beyond = [int(e) for e in VERTEX_EDGES[w] if e >= 0 and s[L.E_OWNER + e] < 0]
+    give(s, 0, brick=1, lumber=1)
+    assert all(A.ROAD0 + e in legal(s) for e in beyond)
+    s[L.V_OWNER + w] = 1  # an opponent settles at the end of the road (set by hand)
+    s[L.V_LEVEL + w] = 1
+    touching_other = {int(e) for v in range(54) if s[L.V_OWNER + v] == 0 for e in VERTEX_EDGES[v] if e >= 0}
+    for e in beyond:
+        if e not in touching_other:
+            assert A.ROAD0 + e not in legal(s)
+            with pytest.raises(C.IllegalActionError, match="does not connect"):
+                C.step(s, A.ROAD0 + e)
