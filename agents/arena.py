@@ -234,7 +234,10 @@ def main(argv=None):
     if not 2 <= len(players) <= 4:
         ap.error("--players needs 2 to 4 agent specs")
     for spec in players:
-        make_agent(spec)  # validate early with a clear error
+        try:
+            make_agent(spec)  # validate early with a clear error
+        except ValueError as exc:
+            ap.error(str(exc))
     options = {"domestic_trade": not args.no_trade, "vp_to_win": args.vp}
     results = run_tournament(players, args.games, args.workers, args.seed, args.max_turns, options)
     summary = summarise(results, players)
@@ -242,7 +245,7 @@ def main(argv=None):
     if args.out:
         write_outputs(results, summary, args.out)
         print(f"wrote {args.out}/summary.json, games.csv, vp_distribution.png, win_rate_by_seat.png")
-    return summary
+    return 0  # console scripts exit with main()'s value
 
 
 if __name__ == "__main__":

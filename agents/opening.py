@@ -74,7 +74,7 @@ def main(argv=None):
                 t[L.V_LEVEL + v] = 1
         Image.fromarray(render_rgb(t)).save(args.png)
         print(f"wrote {args.png}")
-    return res
+    return 0  # console scripts exit with main()'s value
 
 
 if __name__ == "__main__":

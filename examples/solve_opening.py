@@ -6,4 +6,4 @@ and render it with each player's two settlements marked.
 from agents.opening import main
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

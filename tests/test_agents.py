@@ -282,3 +282,13 @@ def test_agents_in_a_plain_pettingzoo_loop():
         action = None if term or trunc else agents[name].act(obs, env.unwrapped.infoset(name))
         env.step(action)
     assert all(env.terminations.values()) or all(env.truncations.values())
+
+
+def test_console_entry_points_exit_cleanly(tmp_path, capsys):
+    from agents.arena import main as arena_main
+    from agents.opening import main as opening_main
+    assert arena_main(["--players", "jsettlers,random", "--games", "2", "--out", str(tmp_path)]) == 0
+    assert "win rate" in capsys.readouterr().out
+    assert opening_main(["--seed", "1", "--players", "3"]) == 0
+    with pytest.raises(SystemExit):
+        arena_main(["--players", "jsettlers,nobody"])
