@@ -9,9 +9,11 @@ Built from the behavioural spec, not from JSettlers' code.  Parts:
     discards;
   - the negotiator: offer ladder, answers (accept / reject / counter), bank and harbour
     trades, no trading with a player close to winning (WGETA < 25).
-Two behaviours the spec flags as faults of the original are fixed: every player's WGETA
-is refreshed at every decision (the original leaves it stale for FAST bots), and
-discards are tracked as public events rather than turned into unknown cards.
+Two faults of the original that the spec describes are fixed: every player's WGETA is
+refreshed at every decision (the original leaves it stale for FAST bots), and Year of
+Plenty takes the two cards actually missing (the original takes the rarest missing type
+twice, which leaves the plan short when the two missing cards differ).  Discards are
+public events here (the engine's knowledge tracking), not unknown cards.
 """
 import numpy as np
 

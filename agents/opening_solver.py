@@ -86,15 +86,14 @@ def pair_matrix(res, exp, nums, a, b, g):
     return q
 
 
-@njit(cache=True)
 def _block_mask():
+    """Bit mask per vertex of itself and its neighbours (plain numpy: no compile at import)."""
     out = np.zeros(54, dtype=np.int64)
     for v in range(54):
-        m = np.int64(1) << v
-        for k in range(3):
-            w = VERTEX_VERTICES[v, k]
+        m = 1 << v
+        for w in VERTEX_VERTICES[v]:
             if w >= 0:
-                m |= np.int64(1) << w
+                m |= 1 << int(w)
         out[v] = m
     return out
 

@@ -292,3 +292,19 @@ def test_console_entry_points_exit_cleanly(tmp_path, capsys):
     assert opening_main(["--seed", "1", "--players", "3"]) == 0
     with pytest.raises(SystemExit):
         arena_main(["--players", "jsettlers,nobody"])
+
+
+def test_year_of_plenty_takes_the_two_missing_cards():
+    from helpers import give_dev
+    s = game_after_setup()
+    for p in range(4):
+        take_all(s, p)
+    quiet_roll(s)
+    give(s, 0, brick=1, lumber=1)   # a settlement misses wool and grain
+    give_dev(s, 0, "year_of_plenty")
+    agent = JSettlersAgent(seed=0)
+    agent._turn = (int(s[L.TURN]), int(s[L.TURN_PLAYER]))
+    agent.plan = [("settlement", 29)]
+    a = agent.act(_obs(s, 0), InfoSet(s, 0, 1))
+    i = a - A.YOP0
+    assert 0 <= i < 15 and (int(A.YOP_R1[i]), int(A.YOP_R2[i])) == (2, 3)
