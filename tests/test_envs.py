@@ -241,3 +241,26 @@ def test_train_example_runs_with_a_tiny_budget():
                           "--eval-games", "1"], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "win rate" in out.stdout
+
+
+def test_human_render_mode_draws_without_a_screen():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    e = catan_env.raw_env(render_mode="human")
+    _drive(e, 0, 20)
+    assert e.render() is None
+    e.close()
+
+
+def test_bad_env_arguments_raise_clear_errors():
+    with pytest.raises(ValueError, match="obs_type"):
+        catan_env.raw_env(obs_type="pixels")
+    with pytest.raises(ValueError, match="render_mode"):
+        catan_env.raw_env(render_mode="video")
+    with pytest.raises(ValueError, match="players"):
+        catan_env.raw_env(players=7)
+    from catan_env.gym_env import CatanGymEnv
+    with pytest.raises(ValueError, match="opponents"):
+        CatanGymEnv(opponents=["random"])
+    with pytest.raises(ValueError, match="learner_seat"):
+        CatanGymEnv(learner_seat=4)

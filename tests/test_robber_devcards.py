@@ -210,3 +210,14 @@ def test_largest_army_needs_three_and_strictly_more():
     vp1 = s[L.PUBLIC_VP + 1]
     C.step(s, A.PLAY_KNIGHT)
     assert s[L.LA_HOLDER] == 0 and s[L.PUBLIC_VP + 1] == vp1 - 2
+
+
+def test_discard_limit_option():
+    s = game_after_setup(discard_limit=9)
+    for p in range(4):
+        take_all(s, p)
+    give(s, 1, brick=5, wool=4)    # 9 cards: not above the limit of 9
+    give(s, 2, ore=10)             # 10 cards: discards 5
+    roll(s, 7)
+    assert s[L.DISCARDS + 1] == 0 and s[L.DISCARDS + 2] == 5
+    assert C.decider(s) == 2
