@@ -204,3 +204,24 @@ def test_pruning_policy_builds_cities_first():
     rng = np.zeros(L.STATE_SIZE, dtype=np.int64)
     picks = {int(choose_action(s, buf, n, POLICY_PRUNING, rng)) for _ in range(50)}
     assert picks and all(A.CITY0 <= a < A.BUY_DEV for a in picks)
+
+
+def test_knowledge_is_exact_when_every_event_is_public():
+    """Without steals (no 7s, no knights) every card movement is public, so every seat
+    knows every hand exactly; with steals, knowledge stays a true lower bound."""
+    rng = np.random.default_rng(5)
+    for seed in range(3):
+        s = C.new_game(seed=seed)
+        for _ in range(1500):
+            if C.is_over(s):
+                break
+            acts = [a for a in C.legal_actions(s) if a != A.PLAY_KNIGHT]
+            a = int(rng.choice(acts))
+            outcome = int(rng.choice([2, 3, 4, 5, 6, 8, 9, 10, 11, 12])) if a == A.ROLL else None
+            C.step(s, a, outcome)
+            know = s[L.KNOW:L.KNOW + 96].reshape(4, 4, 6)
+            hands = s[L.HAND:L.HAND + 20].reshape(4, 5)
+            for o in range(4):
+                for t in range(4):
+                    assert know[o, t, 5] == 0
+                    assert (know[o, t, :5] == hands[t]).all()
