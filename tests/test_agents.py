@@ -308,3 +308,12 @@ def test_year_of_plenty_takes_the_two_missing_cards():
     a = agent.act(_obs(s, 0), InfoSet(s, 0, 1))
     i = a - A.YOP0
     assert 0 <= i < 15 and (int(A.YOP_R1[i]), int(A.YOP_R2[i])) == (2, 3)
+
+
+def test_baseline_table_command(tmp_path, capsys):
+    from agents.baselines import main as baselines_main
+    assert baselines_main(["--games", "2", "--workers", "1", "--out", str(tmp_path),
+                           "--only", "jsettlers_vs_random", "weighted_vs_random"]) == 0
+    text = (tmp_path / "table.md").read_text()
+    assert "jsettlers_vs_random" in text and "weighted_vs_random" in text
+    assert (tmp_path / "jsettlers_vs_random" / "summary.json").exists()

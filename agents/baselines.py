@@ -1,0 +1,51 @@
+"""The standard baseline table: seat-randomised tournaments between the baseline agents.
+
+    catan-baselines --games 100 --workers 2 --out results/baselines
+
+Each line-up plays ``--games`` games; the table (win rate with a 95% Wilson interval, mean
+VP, mean rank, trades per game) is printed and written to <out>/<lineup>/ (summary.json,
+games.csv, plots), plus <out>/table.md with every line-up.
+"""
+import argparse
+import os
+
+from .arena import format_table, run_tournament, summarise, write_outputs
+
+LINEUPS = {
+    "jsettlers_vs_random": ["jsettlers", "random", "random", "random"],
+    "jsettlers_vs_weighted": ["jsettlers", "weighted", "weighted", "weighted"],
+    "smart_vs_fast": ["jsettlers:strategy=smart", "jsettlers", "jsettlers", "jsettlers"],
+    "trader_vs_jsettlers": ["trader", "trader", "jsettlers", "jsettlers"],
+    "solver_openings_vs_weighted": ["opening_solver:base=weighted", "weighted", "weighted", "weighted"],
+    "weighted_vs_random": ["weighted", "random", "random", "random"],
+}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="catan-baselines", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=100, help="games per line-up")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="results/baselines")
+    ap.add_argument("--only", nargs="*", choices=sorted(LINEUPS), help="run only these line-ups")
+    args = ap.parse_args(argv)
+    tables = []
+    for name, players in LINEUPS.items():
+        if args.only and name not in args.only:
+            continue
+        print(f"\n=== {name}: {', '.join(players)}", flush=True)
+        results = run_tournament(players, args.games, args.workers, args.seed)
+        summary = summarise(results, players)
+        table = format_table(summary)
+        print(table, flush=True)
+        write_outputs(results, summary, os.path.join(args.out, name))
+        tables.append(f"## {name}\n\n```\n{table}\n```\n")
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "table.md"), "w") as f:
+        f.write("\n".join(tables))
+    print(f"\nwrote {args.out}/table.md")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
