@@ -2,9 +2,10 @@
 weighted baselines, a JSettlers-style heuristic robot, a trading baseline, and the arena."""
 from .base import Agent
 from .jsettlers import JSettlersAgent
+from .mcts import MCTSAgent
 from .random_agents import RandomAgent, WeightedRandomAgent
 from .registry import available_agents, make_agent, register_agent
 from .trader import TraderAgent
 
-__all__ = ["Agent", "RandomAgent", "WeightedRandomAgent", "JSettlersAgent", "TraderAgent",
+__all__ = ["Agent", "RandomAgent", "WeightedRandomAgent", "JSettlersAgent", "TraderAgent", "MCTSAgent",
            "make_agent", "register_agent", "available_agents"]

@@ -2,6 +2,7 @@
 ``jsettlers:strategy=smart``, ``trader``, ``opening_solver:base=weighted``, ... Options follow the name as ``:key=value``.
 Register your own with ``register_agent("mine", MyAgent)``."""
 from .jsettlers import JSettlersAgent
+from .mcts import MCTSAgent
 from .opening import SolverOpeningAgent
 from .random_agents import RandomAgent, WeightedRandomAgent
 from .trader import TraderAgent
@@ -12,6 +13,7 @@ _REGISTRY = {
     "jsettlers": JSettlersAgent,
     "trader": TraderAgent,
     "opening_solver": SolverOpeningAgent,
+    "mcts": MCTSAgent,
 }
 
 

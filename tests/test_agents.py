@@ -18,7 +18,8 @@ from catan_env.core.board import BEGINNER_BOARD
 from catan_env.core.topology import HEX_VERTICES, VERTEX_HEXES
 from helpers import game_after_setup, give, quiet_roll, take_all
 
-AGENT_SPECS = ["random", "weighted", "jsettlers", "jsettlers:strategy=smart", "trader"]
+AGENT_SPECS = ["random", "weighted", "jsettlers", "jsettlers:strategy=smart", "trader",
+               "mcts:iterations=20", "opening_solver:base=random"]
 
 
 def _obs(state, seat):
@@ -317,3 +318,32 @@ def test_baseline_table_command(tmp_path, capsys):
     text = (tmp_path / "table.md").read_text()
     assert "jsettlers_vs_random" in text and "weighted_vs_random" in text
     assert (tmp_path / "jsettlers_vs_random" / "summary.json").exists()
+
+
+def test_mcts_finds_the_winning_build():
+    """Seat 0 wins now with a city; anything else lets seat 1 win on its turn."""
+    from agents.mcts import MCTSAgent
+    s = game_after_setup(vp_to_win=5, domestic_trade=False)
+    quiet_roll(s)
+    for p in range(4):
+        take_all(s, p)
+    s[L.KNIGHTS] = 3                      # seat 0: 2 settlements + largest army = 4 VP
+    s[L.DEV_USED] = 3
+    s[L.DECK] -= 3
+    s[L.LA_HOLDER] = 0
+    s[L.PUBLIC_VP] += 2
+    s[L.DECK + L.VICTORY_POINT] -= 2      # seat 1: 2 settlements + 2 hidden VP cards = 4
+    s[L.DEV_HAND + 5 + L.VICTORY_POINT] += 2
+    give(s, 0, grain=2, ore=3)
+    give(s, 1, grain=2, ore=3)
+    obs = _obs(s, 0)
+    legal = set(np.flatnonzero(obs["action_mask"]).tolist())
+    cities = {a for a in legal if A.CITY0 <= a < A.BUY_DEV}
+    assert cities and A.END_TURN in legal and len(legal) > len(cities) + 1
+    agent = MCTSAgent(seed=3, iterations=200, virtual_wins=False)
+    a = agent.act(obs, InfoSet(s, 0, 1))
+    assert a in cities
+    again = MCTSAgent(seed=3, iterations=200, virtual_wins=False).act(obs, InfoSet(s, 0, 1))
+    assert again == a
+    with pytest.raises(ValueError, match="playout"):
+        MCTSAgent(playout="smart")
