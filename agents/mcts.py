@@ -34,8 +34,9 @@ def _virtual(a):
 
 
 @njit(cache=True)
-def search(view, seat, iterations, seed, c, policy, turn_cap, max_nodes, virtual_wins):
-    """Run ISMCTS from the seat's view; return (visits per root action, iterations done)."""
+def search(view, seat, iterations, seed, c, policy, turn_cap, max_nodes, virtual_wins, root_allowed):
+    """Run ISMCTS from the seat's view; return (visits per root action, iterations done).
+    root_allowed[a] == 0 keeps action a out of the root's children."""
     n_players = view[OPT_PLAYERS]
     act = np.empty(max_nodes, dtype=np.int64)
     first = np.full(max_nodes, -1, dtype=np.int64)
@@ -59,6 +60,13 @@ def search(view, seat, iterations, seed, c, policy, turn_cap, max_nodes, virtual
         path[0] = 0
         while s[PHASE] != PH_GAME_OVER and s[TURN] <= turn_cap and depth < 4000:
             n = legal_actions(s, buf)
+            if node == 0:
+                m = 0
+                for i in range(n):
+                    if root_allowed[buf[i]]:
+                        buf[m] = buf[i]
+                        m += 1
+                n = m
             d = current_decider(s)
             k = first[node]
             while k >= 0:
@@ -140,13 +148,15 @@ def search(view, seat, iterations, seed, c, policy, turn_cap, max_nodes, virtual
 class MCTSAgent(Agent):
     """ISMCTS agent: ``iterations`` per decision, UCB constant ``c``, playout policy
     ("pruning", "random" or "weighted"), optional virtual wins, playouts capped at
-    ``horizon`` turns past the current one."""
+    ``horizon`` turns past the current one.  ``trading=False`` (the default, as in Szita
+    et al.) makes no domestic offers, rejects offers and cancels; bank trades stay."""
 
     name = "mcts"
 
     def __init__(self, seed=None, iterations=200, c=0.25, playout="pruning", virtual_wins=True,
-                 horizon=200, max_nodes=None):
+                 horizon=200, max_nodes=None, trading=False):
         super().__init__(seed)
+        self.trading = bool(trading)
         if playout not in POLICIES:
             raise ValueError(f"playout must be one of {list(POLICIES)}, got {playout!r}")
         if int(iterations) < 1:
@@ -161,13 +171,22 @@ class MCTSAgent(Agent):
 
     def act(self, observation, infoset):
         legal = legal_from(observation)
+        allowed = np.ones(A.N_ACTIONS, dtype=np.int8)
+        if not self.trading:
+            if A.TRADE_REJECT in legal:
+                return A.TRADE_REJECT
+            if A.TRADE_CANCEL in legal:
+                return A.TRADE_CANCEL
+            allowed[A.OFFER0:A.TRADE_ACCEPT] = 0
+            legal = legal[allowed[legal] == 1]
         if len(legal) == 1:
             return int(legal[0])
         view = infoset.determinize(int(self.rng.integers(2 ** 62)))
         self._calls += 1
         seed = int(self.rng.integers(2 ** 62))
         visits, _ = search(view, infoset.seat, self.iterations, seed, self.c, self.policy,
-                           int(view[TURN]) + self.horizon, self.max_nodes, self.virtual_wins)
+                           int(view[TURN]) + self.horizon, self.max_nodes, self.virtual_wins,
+                           allowed)
         visits = visits[legal]
         best = legal[visits == visits.max()]
         return int(best[self.rng.integers(len(best))])
