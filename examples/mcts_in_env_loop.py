@@ -19,13 +19,15 @@ def play(seed, iterations):
                "player_1": JSettlersAgent(seed=seed + 1),
                "player_2": RandomAgent(seed=seed + 2),
                "player_3": RandomAgent(seed=seed + 3)}
+    totals = {a: 0.0 for a in env.possible_agents}
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
+        totals[agent] += reward
         action = None
         if not (terminated or truncated):
             action = players[agent].act(obs, env.unwrapped.infoset(agent))
         env.step(action)
-    return {a: env.unwrapped.rewards[a] for a in env.possible_agents}, env.unwrapped
+    return totals, env.unwrapped
 
 
 def main():

@@ -347,3 +347,14 @@ def test_mcts_finds_the_winning_build():
     assert again == a
     with pytest.raises(ValueError, match="playout"):
         MCTSAgent(playout="smart")
+
+
+def test_mcts_example_runs():
+    import os
+    import subprocess
+    import sys
+    script = os.path.join(os.path.dirname(__file__), "..", "examples", "mcts_in_env_loop.py")
+    out = subprocess.run([sys.executable, script, "--games", "1", "--iterations", "5"],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "wins:" in out.stdout
