@@ -556,7 +556,6 @@ class JSettlersAgent(Agent):
         return max(types, key=lambda r: (model.R[r], -r))
 
     def _make_offer(self, cost):
-        s = self._s
         if not any(A.OFFER0 <= a < A.TRADE_ACCEPT for a in self._legal):
             return None
         if all(self._wgeta(p) < NO_TRADE_WGETA for p in self._opponents()):
@@ -613,7 +612,7 @@ class JSettlersAgent(Agent):
         return None
 
     def _answer_offer(self):
-        s, me = self._s, self._me
+        s = self._s
         proposer = int(s[L.TURN_PLAYER])
         give_r, give_n = int(s[L.TRADE_GIVE_RES]), int(s[L.TRADE_GIVE_N])  # what we would get
         get_r, get_n = int(s[L.TRADE_GET_RES]), int(s[L.TRADE_GET_N])      # what we would give

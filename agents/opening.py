@@ -5,7 +5,6 @@
 """
 import argparse
 
-import numpy as np
 
 from catan_env.core import actions as A
 from catan_env.core import layout as L

@@ -11,7 +11,6 @@ import argparse
 from dataclasses import dataclass
 
 import gymnasium
-import numpy as np
 
 import catan_env  # noqa: F401  (registers catan_env/Catan-v0)
 

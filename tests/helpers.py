@@ -1,5 +1,4 @@
 """Scenario builders shared by the rule tests."""
-import numpy as np
 
 from catan_env import core as C
 from catan_env.core import actions as A

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import catan_env
-from agents import (Agent, JSettlersAgent, RandomAgent, TraderAgent, WeightedRandomAgent,
+from agents import (Agent, JSettlersAgent, RandomAgent, WeightedRandomAgent,
                     available_agents, make_agent, register_agent)
 from agents import speed as SP
 from agents.arena import play_game, run_tournament, summarise, wilson, write_outputs

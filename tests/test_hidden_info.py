@@ -11,7 +11,7 @@ from catan_env.core import actions as A
 from catan_env.core import layout as L
 from catan_env.core.fuzz import invariant_code
 from catan_env.core.invariants import problems
-from catan_env.core.observe import BOARD_SIZE, VECTOR_SIZE
+from catan_env.core.observe import VECTOR_SIZE
 
 
 def play(seed, steps, players=4, choose_seed=0):

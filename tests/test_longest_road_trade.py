@@ -1,6 +1,5 @@
 """Longest road (trails, cuts, ties, set-aside), maritime and domestic trade, piece
 limits and winning only on one's own turn."""
-import numpy as np
 import pytest
 
 from catan_env import core as C

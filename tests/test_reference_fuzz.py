@@ -10,7 +10,6 @@ from catan_env.core.fuzz import CODES, fuzz_games, invariant_code
 from catan_env.core.invariants import problems
 from catan_env.core.reference import (ref_legal_actions, ref_longest_road, ref_production,
                                       ref_public_vp)
-from catan_env.core.topology import EDGE_VERTICES
 
 
 def _random_states(n_games, seed, every=7, max_steps=3000):

@@ -1,5 +1,4 @@
 """The 7 (discards, robber, steal), development cards and largest army."""
-import numpy as np
 import pytest
 
 from catan_env import core as C

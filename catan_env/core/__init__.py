@@ -15,4 +15,12 @@ from .layout import STATE_SIZE
 from .options import GameOptions, make_options
 from .record import GameRecord, load_state, save_state
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [
+    "ACTION_TABLE", "N_ACTIONS", "action_args", "action_id", "action_kind", "action_name",
+    "BEGINNER_BOARD", "read_board", "validate_board",
+    "BOARD_SIZE", "FULL_SIZE", "GRID_H", "GRID_W", "PLANES", "VECTOR_SIZE", "STATE_SIZE",
+    "CorruptStateError", "IllegalActionError", "chance_outcome", "decider", "determinize",
+    "explain_illegal", "full_state_tensor", "is_over", "legal_actions", "legal_mask",
+    "n_players", "new_game", "observe", "options_of", "playout", "step", "victory_points",
+    "winner", "GameOptions", "make_options", "GameRecord", "load_state", "save_state",
+]

@@ -18,7 +18,7 @@ from .layout import (
     BANK, DECK, DEV_HAND, DEV_NEW, HAND, KNOW, KNOW_W, LAST_DRAW, LAST_STEAL, OPT_PLAYERS,
     OPT_VP, PUBLIC_VP, TURN_PLAYER, VICTORY_POINT,
 )
-from .rng import randint, seed_rng
+from .rng import seed_rng
 from .rules import _shuffle
 
 

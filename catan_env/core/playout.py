@@ -15,7 +15,7 @@ from numba import njit
 
 from . import actions as A
 from .layout import (
-    E_OWNER, PHASE, PH_GAME_OVER, ROBBER, STATE_SIZE, TURN, V_OWNER, V_LEVEL, WINNER,
+    PHASE, PH_GAME_OVER, ROBBER, STATE_SIZE, TURN, V_OWNER, WINNER,
     ROADS_LEFT, SETTLEMENTS_LEFT, CITIES_LEFT,
 )
 from .rng import randint, seed_rng

@@ -11,24 +11,23 @@ from numba import njit
 
 from . import actions as A
 from .layout import (
-    BANK, CITIES_LEFT, DECIDER, DECK, DEV_HAND, DEV_NEW, DEV_PLAYED, DISCARDS, E_OWNER,
-    FREE_ROADS, HAND, HEX_NUMBER, HEX_TERRAIN, KNIGHTS, KNOW, KNOW_W, LA_HOLDER,
-    LAST_DIE1, LAST_DIE2, LAST_DRAW, LAST_ROLL, LAST_STEAL, LR_HOLDER, OFFERS_MADE,
-    OPT_DISCARD, OPT_FRIENDLY, OPT_MAX_OFFERS, OPT_PLAYERS, OPT_TRADE, OPT_VP, PHASE,
-    PH_DISCARD, PH_GAME_OVER, PH_MAIN, PH_MOVE_ROBBER, PH_PRE_ROLL, PH_ROAD_BUILDING,
-    PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PORT_TYPE,
-    PUBLIC_VP, RESP_ACCEPT, RESP_COUNTER, RESP_NOT_ASKED, RESP_PENDING, RESP_REJECT,
-    RETURN_PHASE, ROAD_LEN, ROADS_LEFT, ROBBER, ROLLED, SETTLEMENTS_LEFT, SETUP_STEP,
-    SETUP_VERTEX, STATE_SIZE, STEPS, TRADE_ASKED, TRADE_GET_N, TRADE_GET_RES,
-    TRADE_GIVE_N, TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL, V_OWNER,
-    WINNER, KNIGHT, VICTORY_POINT, ROAD_BUILDING, YEAR_OF_PLENTY, MONOPOLY, DESERT,
-    GENERIC_PORT, DEV_USED,
+    BANK, CITIES_LEFT, DECIDER, DECK, DESERT, DEV_HAND, DEV_NEW, DEV_PLAYED, DEV_USED,
+    DISCARDS, E_OWNER, FREE_ROADS, GENERIC_PORT, HAND, HEX_NUMBER, HEX_TERRAIN, KNIGHT,
+    KNIGHTS, LAST_DIE1, LAST_DIE2, LAST_DRAW, LAST_ROLL, LAST_STEAL, LA_HOLDER, LR_HOLDER,
+    MONOPOLY, OFFERS_MADE, OPT_DISCARD, OPT_FRIENDLY, OPT_MAX_OFFERS, OPT_PLAYERS, OPT_TRADE,
+    OPT_VP, PHASE, PH_DISCARD, PH_GAME_OVER, PH_MAIN, PH_MOVE_ROBBER, PH_PRE_ROLL,
+    PH_ROAD_BUILDING, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE,
+    PORT_TYPE, PUBLIC_VP, RESP_ACCEPT, RESP_COUNTER, RESP_NOT_ASKED, RESP_PENDING, RESP_REJECT,
+    RETURN_PHASE, ROADS_LEFT, ROAD_BUILDING, ROAD_LEN, ROBBER, ROLLED, SETTLEMENTS_LEFT,
+    SETUP_STEP, SETUP_VERTEX, STEPS, TRADE_ASKED, TRADE_GET_N, TRADE_GET_RES, TRADE_GIVE_N,
+    TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL, V_OWNER, WINNER, YEAR_OF_PLENTY,
 )
+from .topology import EDGE_VERTICES, HEX_VERTICES, PORT_VERTICES, VERTEX_EDGES, VERTEX_HEXES, HEX_NEIGHBOURS
 from .rng import randint, seed_rng
-from .topology import (
-    EDGE_VERTICES, HEX_VERTICES, PORT_VERTICES, VERTEX_EDGES, VERTEX_HEXES,
-    VERTEX_VERTICES, HEX_NEIGHBOURS,
-)
+from .cards import (_gain, _know_lose, _know_steal, _pay, _transfer, can_afford,  # noqa: F401
+                    current_decider, hand_size, total_vp, winner)
+from .placement import (_any_road_spot, _distance_ok, _update_largest_army,  # noqa: F401
+                        _update_longest_road, road_length, road_spot_ok, settlement_spot_ok)
 
 ROAD_COST = np.array([1, 1, 0, 0, 0], dtype=np.int64)
 SETTLEMENT_COST = np.array([1, 1, 1, 1, 0], dtype=np.int64)
@@ -39,261 +38,6 @@ TERRAIN_DECK = np.array([0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5
 NUMBER_TOKENS = np.array([2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 9, 9, 10, 10, 11, 11, 12], dtype=np.int64)
 PORT_DECK = np.array([0, 1, 2, 3, 4, 5, 5, 5, 5], dtype=np.int64)
 MASK_SIZE = A.N_ACTIONS
-
-
-# ---------------------------------------------------------------- small accessors
-@njit(cache=True)
-def hand_size(s, p):
-    o = HAND + p * 5
-    return s[o] + s[o + 1] + s[o + 2] + s[o + 3] + s[o + 4]
-
-
-@njit(cache=True)
-def can_afford(s, p, cost):
-    o = HAND + p * 5
-    for r in range(5):
-        if s[o + r] < cost[r]:
-            return False
-    return True
-
-
-@njit(cache=True)
-def total_vp(s, p):
-    """Public VP plus the Victory Point cards in p's hand."""
-    return s[PUBLIC_VP + p] + s[DEV_HAND + p * 5 + VICTORY_POINT]
-
-
-@njit(cache=True)
-def current_decider(s):
-    """Seat that decides next, or -1 once the game is over."""
-    if s[PHASE] == PH_GAME_OVER:
-        return -1
-    return s[DECIDER]
-
-
-@njit(cache=True)
-def winner(s):
-    return s[WINNER]
-
-
-@njit(cache=True)
-def _kidx(o, t, r):
-    return KNOW + (o * 4 + t) * KNOW_W + r
-
-
-# ---------------------------------------------------------------- knowledge tracking
-@njit(cache=True)
-def _know_gain(s, p, r, n):
-    """Everyone sees p gain n cards of resource r."""
-    for o in range(s[OPT_PLAYERS]):
-        s[_kidx(o, p, r)] += n
-
-
-@njit(cache=True)
-def _know_lose_for(s, o, p, r, n):
-    i = _kidx(o, p, r)
-    k = s[i]
-    if k >= n:
-        s[i] = k - n
-    else:
-        s[i] = 0
-        s[_kidx(o, p, 5)] -= n - k
-
-
-@njit(cache=True)
-def _know_lose(s, p, r, n):
-    """Everyone sees p lose n cards of resource r."""
-    for o in range(s[OPT_PLAYERS]):
-        _know_lose_for(s, o, p, r, n)
-
-
-@njit(cache=True)
-def _know_steal(s, thief, victim, r):
-    """Thief and victim see which card moved; the others see an unknown card move."""
-    for o in range(s[OPT_PLAYERS]):
-        if o == thief or o == victim:
-            _know_lose_for(s, o, victim, r, 1)
-            s[_kidx(o, thief, r)] += 1
-        else:
-            known_types = 0
-            for q in range(5):
-                if s[_kidx(o, victim, q)] > 0:
-                    known_types += 1
-            if known_types == 1 and s[_kidx(o, victim, 5)] == 0:
-                for q in range(5):
-                    if s[_kidx(o, victim, q)] > 0:
-                        s[_kidx(o, victim, q)] -= 1
-            else:
-                # every known type may have lost one card: keep only sure lower bounds
-                for q in range(5):
-                    if s[_kidx(o, victim, q)] > 0:
-                        s[_kidx(o, victim, q)] -= 1
-                        s[_kidx(o, victim, 5)] += 1
-                s[_kidx(o, victim, 5)] -= 1
-            s[_kidx(o, thief, 5)] += 1
-
-
-@njit(cache=True)
-def _gain(s, p, r, n):
-    s[HAND + p * 5 + r] += n
-    s[BANK + r] -= n
-    _know_gain(s, p, r, n)
-
-
-@njit(cache=True)
-def _pay(s, p, cost):
-    for r in range(5):
-        if cost[r] > 0:
-            s[HAND + p * 5 + r] -= cost[r]
-            s[BANK + r] += cost[r]
-            _know_lose(s, p, r, cost[r])
-
-
-@njit(cache=True)
-def _transfer(s, src, dst, r, n):
-    """n cards of r from src to dst in public (trade, monopoly)."""
-    s[HAND + src * 5 + r] -= n
-    s[HAND + dst * 5 + r] += n
-    _know_lose(s, src, r, n)
-    _know_gain(s, dst, r, n)
-
-
-# ---------------------------------------------------------------- longest road
-@njit(cache=True)
-def road_length(s, p):
-    """Longest trail of p's roads; opponents' buildings cut it (a trail may end there)."""
-    used = np.zeros(72, dtype=np.bool_)
-    stack_v = np.empty(17, dtype=np.int64)
-    stack_k = np.empty(17, dtype=np.int64)
-    stack_e = np.empty(17, dtype=np.int64)
-    best = 0
-    for start in range(54):
-        touches = False
-        for k in range(3):
-            e = VERTEX_EDGES[start, k]
-            if e >= 0 and s[E_OWNER + e] == p:
-                touches = True
-        if not touches:
-            continue
-        depth = 0
-        stack_v[0] = start
-        stack_k[0] = 0
-        stack_e[0] = -1
-        while depth >= 0:
-            v = stack_v[depth]
-            k = stack_k[depth]
-            blocked = depth > 0 and s[V_OWNER + v] >= 0 and s[V_OWNER + v] != p
-            if k >= 3 or blocked:
-                if depth > 0:
-                    used[stack_e[depth]] = False
-                depth -= 1
-                continue
-            stack_k[depth] = k + 1
-            e = VERTEX_EDGES[v, k]
-            if e < 0 or s[E_OWNER + e] != p or used[e]:
-                continue
-            used[e] = True
-            w = EDGE_VERTICES[e, 0]
-            if w == v:
-                w = EDGE_VERTICES[e, 1]
-            depth += 1
-            stack_v[depth] = w
-            stack_k[depth] = 0
-            stack_e[depth] = e
-            if depth > best:
-                best = depth
-    return best
-
-
-@njit(cache=True)
-def _update_longest_road(s):
-    """Apply the holder / strictly-longer / tie / set-aside rules to ROAD_LEN."""
-    n = s[OPT_PLAYERS]
-    best = 0
-    for p in range(n):
-        if s[ROAD_LEN + p] > best:
-            best = s[ROAD_LEN + p]
-    count = 0
-    leader = -1
-    for p in range(n):
-        if s[ROAD_LEN + p] == best:
-            count += 1
-            leader = p
-    holder = s[LR_HOLDER]
-    if holder >= 0 and s[ROAD_LEN + holder] == best and best >= 5:
-        return
-    new = -1
-    if best >= 5 and count == 1:
-        new = leader
-    if new != holder:
-        if holder >= 0:
-            s[PUBLIC_VP + holder] -= 2
-        if new >= 0:
-            s[PUBLIC_VP + new] += 2
-        s[LR_HOLDER] = new
-
-
-@njit(cache=True)
-def _update_largest_army(s, p):
-    k = s[KNIGHTS + p]
-    h = s[LA_HOLDER]
-    if k >= 3 and h != p and (h < 0 or k > s[KNIGHTS + h]):
-        if h >= 0:
-            s[PUBLIC_VP + h] -= 2
-        s[LA_HOLDER] = p
-        s[PUBLIC_VP + p] += 2
-
-
-# ---------------------------------------------------------------- placement rules
-@njit(cache=True)
-def _distance_ok(s, v):
-    if s[V_OWNER + v] >= 0:
-        return False
-    for k in range(3):
-        w = VERTEX_VERTICES[v, k]
-        if w >= 0 and s[V_OWNER + w] >= 0:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _touches_own_road(s, p, v):
-    for k in range(3):
-        e = VERTEX_EDGES[v, k]
-        if e >= 0 and s[E_OWNER + e] == p:
-            return True
-    return False
-
-
-@njit(cache=True)
-def road_spot_ok(s, p, e):
-    """Edge e is empty and connects to p's building or to p's road through a free vertex."""
-    if s[E_OWNER + e] >= 0:
-        return False
-    for j in range(2):
-        v = EDGE_VERTICES[e, j]
-        owner = s[V_OWNER + v]
-        if owner == p:
-            return True
-        if owner < 0:
-            for k in range(3):
-                f = VERTEX_EDGES[v, k]
-                if f >= 0 and f != e and s[E_OWNER + f] == p:
-                    return True
-    return False
-
-
-@njit(cache=True)
-def settlement_spot_ok(s, p, v):
-    return _distance_ok(s, v) and _touches_own_road(s, p, v)
-
-
-@njit(cache=True)
-def _any_road_spot(s, p):
-    for e in range(72):
-        if road_spot_ok(s, p, e):
-            return True
-    return False
 
 
 @njit(cache=True)
@@ -346,6 +90,7 @@ def _dev_playable(s, p, t):
     if s[DEV_PLAYED] != 0:
         return False
     return s[DEV_HAND + p * 5 + t] - s[DEV_NEW + p * 5 + t] > 0
+
 
 
 # ---------------------------------------------------------------- legal actions
