@@ -19,7 +19,9 @@ Flat vector (float32, VECTOR_SIZE), in order:
                        holds largest army, roads / 15, settlements / 5, cities / 4 left,
                        cards still to discard / 10, known cards per resource / 10 (5),
                        unknown cards / 10
-  bank         6       bank per resource / 19, development deck size / 25
+  bank        11       bank per resource / 19, development deck size / 25, development
+                       cards played so far by type / 14 (public: knights, road building,
+                       year of plenty, monopoly; VP cards are never played, so 0)
   flow        27       phase one-hot (10), observer decides, rolled, card played this turn,
                        last roll one-hot (11, 2..12), free roads / 2, offers made / 3,
                        turn / 100
@@ -37,7 +39,7 @@ from numba import njit
 
 from . import actions as A
 from .layout import (
-    BANK, CITIES_LEFT, DECIDER, DECK, DEV_HAND, DEV_NEW, DEV_PLAYED, DISCARDS, E_OWNER,
+    BANK, CITIES_LEFT, DECIDER, DECK, DEV_HAND, DEV_USED, DEV_NEW, DEV_PLAYED, DISCARDS, E_OWNER,
     FREE_ROADS, HAND, HEX_NUMBER, HEX_TERRAIN, KNIGHTS, KNOW, KNOW_W, LA_HOLDER, LAST_ROLL,
     LR_HOLDER, OFFERS_MADE, OPT_PLAYERS, PHASE, PORT_TYPE, PUBLIC_VP, RESP_COUNTER,
     RESP_NOT_ASKED, ROAD_LEN, ROADS_LEFT, ROBBER, ROLLED, SETTLEMENTS_LEFT, TRADE_GET_N,
@@ -52,7 +54,7 @@ PIPS = np.array([0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1], dtype=np.float64)
 HEX_FEATURES = 9
 BOARD_SIZE = 19 * HEX_FEATURES + 9 * 6 + 54 * 8 + 72 * 4
 PLAYER_FEATURES = 17
-TAIL_SIZE = 5 + 10 + 1 + 4 * PLAYER_FEATURES + 6 + 27 + 80
+TAIL_SIZE = 5 + 10 + 1 + 4 * PLAYER_FEATURES + 11 + 27 + 80
 VECTOR_SIZE = BOARD_SIZE + TAIL_SIZE
 PLANES = 26
 FULL_EXTRA = 4 * 10
@@ -131,7 +133,9 @@ def encode_tail(s, observer, out, o):
     for r in range(5):
         out[o + r] = s[BANK + r] / 19.0
     out[o + 5] = (s[DECK] + s[DECK + 1] + s[DECK + 2] + s[DECK + 3] + s[DECK + 4]) / 25.0
-    o += 6
+    for t in range(5):
+        out[o + 6 + t] = s[DEV_USED + t] / 14.0
+    o += 11
     out[o + s[PHASE]] = 1.0
     if s[PHASE] != PH_GAME_OVER and s[DECIDER] == observer:
         out[o + N_PHASES] = 1.0
