@@ -56,6 +56,8 @@ class JSettlersAgent(Agent):
         self.plan = []
         self._turn = None
         self.offers_made = set()
+        self.not_holding = set()    # (opponent, resource) pairs refused this turn
+        self._pending_get = None    # resource asked for by our open offer
         self.failed_builds = 0
         self.failed_bank = 0
         self.trades_made = 0
@@ -77,9 +79,12 @@ class JSettlersAgent(Agent):
             self._turn = turn_key
             self.plan = []
             self.offers_made = set()
+            self.not_holding = set()
+            self._pending_get = None
             self.failed_builds = 0
             self.failed_bank = 0
         ph = int(s[L.PHASE])
+        self._learn_from_offer(ph)
         if ph == L.PH_SETUP_SETTLEMENT:
             a = self._opening_settlement()
         elif ph == L.PH_SETUP_ROAD:
@@ -545,12 +550,34 @@ class JSettlersAgent(Agent):
     def _baseline(self, model, cost):
         return self._eta_after(model, self._hand, cost)
 
+    def _learn_from_offer(self, ph):
+        """Who refused our last offer no longer counts as holding what we asked for (this
+        turn): at the confirm step the answers are visible; back in the main phase with no
+        confirm step, everybody refused."""
+        get = self._pending_get
+        if get is None or int(self._s[L.TURN_PLAYER]) != self._me:
+            return
+        if ph == L.PH_TRADE_CONFIRM:
+            for p in self._opponents():
+                if int(self._s[L.TRADE_RESP + p]) == L.RESP_REJECT:
+                    self.not_holding.add((p, get))
+        elif ph == L.PH_MAIN:
+            for p in self._opponents():
+                self.not_holding.add((p, get))
+        else:
+            return
+        self._pending_get = None
+
+    def _believed_holders(self, r):
+        know = self._s[L.KNOW + self._me * 24:L.KNOW + self._me * 24 + 24].reshape(4, 6)
+        return [p for p in self._opponents()
+                if (know[p, r] > 0 or know[p, 5] > 0) and (p, r) not in self.not_holding]
+
     def _rarest_missing(self, model, cost, holders_only=False):
         miss = self._missing(cost)
         types = [r for r in range(5) if miss[r] > 0]
         if holders_only:
-            know = self._s[L.KNOW + self._me * 24:L.KNOW + self._me * 24 + 24].reshape(4, 6)
-            types = [r for r in types if any(know[p, r] > 0 or know[p, 5] > 0 for p in self._opponents())]
+            types = [r for r in types if self._believed_holders(r)]
         if not types:
             return None
         return max(types, key=lambda r: (model.R[r], -r))
@@ -589,6 +616,7 @@ class JSettlersAgent(Agent):
             a = A.OFFER0 + A.menu_index(give_n, give_r, get_n, get_r)
             if a in self._legal:
                 self.offers_made.add(key)
+                self._pending_get = get_r
                 return a
         return None
 
@@ -618,6 +646,8 @@ class JSettlersAgent(Agent):
         get_r, get_n = int(s[L.TRADE_GET_RES]), int(s[L.TRADE_GET_N])      # what we would give
         if not self.trading or self._wgeta(proposer) <= NO_TRADE_WGETA:
             return A.TRADE_REJECT
+        if self._racing(proposer):
+            return A.TRADE_REJECT
         cost = self._target_cost()
         if cost is None:
             return A.TRADE_REJECT
@@ -642,6 +672,15 @@ class JSettlersAgent(Agent):
                 if a in self._legal:
                     return a
         return A.TRADE_REJECT
+
+    def _racing(self, other):
+        """True when other could settle (with at most one road) on the spot we plan to take."""
+        if not self.plan:
+            self._make_plan()
+        targets = {item[1] for item in self.plan if item[0] == "settlement"}
+        if not targets:
+            return False
+        return any(v in targets for v, path in settlement_spots(self._s, other, max_roads=1))
 
     def _confirm(self):
         s, me = self._s, self._me

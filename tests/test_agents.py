@@ -358,3 +358,38 @@ def test_mcts_example_runs():
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "wins:" in out.stdout
+
+
+def test_answer_rejects_a_player_racing_for_our_spot():
+    from agents.planning import settlement_spots
+    # seat 0 offers 1 grain for 1 ore: it completes seat 1's settlement
+    s = _offer_state(1, 3, 1, 4, {"brick": 1, "lumber": 1, "wool": 1, "ore": 1})
+    contested = sorted(v for v, path in settlement_spots(s, 0, max_roads=1))
+    assert contested
+    free = next(v for v in range(54) if v not in contested)
+    assert _answer(s, [("settlement", free)]) == A.TRADE_ACCEPT
+    assert _answer(s, [("settlement", contested[0])]) == A.TRADE_REJECT
+
+
+def test_offers_skip_opponents_who_refused_this_turn():
+    s = game_after_setup()
+    for p in range(4):
+        take_all(s, p)
+    quiet_roll(s)
+    give(s, 0, brick=1, lumber=1, wool=1, ore=2)  # a settlement misses grain
+    give(s, 1, grain=1)
+    agent = JSettlersAgent(seed=0)
+    agent._turn = (int(s[L.TURN]), int(s[L.TURN_PLAYER]))
+    agent.plan = [("settlement", 8)]
+    a = agent.act(_obs(s, 0), InfoSet(s, 0, 1))
+    assert A.OFFER0 <= a < A.TRADE_ACCEPT
+    m = a - A.OFFER0
+    assert A.MENU_GET_RES[m] == 3  # asks for grain
+    G.step(s, a)
+    for _ in range(3):
+        G.step(s, A.TRADE_REJECT)
+    assert s[L.PHASE] == L.PH_MAIN
+    agent.plan = [("settlement", 8)]
+    b = agent.act(_obs(s, 0), InfoSet(s, 0, 1))
+    assert not (A.OFFER0 <= b < A.TRADE_ACCEPT)  # nobody is believed to hold grain now
+    assert all((p, 3) in agent.not_holding for p in (1, 2, 3))
