@@ -164,9 +164,8 @@ class JSettlersAgent(Agent):
                 best, best_key = int(v), key
         return A.SETTLEMENT0 + best
 
-    def _node_score(self, v, own_numbers, have_generic, lacking_rarity):
-        s = self._s
-        terrain, numbers, _, ports = hex_arrays(s)
+    def _node_score(self, v, board, own_numbers, have_generic, lacking_rarity):
+        terrain, numbers, _, ports = board
         total = 0
         for h in VERTEX_HEXES[v]:
             if h >= 0 and terrain[h] != 5:
@@ -184,7 +183,8 @@ class JSettlersAgent(Agent):
     def _opening_road(self):
         s, me = self._s, self._me
         v0 = int(s[L.SETUP_VERTEX])
-        terrain, numbers, _, ports = hex_arrays(s)
+        board = hex_arrays(s)
+        terrain, numbers, _, ports = board
         owner = s[L.V_OWNER:L.V_OWNER + 54]
         own_numbers = set()
         for v in np.flatnonzero(owner == me):
@@ -205,7 +205,7 @@ class JSettlersAgent(Agent):
                     continue
                 w = int(EDGE_VERTICES[f, 1] if EDGE_VERTICES[f, 0] == mid else EDGE_VERTICES[f, 0])
                 if R._distance_ok(s, w):
-                    options.append((self._node_score(w, own_numbers, have_generic, lacking), w, a))
+                    options.append((self._node_score(w, board, own_numbers, have_generic, lacking), w, a))
         if not options:
             return min(self._legal)
         options.sort(reverse=True)

@@ -25,6 +25,7 @@ from numba import njit, types
 from numba.typed import Dict
 
 from catan_env.core import layout as L
+from catan_env.core.placement import adjacent
 from catan_env.core.topology import VERTEX_HEXES, VERTEX_VERTICES
 
 P36 = np.array([0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1], dtype=np.float64) / 36.0
@@ -77,11 +78,7 @@ def pair_matrix(res, exp, nums, a, b, g):
         for w in range(54):
             if v == w:
                 continue
-            adjacent = False
-            for k in range(3):
-                if VERTEX_VERTICES[v, k] == w:
-                    adjacent = True
-            if not adjacent:
+            if not adjacent(v, w):
                 q[v, w] = value(res[v] | res[w], exp[v] + exp[w], nums[v] | nums[w], a, b, g)
     return q
 

@@ -184,8 +184,7 @@ def wgeta(s, p, vp=None, board=None):
 
 
 def vertex_pips(s, v):
-    terrain, numbers, _, _ = hex_arrays(s)
-    return int(SP.node_pips(terrain, numbers, int(v)))
+    return int(SP.node_pips(s[L.HEX_TERRAIN:L.HEX_TERRAIN + 19], s[L.HEX_NUMBER:L.HEX_NUMBER + 19], int(v)))
 
 
 def producing_hexes(s, p):

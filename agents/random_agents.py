@@ -2,9 +2,7 @@
 "MCTS in Settlers of Catan" paper (Szita, Chaslot, Spronck)."""
 import numpy as np
 
-from catan_env.core import actions as A
-from catan_env.core import layout as L
-from catan_env.core.topology import HEX_VERTICES
+from catan_env.core.playout import action_weights
 
 from .base import Agent, legal_from
 
@@ -20,24 +18,12 @@ class RandomAgent(Agent):
 
 
 def paper_weights(legal, public_state, seat):
-    """Szita et al.'s weights: 1 per action, +10,000 for settlements and cities,
-    10/10^R for roads (R = roads / (settlements + cities)), +100 for a Knight when the
-    robber blocks one of our hexes, +10 for other development card plays."""
-    s = public_state
-    roads = 15 - s[L.ROADS_LEFT + seat]
-    towns = (5 - s[L.SETTLEMENTS_LEFT + seat]) + (4 - s[L.CITIES_LEFT + seat])
-    road_w = 10.0 / 10.0 ** (roads / max(towns, 1))
-    blocked = any(s[L.V_OWNER + v] == seat for v in HEX_VERTICES[s[L.ROBBER]])
-    w = np.ones(len(legal))
-    for i, a in enumerate(legal):
-        if A.SETTLEMENT0 <= a < A.BUY_DEV:
-            w[i] += 10_000
-        elif A.ROAD0 <= a < A.SETTLEMENT0:
-            w[i] += road_w
-        elif a == A.PLAY_KNIGHT:
-            w[i] += 100 if blocked else 1
-        elif A.PLAY_ROAD_BUILDING <= a < A.ROBBER0:
-            w[i] += 10
+    """Szita et al.'s weights (the core playout policy's): 1 per action, +10,000 for
+    settlements and cities, 10/10^R for roads (R = roads / (settlements + cities)), +100
+    for a Knight when the robber blocks one of our hexes, +10 for other card plays."""
+    legal = np.asarray(legal, dtype=np.int64)
+    w = np.empty(len(legal))
+    action_weights(public_state, seat, legal, len(legal), w)
     return w
 
 

@@ -8,7 +8,8 @@ is a bit set (bit r: 2:1 harbour of r, bit 5: a 3:1 harbour).
 import numpy as np
 from numba import njit
 
-from catan_env.core.topology import PORT_VERTICES, VERTEX_HEXES, VERTEX_VERTICES
+from catan_env.core.placement import adjacent
+from catan_env.core.topology import PORT_VERTICES, VERTEX_HEXES
 
 P_DICE = np.array([0, 0, .03, .06, .08, .11, .14, .17, .14, .11, .08, .06, .03])
 PIP_PCT = np.array([0, 0, 3, 6, 8, 11, 14, 17, 14, 11, 8, 6, 3], dtype=np.int64)
@@ -140,11 +141,7 @@ def best_opening_pair(terrain, numbers, robber, port_type, candidates, fixed, ow
             b = candidates[j]
             if b == a:
                 continue
-            adjacent = False
-            for k in range(3):
-                if VERTEX_VERTICES[a, k] == b:
-                    adjacent = True
-            if adjacent:
+            if adjacent(a, b):
                 continue
             verts[m] = a
             verts[m + 1] = b

@@ -32,7 +32,7 @@ from .core import game as G
 from .core import layout as L
 from .core.actions import N_ACTIONS, action_name
 from .core.observe import BOARD_SIZE, FULL_SIZE, TAIL_SIZE, VECTOR_SIZE
-from .core.options import OPTION_NAMES, make_options
+from .core.options import make_options
 from .core.topology import GRID_H, GRID_W
 from .core.observe import PLANES
 from .infoset import InfoSet
@@ -226,5 +226,3 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             plt.close(self._human_window[0])
             self._human_window = None
 
-
-assert set(OPTION_NAMES) >= {"players", "board"}

@@ -50,7 +50,6 @@ class CatanGymEnv(gymnasium.Env):
         self.observation_space = self._aec.observation_space(agent0)["observation"]
         self.action_space = spaces.Discrete(N_ACTIONS)
         self._illegal = 0
-        self._seat_of_opponent = {}
 
     # ------------------------------------------------------------------ helpers
     @property

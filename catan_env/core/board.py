@@ -59,13 +59,7 @@ def validate_board(board):
         raise ValueError(f"board: numbers needs 19 entries, got {len(numbers)}")
     if len(harbours) != 9:
         raise ValueError(f"board: harbours needs 9 slots, got {len(harbours)}")
-    for i, t in enumerate(terrain):
-        if t not in TERRAIN_COUNTS:
-            raise ValueError(f"board: unknown terrain {t!r} at hex {i}; allowed: {list(TERRAIN_COUNTS)}")
-    got = Counter(terrain)
-    for t, c in TERRAIN_COUNTS.items():
-        if got[t] != c:
-            raise ValueError(f"board: expected {c} {t} hexes, got {got[t]}")
+    _check_counts(terrain, TERRAIN_COUNTS, "terrain", "hex", "hexes")
     for i, (t, n) in enumerate(zip(terrain, numbers)):
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
             raise ValueError(f"board: number at hex {i} must be an int, got {n!r}")
@@ -77,14 +71,19 @@ def validate_board(board):
     if got_n != NUMBER_COUNTS:
         raise ValueError(f"board: number tokens must be {sorted(NUMBER_COUNTS.elements())}, "
                          f"got {sorted(got_n.elements())}")
-    for i, h in enumerate(harbours):
-        if h not in HARBOUR_COUNTS:
-            raise ValueError(f"board: unknown harbour {h!r} at slot {i}; allowed: {list(HARBOUR_COUNTS)}")
-    got_h = Counter(harbours)
-    for h, c in HARBOUR_COUNTS.items():
-        if got_h[h] != c:
-            raise ValueError(f"board: expected {c} {h} harbour(s), got {got_h[h]}")
+    _check_counts(harbours, HARBOUR_COUNTS, "harbour", "slot", "harbour(s)")
     return {"terrain": terrain, "numbers": [int(n) for n in numbers], "harbours": harbours}
+
+
+def _check_counts(items, expected, kind, place, plural):
+    """Every item is a known name and each name appears as often as the official set says."""
+    for i, x in enumerate(items):
+        if x not in expected:
+            raise ValueError(f"board: unknown {kind} {x!r} at {place} {i}; allowed: {list(expected)}")
+    got = Counter(items)
+    for x, c in expected.items():
+        if got[x] != c:
+            raise ValueError(f"board: expected {c} {x} {plural}, got {got[x]}")
 
 
 def write_board(state, board):

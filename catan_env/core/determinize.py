@@ -15,16 +15,12 @@ import numpy as np
 from numba import njit
 
 from .layout import (
-    BANK, DECK, DEV_HAND, DEV_NEW, HAND, KNOW, KNOW_W, LAST_DRAW, LAST_STEAL, OPT_PLAYERS,
+    BANK, DECK, DEV_HAND, DEV_NEW, HAND, LAST_DRAW, LAST_STEAL, OPT_PLAYERS,
     OPT_VP, PUBLIC_VP, TURN_PLAYER, VICTORY_POINT,
 )
+from .cards import _kidx
 from .rng import seed_rng
 from .rules import _shuffle
-
-
-@njit(cache=True)
-def _k(o, t, r):
-    return KNOW + (o * 4 + t) * KNOW_W + r
 
 
 @njit(cache=True)
@@ -36,7 +32,7 @@ def _deal_resources(s, observer):
         c = 19 - s[BANK + r] - s[HAND + observer * 5 + r]
         for t in range(n):
             if t != observer:
-                c -= s[_k(observer, t, r)]
+                c -= s[_kidx(observer, t, r)]
         for _ in range(c):
             pool[m] = r
             m += 1
@@ -47,8 +43,8 @@ def _deal_resources(s, observer):
         if t == observer:
             continue
         for r in range(5):
-            s[HAND + t * 5 + r] = s[_k(observer, t, r)]
-        for _ in range(s[_k(observer, t, 5)]):
+            s[HAND + t * 5 + r] = s[_kidx(observer, t, r)]
+        for _ in range(s[_kidx(observer, t, 5)]):
             s[HAND + t * 5 + cards[j]] += 1
             j += 1
 
@@ -58,18 +54,18 @@ def _clamp_knowledge(s, observer):
     n = s[OPT_PLAYERS]
     for t in range(n):
         for r in range(5):
-            s[_k(t, t, r)] = s[HAND + t * 5 + r]
-        s[_k(t, t, 5)] = 0
+            s[_kidx(t, t, r)] = s[HAND + t * 5 + r]
+        s[_kidx(t, t, 5)] = 0
         if t == observer:
             continue
         for o in range(n):
             if o == observer or o == t:
                 continue
             for r in range(5):
-                excess = s[_k(o, t, r)] - s[HAND + t * 5 + r]
+                excess = s[_kidx(o, t, r)] - s[HAND + t * 5 + r]
                 if excess > 0:
-                    s[_k(o, t, r)] -= excess
-                    s[_k(o, t, 5)] += excess
+                    s[_kidx(o, t, r)] -= excess
+                    s[_kidx(o, t, 5)] += excess
 
 
 @njit(cache=True)

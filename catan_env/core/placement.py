@@ -10,6 +10,15 @@ from .layout import (
 from .topology import EDGE_VERTICES, VERTEX_EDGES, VERTEX_VERTICES
 
 
+@njit(cache=True)
+def adjacent(v, w):
+    """Vertices v and w share an edge."""
+    for k in range(3):
+        if VERTEX_VERTICES[v, k] == w:
+            return True
+    return False
+
+
 # ---------------------------------------------------------------- longest road
 @njit(cache=True)
 def road_length(s, p):

@@ -76,8 +76,8 @@ def action_weight(s, p, a, road_weight, knight_weight):
 
 
 @njit(cache=True)
-def _pick_weighted(s, buf, n, rng):
-    p = current_decider(s)
+def action_weights(s, p, buf, n, out):
+    """Szita et al.'s weight of each of the n actions in buf for seat p, into out."""
     roads = 15 - s[ROADS_LEFT + p]
     towns = (5 - s[SETTLEMENTS_LEFT + p]) + (4 - s[CITIES_LEFT + p])
     ratio = roads / max(towns, 1)
@@ -85,10 +85,19 @@ def _pick_weighted(s, buf, n, rng):
     knight_weight = 100.0 if _robber_blocks(s, p) else 1.0
     total = 0.0
     for i in range(n):
-        total += action_weight(s, p, buf[i], road_weight, knight_weight)
+        out[i] = action_weight(s, p, buf[i], road_weight, knight_weight)
+        total += out[i]
+    return total
+
+
+@njit(cache=True)
+def _pick_weighted(s, buf, n, rng, w):
+    """Sample by weight; w is scratch space of at least n floats (kept off the hot path's
+    allocations)."""
+    total = action_weights(s, current_decider(s), buf, n, w)
     x = (randint(rng, 1 << 30) / float(1 << 30)) * total
     for i in range(n):
-        x -= action_weight(s, p, buf[i], road_weight, knight_weight)
+        x -= w[i]
         if x < 0.0:
             return buf[i]
     return buf[n - 1]
@@ -99,7 +108,7 @@ def choose_action(s, buf, n, policy, rng):
     if policy == POLICY_PRUNING:
         return _pick_pruning(s, buf, n, rng)
     if policy == POLICY_WEIGHTED:
-        return _pick_weighted(s, buf, n, rng)
+        return _pick_weighted(s, buf, n, rng, np.empty(n))
     return buf[randint(rng, n)]
 
 
@@ -110,6 +119,7 @@ def playout_inplace(s, policy, seed, max_turns):
     rng = np.zeros(STATE_SIZE, dtype=np.int64)  # only the RNG slot is used
     seed_rng(rng, seed)
     buf = np.empty(A.N_ACTIONS, dtype=np.int64)
+    weights = np.empty(A.N_ACTIONS)
     steps = 0
     while s[PHASE] != PH_GAME_OVER and s[TURN] <= max_turns:
         n = legal_actions(s, buf)
@@ -118,7 +128,7 @@ def playout_inplace(s, policy, seed, max_turns):
         elif policy == POLICY_PRUNING:
             a = _pick_pruning(s, buf, n, rng)
         else:
-            a = _pick_weighted(s, buf, n, rng)
+            a = _pick_weighted(s, buf, n, rng, weights)
         apply_action(s, a, -1)
         steps += 1
     return steps
