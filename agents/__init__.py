@@ -1,5 +1,12 @@
 """Agents for catan_env: one protocol (``Agent.act(observation, infoset)``), random and
-weighted baselines, a JSettlers-style heuristic robot, a trading baseline, and the arena."""
+weighted baselines, a JSettlers-style heuristic robot, a trading baseline, and the arena.
+
+Installed as ``catan_env.agents`` (the folder is ``agents/`` at the repository's top)."""
+import os as _os
+
+from catan_env.core.cache_guard import clear_stale as _clear_stale
+
+_clear_stale(_os.path.dirname(_os.path.abspath(__file__)))  # jitted agents bake core constants
 from .base import Agent
 from .jsettlers import JSettlersAgent
 from .mcts import MCTSAgent

@@ -19,7 +19,8 @@ from catan_env.core.determinize import determinize
 from catan_env.core.layout import OPT_PLAYERS, PHASE, PH_GAME_OVER, STATE_SIZE, TURN, WINNER
 from catan_env.core.playout import POLICIES, playout_inplace
 from catan_env.core.rng import randint, seed_rng
-from catan_env.core.rules import apply_action, current_decider, legal_actions
+from catan_env.core.cards import current_decider
+from catan_env.core.rules import apply_action, legal_actions
 
 from .base import Agent, legal_from
 
@@ -35,7 +36,8 @@ def _virtual(a):
 
 @njit(cache=True)
 def search(view, seat, iterations, seed, c, policy, turn_cap, max_nodes, virtual_wins, root_allowed):
-    """Run ISMCTS from the seat's view; return (visits per root action, iterations done).
+    """Run ISMCTS from the seat's view; return (visits per root action, availability per
+    root action, iterations done).
     root_allowed[a] == 0 keeps action a out of the root's children."""
     n_players = view[OPT_PLAYERS]
     act = np.empty(max_nodes, dtype=np.int64)
@@ -72,11 +74,16 @@ def search(view, seat, iterations, seed, c, policy, turn_cap, max_nodes, virtual
             while k >= 0:
                 child_of[act[k]] = k
                 k = nxt[k]
+            # every child legal in this determinization was available once this iteration
             untried = 0
             for i in range(n):
-                if child_of[buf[i]] < 0:
+                ch = child_of[buf[i]]
+                if ch < 0:
                     untried += 1
+                else:
+                    avail[ch] += 1.0
             chosen = -1
+            expanded = False
             if untried > 0 and count < max_nodes:
                 pick = randint(rng, untried)
                 for i in range(n):
@@ -88,6 +95,8 @@ def search(view, seat, iterations, seed, c, policy, turn_cap, max_nodes, virtual
                             act[chosen] = a
                             nxt[chosen] = first[node]
                             first[node] = chosen
+                            avail[chosen] = 1.0
+                            expanded = True
                             if virtual_wins:
                                 v = _virtual(a)
                                 visits[chosen] = v
@@ -100,7 +109,6 @@ def search(view, seat, iterations, seed, c, policy, turn_cap, max_nodes, virtual
                     ch = child_of[buf[i]]
                     if ch < 0:
                         continue
-                    avail[ch] += 1.0
                     if visits[ch] <= 0:
                         score = 1e300
                     else:
@@ -114,14 +122,12 @@ def search(view, seat, iterations, seed, c, policy, turn_cap, max_nodes, virtual
                 k = nxt[k]
             if chosen < 0:
                 break
-            if untried > 0:
-                avail[chosen] += 1.0
             apply_action(s, act[chosen], -1)
             depth += 1
             path[depth] = chosen
             node = chosen
-            if untried > 0:
-                break  # expanded: play out from here
+            if expanded:
+                break  # play out from the new node
         if s[PHASE] != PH_GAME_OVER:
             playout_inplace(s, policy, seed * 7919 + it, turn_cap)
         reward[:] = 0.0
@@ -138,11 +144,13 @@ def search(view, seat, iterations, seed, c, policy, turn_cap, max_nodes, virtual
             for p in range(4):
                 wins[nd, p] += reward[p]
     out = np.zeros(A.N_ACTIONS)
+    root_avail = np.zeros(A.N_ACTIONS)
     k = first[0]
     while k >= 0:
         out[act[k]] = real_visits[k]
+        root_avail[act[k]] = avail[k]
         k = nxt[k]
-    return out, iterations
+    return out, root_avail, iterations
 
 
 class MCTSAgent(Agent):
@@ -184,7 +192,7 @@ class MCTSAgent(Agent):
         view = infoset.determinize(int(self.rng.integers(2 ** 62)))
         self._calls += 1
         seed = int(self.rng.integers(2 ** 62))
-        visits, _ = search(view, infoset.seat, self.iterations, seed, self.c, self.policy,
+        visits, _, _ = search(view, infoset.seat, self.iterations, seed, self.c, self.policy,
                            int(view[TURN]) + self.horizon, self.max_nodes, self.virtual_wins,
                            allowed)
         visits = visits[legal]

@@ -26,9 +26,10 @@ from numba.typed import Dict
 
 from catan_env.core import layout as L
 from catan_env.core.placement import adjacent
-from catan_env.core.topology import VERTEX_HEXES, VERTEX_VERTICES
+from catan_env.core.tables import DICE_PROB
+from catan_env.core.topology import N_VERTICES, VERTEX_HEXES, VERTEX_VERTICES
 
-P36 = np.array([0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1], dtype=np.float64) / 36.0
+P36 = DICE_PROB
 EPS = 1e-12
 KEY_TYPE = types.UniTuple(types.int64, 2)
 
@@ -38,7 +39,7 @@ def vertex_features(terrain, numbers):
     res = np.zeros(54, dtype=np.int64)
     exp = np.zeros(54, dtype=np.float64)
     nums = np.zeros(54, dtype=np.int64)
-    for v in range(54):
+    for v in range(N_VERTICES):
         for h in VERTEX_HEXES[v]:
             if h >= 0 and terrain[h] != L.DESERT:
                 res[v] |= 1 << int(terrain[h])
@@ -74,8 +75,8 @@ def value(res_mask, exp, num_mask, a, b, g):
 def pair_matrix(res, exp, nums, a, b, g):
     """Q[v1, v2]: objective of owning v1 and v2 (-inf when they break the distance rule)."""
     q = np.full((54, 54), -np.inf)
-    for v in range(54):
-        for w in range(54):
+    for v in range(N_VERTICES):
+        for w in range(N_VERTICES):
             if v == w:
                 continue
             if not adjacent(v, w):
@@ -86,7 +87,7 @@ def pair_matrix(res, exp, nums, a, b, g):
 def _block_mask():
     """Bit mask per vertex of itself and its neighbours (plain numpy: no compile at import)."""
     out = np.zeros(54, dtype=np.int64)
-    for v in range(54):
+    for v in range(N_VERTICES):
         m = 1 << v
         for w in VERTEX_VERTICES[v]:
             if w >= 0:
@@ -161,14 +162,14 @@ def _solve(avail, occ, p, n, q, single, order, firsts, seconds, use_memo, use_bo
     best_after = np.int64(-1)
     keep_f = np.full(n, -1, dtype=np.int64)
     keep_s = np.full(n, -1, dtype=np.int64)
-    for i in range(54):
+    for i in range(N_VERTICES):
         v1 = order[i]
         if not (avail >> v1) & 1:
             continue
         after_first = avail & ~BLOCK[v1]
         if use_bound:
             ub = -np.inf
-            for w in range(54):
+            for w in range(N_VERTICES):
                 if (after_first >> w) & 1 and q[v1, w] > ub:
                     ub = q[v1, w]
             if competitive:
@@ -190,7 +191,7 @@ def _solve(avail, occ, p, n, q, single, order, firsts, seconds, use_memo, use_bo
         # second settlement given every later placement
         v2 = -1
         best_v2 = -np.inf
-        for w in range(54):
+        for w in range(N_VERTICES):
             if (rest >> w) & 1 and q[v1, w] > best_v2 + EPS:
                 best_v2 = q[v1, w]
                 v2 = w
@@ -226,7 +227,7 @@ def solve_kernel(q, single, order, n, occupied_mask, use_memo, use_bound, compet
     firsts = np.full(n, -1, dtype=np.int64)
     seconds = np.full(n, -1, dtype=np.int64)
     avail = FULL
-    for v in range(54):
+    for v in range(N_VERTICES):
         if (occupied_mask >> v) & 1:
             avail &= ~BLOCK[v]
     memo_keys = Dict.empty(key_type=KEY_TYPE, value_type=types.int64)
@@ -259,7 +260,7 @@ class OpeningSolver:
     def tables(self, terrain, numbers):
         res, exp, nums = vertex_features(np.asarray(terrain), np.asarray(numbers))
         q = pair_matrix(res, exp, nums, *self.weights)
-        single = np.array([value(res[v], exp[v], nums[v], *self.weights) for v in range(54)])
+        single = np.array([value(res[v], exp[v], nums[v], *self.weights) for v in range(N_VERTICES)])
         return q, single
 
     def solve(self, terrain, numbers, players=4, occupied=()):
@@ -268,7 +269,7 @@ class OpeningSolver:
         q, single = self.tables(terrain, numbers)
         order = np.arange(54, dtype=np.int64)
         if self.modality == 3:
-            order = np.array(sorted(range(54), key=lambda v: (-single[v], v)), dtype=np.int64)
+            order = np.array(sorted(range(N_VERTICES), key=lambda v: (-single[v], v)), dtype=np.int64)
         occ = 0
         for v in occupied:
             occ |= 1 << int(v)
@@ -297,7 +298,7 @@ class OpeningSolver:
         step = int(state[L.SETUP_STEP])
         mine = [int(v) for v in np.flatnonzero(owner == seat)]
         if step >= n:  # second round: best partner among what is left
-            free = [v for v in range(54) if owner[v] < 0 and all(
+            free = [v for v in range(N_VERTICES) if owner[v] < 0 and all(
                 w < 0 or owner[w] < 0 for w in VERTEX_VERTICES[v])]
             return max(free, key=lambda v: (q[mine[0], v], -v)) if mine else \
                 max(free, key=lambda v: (single[v], -v))

@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from agents.arena import play_game
+from catan_env.agents.arena import play_game
 
 LINEUPS = {
     "jsettlers (fast)": ["jsettlers", "random", "random", "random"],

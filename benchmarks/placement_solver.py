@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from agents.opening_solver import OpeningSolver
+from catan_env.agents.opening_solver import OpeningSolver
 from catan_env.core import game as G
 from catan_env.core import layout as L
 

@@ -2,23 +2,43 @@
 
 ``catan_env.env()`` / ``raw_env`` is the PettingZoo AEC env (registered as ``catan_v0``);
 ``gymnasium.make("catan_env/Catan-v0")`` the single-agent env; ``catan_env.core`` the
-numba rules core.
+numba rules core, which needs numpy and numba only: the envs (and gymnasium and
+pettingzoo) load on first use of ``env``, ``raw_env``, ``InfoSet`` or ``replay``.
 """
-import gymnasium
-import pettingzoo
+import importlib
 
 from .core import (GameOptions, GameRecord, IllegalActionError, CorruptStateError, N_ACTIONS,
                    action_id, action_name)
-from .env import env, raw_env
-from .infoset import InfoSet
-from .replay import replay
 
 __version__ = "0.1.0"
 
-if "catan_env/Catan-v0" not in gymnasium.registry:
-    gymnasium.register(id="catan_env/Catan-v0", entry_point="catan_env.gym_env:CatanGymEnv")
-if "catan_v0" not in pettingzoo.aec_registry:
-    pettingzoo.register(env_type="aec", id="catan_v0", entry_point=env)
+_LAZY = {"env": ".env", "raw_env": ".env", "InfoSet": ".infoset", "replay": ".replay"}
+
+
+def __getattr__(name):
+    """Load the env layer on first use, so that ``import catan_env.core`` stays light."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module 'catan_env' has no attribute {name!r}")
+
+
+def _register():
+    """Register the envs with gymnasium and PettingZoo where those are installed."""
+    try:
+        import gymnasium
+    except ImportError:
+        gymnasium = None
+    if gymnasium is not None and "catan_env/Catan-v0" not in gymnasium.registry:
+        gymnasium.register(id="catan_env/Catan-v0", entry_point="catan_env.gym_env:CatanGymEnv")
+    try:
+        import pettingzoo
+    except ImportError:
+        return
+    if "catan_v0" not in pettingzoo.aec_registry:
+        pettingzoo.register(env_type="aec", id="catan_v0", entry_point="catan_env.env:env")
+
+
+_register()
 
 __all__ = ["env", "raw_env", "InfoSet", "GameOptions", "GameRecord", "IllegalActionError",
            "CorruptStateError", "N_ACTIONS", "action_id", "action_name", "replay", "__version__"]

@@ -1,8 +1,10 @@
 """Information-set handles: what one seat knows, with determinization, and no more.
 
 An ``InfoSet`` never holds the true state.  It is built from a state already
-determinized for its seat (every hidden card and the RNG resampled), so even its private
-fields carry nothing the seat could not know.  Agents use it to read public facts and
+determinized for its seat (every hidden card, every other seat's private knowledge and
+the RNG resampled or rebuilt), so even its private fields carry nothing the seat could
+not know: two true states the seat cannot tell apart give bitwise-equal InfoSets for the
+same secret seed (tested in ``tests/test_hidden_info.py``).  Agents use it to read public facts and
 their own hand, and to sample full states for search (``determinize(seed)``).
 """
 import numpy as np
@@ -48,44 +50,65 @@ class InfoSet:
 
     def hand(self):
         """This seat's resource cards (brick, lumber, wool, grain, ore)."""
-        o = L.HAND + self.seat * 5
-        return self._view[o:o + 5].copy()
+        return L.view(self._view, "hand")[self.seat].copy()
 
     def dev_cards(self):
         """This seat's unplayed development cards by type, and those bought this turn."""
-        o = self.seat * 5
-        return (self._view[L.DEV_HAND + o:L.DEV_HAND + o + 5].copy(),
-                self._view[L.DEV_NEW + o:L.DEV_NEW + o + 5].copy())
+        return (L.view(self._view, "dev_hand")[self.seat].copy(),
+                L.view(self._view, "dev_new")[self.seat].copy())
 
     def known_cards(self, target):
         """Cards of target this seat knows (5 counts) and how many it does not."""
-        o = L.KNOW + (self.seat * 4 + int(target)) * L.KNOW_W
-        k = self._view[o:o + 6]
-        return k[:5].copy(), int(k[5])
+        k = L.view(self._view, "know")[self.seat, int(target)]
+        return k[:L.N_RES].copy(), int(k[L.UNKNOWN])
 
     def public_state(self):
-        """A copy of the view with every hidden field blanked (-1): other hands, other
-        development card types, the deck order and the RNG.  Safe to inspect freely."""
+        """A copy of the view with every field this seat cannot know blanked (-1): other
+        seats' hands and development cards by type, the deck by type, what other seats
+        know of each other, and the RNG.  Public counts stay readable through
+        ``hand_sizes``, ``dev_counts``, ``deck_size``, ``bank``, ``dev_used`` and the
+        public knowledge row ``known_cards_public``.  Safe to inspect freely."""
         s = self._view.copy()
-        for p in range(self.n_players):
+        n = self.n_players
+        know = L.view(s, "know")
+        for p in range(n):
             if p != self.seat:
-                s[L.HAND + p * 5:L.HAND + p * 5 + 5] = -1
-                s[L.DEV_HAND + p * 5:L.DEV_HAND + p * 5 + 5] = -1
-                s[L.DEV_NEW + p * 5:L.DEV_NEW + p * 5 + 5] = -1
-                for o in range(self.n_players):
-                    if o != self.seat:
-                        b = L.KNOW + (o * 4 + p) * L.KNOW_W
-                        s[b:b + 6] = -1
-        s[L.DECK:L.DECK + 5] = -1
+                L.view(s, "hand")[p] = -1
+                L.view(s, "dev_hand")[p] = -1
+                L.view(s, "dev_new")[p] = -1
+            for o in range(n):
+                if o != self.seat and o != p:
+                    know[o, p] = -1
+        L.view(s, "deck")[:] = -1
         s[L.RNG] = -1
+        s[L.LAST_STEAL] = -1
+        s[L.LAST_DRAW] = -1
         return s
 
     def hand_sizes(self):
-        return [int(self._view[L.HAND + p * 5:L.HAND + p * 5 + 5].sum()) for p in range(self.n_players)]
+        """Resource cards held per seat (public)."""
+        return [int(x) for x in L.view(self._view, "hand")[:self.n_players].sum(axis=1)]
 
     def dev_counts(self):
-        return [int(self._view[L.DEV_HAND + p * 5:L.DEV_HAND + p * 5 + 5].sum())
-                for p in range(self.n_players)]
+        """Unplayed development cards held per seat (public)."""
+        return [int(x) for x in L.view(self._view, "dev_hand")[:self.n_players].sum(axis=1)]
+
+    def deck_size(self):
+        """Development cards left in the deck (public)."""
+        return int(L.view(self._view, "deck").sum())
+
+    def bank(self):
+        """Resource cards left in the bank, per resource (public)."""
+        return L.view(self._view, "bank").copy()
+
+    def dev_used(self):
+        """Development cards played so far by type, all seats together (public)."""
+        return L.view(self._view, "dev_used").copy()
+
+    def known_cards_public(self, target):
+        """What every seat knows of target's hand from public events alone."""
+        k = L.view(self._view, "know")[L.PUBLIC, int(target)]
+        return k[:L.N_RES].copy(), int(k[L.UNKNOWN])
 
     def observe(self, kind="vector"):
         return G.observe(self._view, self.seat, kind)

@@ -9,8 +9,8 @@ import textwrap
 import numpy as np
 
 from .core import layout as L
-from .core import rules as R
-from .core.topology import EDGE_VERTICES, HEX_VERTICES, HEX_XY, PORT_VERTICES, VERTEX_XY
+from .core import cards as R
+from .core.topology import (EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_EDGES, N_HEXES, N_PORTS, N_VERTICES, PORT_VERTICES, VERTEX_XY)
 
 TERRAIN_COLOURS = {0: (186, 88, 52), 1: (34, 120, 50), 2: (150, 208, 96), 3: (236, 200, 70),
                    4: (130, 130, 140), 5: (222, 204, 150)}
@@ -32,7 +32,7 @@ def _status_lines(s):
             tags.append("LongestRoad")
         if s[L.LA_HOLDER] == p:
             tags.append("LargestArmy")
-        dev = int(s[L.DEV_HAND + p * 5:L.DEV_HAND + p * 5 + 5].sum())
+        dev = int(L.view(s, "dev_hand")[p].sum())
         lines.append(
             f"P{p} {PLAYER_NAMES[p]:6s} VP {int(s[L.PUBLIC_VP + p]):2d}  cards {int(R.hand_size(s, p)):2d}"
             f"  dev {dev}  knights {int(s[L.KNIGHTS + p])}  road {int(s[L.ROAD_LEN + p]):2d}"
@@ -62,12 +62,12 @@ def render_ansi(s):
     out.append("")
     builds = []
     for p in range(int(s[L.OPT_PLAYERS])):
-        sett = [v for v in range(54) if s[L.V_OWNER + v] == p and s[L.V_LEVEL + v] == 1]
-        city = [v for v in range(54) if s[L.V_OWNER + v] == p and s[L.V_LEVEL + v] == 2]
-        roads = [e for e in range(72) if s[L.E_OWNER + e] == p]
+        sett = [v for v in range(N_VERTICES) if s[L.V_OWNER + v] == p and s[L.V_LEVEL + v] == 1]
+        city = [v for v in range(N_VERTICES) if s[L.V_OWNER + v] == p and s[L.V_LEVEL + v] == 2]
+        roads = [e for e in range(N_EDGES) if s[L.E_OWNER + e] == p]
         builds.append(f"P{p} settlements {sett} cities {city} roads {roads}")
     ports = ", ".join(f"{PORT_LABEL[int(s[L.PORT_TYPE + i])]}@v{PORT_VERTICES[i, 0]}/{PORT_VERTICES[i, 1]}"
-                      for i in range(9))
+                      for i in range(N_PORTS))
     return "\n".join(out + builds + ["harbours: " + ports] + _status_lines(s))
 
 
@@ -88,7 +88,7 @@ def render_rgb(s, width=900, height=640):
     img = Image.new("RGB", (width, height), (40, 110, 180))
     d = ImageDraw.Draw(img)
     ox, oy = 300, 320
-    for h in range(19):
+    for h in range(N_HEXES):
         pts = [_px(*VERTEX_XY[v], ox, oy) for v in HEX_VERTICES[h]]
         d.polygon(pts, fill=TERRAIN_COLOURS[int(s[L.HEX_TERRAIN + h])], outline=(30, 30, 30))
         cx, cy = _px(*HEX_XY[h], ox, oy)
@@ -103,7 +103,7 @@ def render_rgb(s, width=900, height=640):
                 d.ellipse([px - 1.5, cy + 5, px + 1.5, cy + 8], fill=colour)
         if s[L.ROBBER] == h:
             d.ellipse([cx + 8, cy - 22, cx + 22, cy - 8], fill=(20, 20, 20))
-    for i in range(9):
+    for i in range(N_PORTS):
         a, b = (_px(*VERTEX_XY[v], ox, oy) for v in PORT_VERTICES[i])
         mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
         dx, dy = mx - ox, my - oy
@@ -111,13 +111,13 @@ def render_rgb(s, width=900, height=640):
         tx, ty = mx + dx / norm * 26, my + dy / norm * 26
         d.line([a, (tx, ty), b], fill=(110, 80, 40), width=3)
         d.text((tx - 14, ty - 6), PORT_LABEL[int(s[L.PORT_TYPE + i])], fill=(255, 255, 255))
-    for e in range(72):
+    for e in range(N_EDGES):
         o = int(s[L.E_OWNER + e])
         if o >= 0:
             a, b = (_px(*VERTEX_XY[v], ox, oy) for v in EDGE_VERTICES[e])
             d.line([a, b], fill=(0, 0, 0), width=9)
             d.line([a, b], fill=PLAYER_COLOURS[o], width=6)
-    for v in range(54):
+    for v in range(N_VERTICES):
         o = int(s[L.V_OWNER + v])
         if o >= 0:
             x, y = _px(*VERTEX_XY[v], ox, oy)

@@ -9,7 +9,7 @@ import argparse
 import time
 
 import catan_env
-from agents import JSettlersAgent, MCTSAgent, RandomAgent
+from catan_env.agents import JSettlersAgent, MCTSAgent, RandomAgent
 
 
 def play(seed, iterations):

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 import catan_env
-from agents import (Agent, JSettlersAgent, RandomAgent, WeightedRandomAgent,
+from catan_env.agents import (Agent, JSettlersAgent, RandomAgent, WeightedRandomAgent,
                     available_agents, make_agent, register_agent)
-from agents import speed as SP
-from agents.arena import play_game, run_tournament, summarise, wilson, write_outputs
-from agents.planning import wgeta
+from catan_env.agents.jsettlers import speed as SP
+from catan_env.agents.arena import play_game, run_tournament, summarise, wilson, write_outputs
+from catan_env.agents.jsettlers.planning import wgeta
 from catan_env import InfoSet
 from catan_env.core import actions as A
 from catan_env.core import game as G
@@ -286,8 +286,8 @@ def test_agents_in_a_plain_pettingzoo_loop():
 
 
 def test_console_entry_points_exit_cleanly(tmp_path, capsys):
-    from agents.arena import main as arena_main
-    from agents.opening import main as opening_main
+    from catan_env.agents.arena import main as arena_main
+    from catan_env.agents.opening import main as opening_main
     assert arena_main(["--players", "jsettlers,random", "--games", "2", "--out", str(tmp_path)]) == 0
     assert "win rate" in capsys.readouterr().out
     assert opening_main(["--seed", "1", "--players", "3"]) == 0
@@ -312,7 +312,7 @@ def test_year_of_plenty_takes_the_two_missing_cards():
 
 
 def test_baseline_table_command(tmp_path, capsys):
-    from agents.baselines import main as baselines_main
+    from catan_env.agents.baselines import main as baselines_main
     assert baselines_main(["--games", "2", "--workers", "1", "--out", str(tmp_path),
                            "--only", "jsettlers_vs_random", "weighted_vs_random"]) == 0
     text = (tmp_path / "table.md").read_text()
@@ -322,7 +322,7 @@ def test_baseline_table_command(tmp_path, capsys):
 
 def test_mcts_finds_the_winning_build():
     """Seat 0 wins now with a city; anything else lets seat 1 win on its turn."""
-    from agents.mcts import MCTSAgent
+    from catan_env.agents.mcts import MCTSAgent
     s = game_after_setup(vp_to_win=5, domestic_trade=False)
     quiet_roll(s)
     for p in range(4):
@@ -361,7 +361,7 @@ def test_mcts_example_runs():
 
 
 def test_answer_rejects_a_player_racing_for_our_spot():
-    from agents.planning import settlement_spots
+    from catan_env.agents.jsettlers.planning import settlement_spots
     # seat 0 offers 1 grain for 1 ore: it completes seat 1's settlement
     s = _offer_state(1, 3, 1, 4, {"brick": 1, "lumber": 1, "wool": 1, "ore": 1})
     contested = sorted(v for v, path in settlement_spots(s, 0, max_roads=1))

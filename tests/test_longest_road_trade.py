@@ -80,7 +80,7 @@ def test_tie_does_not_take_and_strictly_longer_does():
         s[L.E_OWNER + e] = 1
         s[L.ROADS_LEFT + 1] -= 1
     s[L.ROAD_LEN + 1] = R.road_length(s, 1)
-    R._update_longest_road(s)
+    R.update_longest_road(s)
     assert s[L.ROAD_LEN + 1] == 6 and s[L.LR_HOLDER] == 1  # 6 > 5 strictly
     s2 = game_after_setup()
     quiet_roll(s2)
@@ -89,7 +89,7 @@ def test_tie_does_not_take_and_strictly_longer_does():
         s2[L.E_OWNER + e] = 1
         s2[L.ROADS_LEFT + 1] -= 1
     s2[L.ROAD_LEN + 1] = R.road_length(s2, 1)
-    R._update_longest_road(s2)
+    R.update_longest_road(s2)
     assert s2[L.ROAD_LEN + 1] == s2[L.ROAD_LEN] == 5 and s2[L.LR_HOLDER] == 0  # tie: keeps
 
 
@@ -152,7 +152,7 @@ def test_cut_sets_card_aside_when_nobody_has_five():
 def test_cut_gives_card_to_strictly_longest():
     s, v, left = _cut_scenario(5, lambda n: n < 5)
     _give_road(s, 2, 42, 5)
-    R._update_longest_road(s)
+    R.update_longest_road(s)
     assert s[L.LR_HOLDER] == 0  # seat 0 still strictly longer
     _settle(s, 1, v)
     assert s[L.LR_HOLDER] == 2 and s[L.PUBLIC_VP + 2] == 4
@@ -163,7 +163,7 @@ def test_cut_with_others_tied_sets_aside():
     s, v, left = _cut_scenario(5, lambda n: n < 5)
     _give_road(s, 2, 42, 5)
     _give_road(s, 3, 44, 5)
-    R._update_longest_road(s)
+    R.update_longest_road(s)
     _settle(s, 1, v)
     assert s[L.LR_HOLDER] == -1
 
@@ -171,7 +171,7 @@ def test_cut_with_others_tied_sets_aside():
 def test_cut_holder_tied_keeps_card():
     s, v, left = _cut_scenario(8, lambda n: 5 <= n <= 7)
     _give_road(s, 2, 42, left)
-    R._update_longest_road(s)
+    R.update_longest_road(s)
     assert s[L.LR_HOLDER] == 0
     _settle(s, 1, v)
     assert s[L.ROAD_LEN] == s[L.ROAD_LEN + 2] == left and s[L.LR_HOLDER] == 0

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from agents.opening import SolverOpeningAgent
-from agents.opening_solver import OpeningSolver, pair_matrix, vertex_features
+from catan_env.agents.opening import SolverOpeningAgent
+from catan_env.agents.opening_solver import OpeningSolver, pair_matrix, vertex_features
 from catan_env import InfoSet
 from catan_env.core import actions as A
 from catan_env.core import game as G

@@ -5,7 +5,7 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-from wrappers.rllib import ppo_config, rllib_env  # noqa: E402
+from catan_env.wrappers.rllib import ppo_config, rllib_env  # noqa: E402
 
 
 def test_rllib_env_plays_a_game_with_masks():

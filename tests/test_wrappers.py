@@ -7,8 +7,8 @@ sb3_contrib = pytest.importorskip("sb3_contrib")
 from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.utils import get_action_masks  # noqa: E402
 
-from agents.arena import play_game  # noqa: E402
-from wrappers.sb3 import PolicyAgent, make_vec_env  # noqa: E402
+from catan_env.agents.arena import play_game  # noqa: E402
+from catan_env.wrappers.sb3 import PolicyAgent, make_vec_env  # noqa: E402
 
 
 @pytest.mark.parametrize("vec", ["dummy", "subproc"])

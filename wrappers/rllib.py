@@ -2,7 +2,7 @@
 gymnasium 1.2.2 (``pip install torch==2.13.0 && pip install -e ".[rllib]"``).
 
     from ray.tune.registry import register_env
-    from wrappers.rllib import rllib_env, ppo_config
+    from catan_env.wrappers.rllib import rllib_env, ppo_config
 
     register_env("catan", rllib_env)
     algo = ppo_config(env="catan", env_config={"players": 4}).build()

@@ -1,7 +1,7 @@
 """Stable-Baselines3 / sb3-contrib glue.
 
     from sb3_contrib import MaskablePPO
-    from wrappers.sb3 import make_vec_env, PolicyAgent
+    from catan_env.wrappers.sb3 import make_vec_env, PolicyAgent
 
     venv = make_vec_env(8, opponents=["random"] * 3)          # SubprocVecEnv by default
     model = MaskablePPO("MlpPolicy", venv).learn(1_000_000)   # masks from action_masks()
@@ -14,7 +14,7 @@ import functools
 
 import numpy as np
 
-from agents.base import Agent
+from catan_env.agents.base import Agent
 
 
 def _make(seed, kwargs):

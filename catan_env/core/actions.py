@@ -30,6 +30,7 @@ Resources: 0 brick, 1 lumber, 2 wool, 3 grain, 4 ore.
 import numpy as np
 
 from .layout import RESOURCE_NAMES
+from .topology import N_EDGES, N_HEXES, N_VERTICES
 
 ROLL = 0
 END_TURN = 1
@@ -102,9 +103,9 @@ def _build_table():
     table = [None] * N_ACTIONS
     table[ROLL] = ("ROLL", (), "ROLL")
     table[END_TURN] = ("END_TURN", (), "END_TURN")
-    for e in range(72):
+    for e in range(N_EDGES):
         table[ROAD0 + e] = ("BUILD_ROAD", (e,), f"BUILD_ROAD(e{e})")
-    for v in range(54):
+    for v in range(N_VERTICES):
         table[SETTLEMENT0 + v] = ("BUILD_SETTLEMENT", (v,), f"BUILD_SETTLEMENT(v{v})")
         table[CITY0 + v] = ("BUILD_CITY", (v,), f"BUILD_CITY(v{v})")
     table[BUY_DEV] = ("BUY_DEV", (), "BUY_DEV")
@@ -117,7 +118,7 @@ def _build_table():
     for r in range(5):
         table[MONOPOLY0 + r] = ("PLAY_MONOPOLY", (r,), f"PLAY_MONOPOLY({RESOURCE_NAMES[r]})")
         table[DISCARD0 + r] = ("DISCARD", (r,), f"DISCARD({RESOURCE_NAMES[r]})")
-    for h in range(19):
+    for h in range(N_HEXES):
         for k in range(4):
             victim = "nobody" if k == 0 else f"+{k}"
             table[ROBBER0 + 4 * h + k] = ("MOVE_ROBBER", (h, k), f"MOVE_ROBBER(h{h},{victim})")

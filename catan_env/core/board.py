@@ -15,6 +15,7 @@ from collections import Counter
 import numpy as np
 
 from .layout import HEX_NUMBER, HEX_TERRAIN, PORT_NAMES, PORT_TYPE, ROBBER, TERRAIN_NAMES
+from .topology import N_HEXES, N_PORTS
 
 TERRAIN_COUNTS = {"hills": 3, "forest": 4, "pasture": 4, "fields": 4, "mountains": 3, "desert": 1}
 NUMBER_COUNTS = Counter([2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 9, 9, 10, 10, 11, 11, 12])
@@ -89,10 +90,10 @@ def _check_counts(items, expected, kind, place, plural):
 def write_board(state, board):
     """Write a validated board dict into the board fields of a state vector."""
     board = validate_board(board)
-    for h in range(19):
+    for h in range(N_HEXES):
         state[HEX_TERRAIN + h] = TERRAIN_NAMES.index(board["terrain"][h])
         state[HEX_NUMBER + h] = board["numbers"][h]
-    for i in range(9):
+    for i in range(N_PORTS):
         state[PORT_TYPE + i] = PORT_NAMES.index(board["harbours"][i])
     state[ROBBER] = board["terrain"].index("desert")
 

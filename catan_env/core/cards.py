@@ -3,23 +3,24 @@ the per-observer knowledge of every hand (KNOW), updated on each public or priva
 from numba import njit
 
 from .layout import (
-    BANK, DECIDER, DEV_HAND, HAND, KNOW, KNOW_W, OPT_PLAYERS, PHASE, PH_GAME_OVER, PUBLIC_VP,
-    VICTORY_POINT, WINNER,
+    BANK, DECIDER, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, PUBLIC, PUBLIC_VP, UNKNOWN,
+    VICTORY_POINT, WINNER, dev_i, hand_i, know_i,
 )
 
 
 # ---------------------------------------------------------------- small accessors
 @njit(cache=True)
 def hand_size(s, p):
-    o = HAND + p * 5
-    return s[o] + s[o + 1] + s[o + 2] + s[o + 3] + s[o + 4]
+    n = 0
+    for r in range(N_RES):
+        n += s[hand_i(p, r)]
+    return n
 
 
 @njit(cache=True)
 def can_afford(s, p, cost):
-    o = HAND + p * 5
-    for r in range(5):
-        if s[o + r] < cost[r]:
+    for r in range(N_RES):
+        if s[hand_i(p, r)] < cost[r]:
             return False
     return True
 
@@ -27,7 +28,7 @@ def can_afford(s, p, cost):
 @njit(cache=True)
 def total_vp(s, p):
     """Public VP plus the Victory Point cards in p's hand."""
-    return s[PUBLIC_VP + p] + s[DEV_HAND + p * 5 + VICTORY_POINT]
+    return s[PUBLIC_VP + p] + s[dev_i(p, VICTORY_POINT)]
 
 
 @njit(cache=True)
@@ -44,74 +45,77 @@ def winner(s):
 
 
 @njit(cache=True)
-def _kidx(o, t, r):
-    return KNOW + (o * 4 + t) * KNOW_W + r
+def _observer(s, i):
+    """The i-th knowledge row owner: seats 0..n-1, then the PUBLIC onlooker (i == n)."""
+    return i if i < s[OPT_PLAYERS] else PUBLIC
 
 
 # ---------------------------------------------------------------- knowledge tracking
 @njit(cache=True)
 def _know_gain(s, p, r, n):
     """Everyone sees p gain n cards of resource r."""
-    for o in range(s[OPT_PLAYERS]):
-        s[_kidx(o, p, r)] += n
+    for i in range(s[OPT_PLAYERS] + 1):
+        s[know_i(_observer(s, i), p, r)] += n
 
 
 @njit(cache=True)
 def _know_lose_for(s, o, p, r, n):
-    i = _kidx(o, p, r)
+    i = know_i(o, p, r)
     k = s[i]
     if k >= n:
         s[i] = k - n
     else:
         s[i] = 0
-        s[_kidx(o, p, 5)] -= n - k
+        s[know_i(o, p, UNKNOWN)] -= n - k
 
 
 @njit(cache=True)
 def _know_lose(s, p, r, n):
     """Everyone sees p lose n cards of resource r."""
-    for o in range(s[OPT_PLAYERS]):
-        _know_lose_for(s, o, p, r, n)
+    for i in range(s[OPT_PLAYERS] + 1):
+        _know_lose_for(s, _observer(s, i), p, r, n)
 
 
 @njit(cache=True)
 def _know_steal(s, thief, victim, r):
-    """Thief and victim see which card moved; the others see an unknown card move."""
-    for o in range(s[OPT_PLAYERS]):
+    """Thief and victim see which card moved; the others (and PUBLIC) see an unknown
+    card move."""
+    for i in range(s[OPT_PLAYERS] + 1):
+        o = _observer(s, i)
         if o == thief or o == victim:
             _know_lose_for(s, o, victim, r, 1)
-            s[_kidx(o, thief, r)] += 1
+            s[know_i(o, thief, r)] += 1
         else:
             known_types = 0
-            for q in range(5):
-                if s[_kidx(o, victim, q)] > 0:
+            for q in range(N_RES):
+                if s[know_i(o, victim, q)] > 0:
                     known_types += 1
-            if known_types == 1 and s[_kidx(o, victim, 5)] == 0:
-                for q in range(5):
-                    if s[_kidx(o, victim, q)] > 0:
-                        s[_kidx(o, victim, q)] -= 1
+            if known_types == 1 and s[know_i(o, victim, UNKNOWN)] == 0:
+                for q in range(N_RES):
+                    if s[know_i(o, victim, q)] > 0:
+                        s[know_i(o, victim, q)] -= 1
             else:
                 # every known type may have lost one card: keep only sure lower bounds
-                for q in range(5):
-                    if s[_kidx(o, victim, q)] > 0:
-                        s[_kidx(o, victim, q)] -= 1
-                        s[_kidx(o, victim, 5)] += 1
-                s[_kidx(o, victim, 5)] -= 1
-            s[_kidx(o, thief, 5)] += 1
+                for q in range(N_RES):
+                    if s[know_i(o, victim, q)] > 0:
+                        s[know_i(o, victim, q)] -= 1
+                        s[know_i(o, victim, UNKNOWN)] += 1
+                s[know_i(o, victim, UNKNOWN)] -= 1
+            s[know_i(o, thief, UNKNOWN)] += 1
 
 
 @njit(cache=True)
 def _gain(s, p, r, n):
-    s[HAND + p * 5 + r] += n
+    s[hand_i(p, r)] += n
     s[BANK + r] -= n
     _know_gain(s, p, r, n)
 
 
 @njit(cache=True)
 def _pay(s, p, cost):
-    for r in range(5):
+    for r in range(N_RES):
         if cost[r] > 0:
-            s[HAND + p * 5 + r] -= cost[r]
+            s[hand_i(p, r)] -= cost[r]
             s[BANK + r] += cost[r]
             _know_lose(s, p, r, cost[r])
 
@@ -119,7 +123,7 @@ def _pay(s, p, cost):
 @njit(cache=True)
 def _transfer(s, src, dst, r, n):
     """n cards of r from src to dst in public (trade, monopoly)."""
-    s[HAND + src * 5 + r] -= n
-    s[HAND + dst * 5 + r] += n
+    s[hand_i(src, r)] -= n
+    s[hand_i(dst, r)] += n
     _know_lose(s, src, r, n)
     _know_gain(s, dst, r, n)

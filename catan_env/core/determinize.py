@@ -2,112 +2,133 @@
 
 ``determinize(state, observer, seed)`` returns a full state identical in everything the
 observer knows (board, buildings, own hand and cards, public counts, the observer's
-known cards of each opponent) with the rest resampled consistently:
+known cards of each opponent, what every seat knows of the observer's own hand) with
+the rest resampled or rebuilt:
   - opponents' unknown resource cards, dealt from the pool the observer cannot place
     (19 - bank - own hand - known cards, per resource);
   - opponents' unplayed development cards (bought-this-turn counts kept), dealt with the
     deck from the pool of cards the observer has not seen; the turn player is never given
     enough VP cards to have already won;
-  - the RNG (future dice, steals and draws).
-Other seats' knowledge is clamped so that it stays a set of true lower bounds.
+  - what other seats know of each other's hands (KNOW[o, t] for o, t != observer):
+    rebuilt from the public row KNOW[PUBLIC, t] (what the public history tells every
+    seat) clamped to the resampled hand, never copied from the truth;
+  - the last steal and draw, and the RNG (future dice, steals and draws).
+So the result depends on the true state only through what the observer knows: two true
+states the observer cannot tell apart give the same determinization for the same seed.
 """
 import numpy as np
 from numba import njit
 
 from .layout import (
-    BANK, DECK, DEV_HAND, DEV_NEW, HAND, LAST_DRAW, LAST_STEAL, OPT_PLAYERS,
-    OPT_VP, PUBLIC_VP, TURN_PLAYER, VICTORY_POINT,
+    BANK, DECK, LAST_DRAW, LAST_STEAL, N_DEV, N_RES, OPT_PLAYERS, OPT_VP, PUBLIC, PUBLIC_VP,
+    TURN_PLAYER, UNKNOWN, VICTORY_POINT, dev_i, dev_new_i, hand_i, know_i,
 )
-from .cards import _kidx
-from .rng import seed_rng
-from .rules import _shuffle
+from .rng import seed_rng, shuffle
+from .tables import CARDS_PER_RESOURCE, N_DEV_CARDS
 
 
 @njit(cache=True)
 def _deal_resources(s, observer):
+    """Opponents keep the cards the observer knows; the rest is dealt from the pool."""
     n = s[OPT_PLAYERS]
-    pool = np.zeros(95, dtype=np.int64)
+    pool = np.zeros(N_RES * CARDS_PER_RESOURCE, dtype=np.int64)
     m = 0
-    for r in range(5):
-        c = 19 - s[BANK + r] - s[HAND + observer * 5 + r]
+    for r in range(N_RES):
+        c = CARDS_PER_RESOURCE - s[BANK + r] - s[hand_i(observer, r)]
         for t in range(n):
             if t != observer:
-                c -= s[_kidx(observer, t, r)]
+                c -= s[know_i(observer, t, r)]
         for _ in range(c):
             pool[m] = r
             m += 1
     cards = pool[:m].copy()
-    _shuffle(s, cards)
+    shuffle(s, cards)
     j = 0
     for t in range(n):
         if t == observer:
             continue
-        for r in range(5):
-            s[HAND + t * 5 + r] = s[_kidx(observer, t, r)]
-        for _ in range(s[_kidx(observer, t, 5)]):
-            s[HAND + t * 5 + cards[j]] += 1
+        for r in range(N_RES):
+            s[hand_i(t, r)] = s[know_i(observer, t, r)]
+        for _ in range(s[know_i(observer, t, UNKNOWN)]):
+            s[hand_i(t, cards[j])] += 1
             j += 1
 
 
 @njit(cache=True)
-def _clamp_knowledge(s, observer):
+def _lower_bound_row(s, o, src, t):
+    """KNOW[o, t] := KNOW[src, t] clamped to t's (resampled) hand, the rest unknown."""
+    known = 0
+    for r in range(N_RES):
+        k = min(s[know_i(src, t, r)], s[hand_i(t, r)])
+        s[know_i(o, t, r)] = k
+        known += k
+    total = 0
+    for r in range(N_RES):
+        total += s[hand_i(t, r)]
+    s[know_i(o, t, UNKNOWN)] = total - known
+
+
+@njit(cache=True)
+def _rebuild_knowledge(s, observer):
+    """Every knowledge row the observer cannot see, rebuilt from public facts and the
+    resampled hands.  Kept: the observer's rows, and every seat's row about the
+    observer (its value follows from events the observer took part in or saw)."""
     n = s[OPT_PLAYERS]
     for t in range(n):
-        for r in range(5):
-            s[_kidx(t, t, r)] = s[HAND + t * 5 + r]
-        s[_kidx(t, t, 5)] = 0
         if t == observer:
             continue
+        _lower_bound_row(s, PUBLIC, PUBLIC, t)
         for o in range(n):
-            if o == observer or o == t:
+            if o == observer:
                 continue
-            for r in range(5):
-                excess = s[_kidx(o, t, r)] - s[HAND + t * 5 + r]
-                if excess > 0:
-                    s[_kidx(o, t, r)] -= excess
-                    s[_kidx(o, t, 5)] += excess
+            if o == t:
+                for r in range(N_RES):
+                    s[know_i(t, t, r)] = s[hand_i(t, r)]
+                s[know_i(t, t, UNKNOWN)] = 0
+            else:
+                _lower_bound_row(s, o, PUBLIC, t)
 
 
 @njit(cache=True)
 def _deal_dev_cards(s, observer):
     n = s[OPT_PLAYERS]
-    pool = np.zeros(25, dtype=np.int64)
+    pool = np.zeros(N_DEV_CARDS, dtype=np.int64)
     m = 0
-    for t in range(5):
+    for t in range(N_DEV):
         c = s[DECK + t]
         for p in range(n):
             if p != observer:
-                c += s[DEV_HAND + p * 5 + t]
+                c += s[dev_i(p, t)]
         for _ in range(c):
             pool[m] = t
             m += 1
     cards = pool[:m].copy()
-    held = np.zeros(4, dtype=np.int64)
-    new = np.zeros(4, dtype=np.int64)
+    held = np.zeros(n, dtype=np.int64)
+    new = np.zeros(n, dtype=np.int64)
     for p in range(n):
-        for t in range(5):
-            held[p] += s[DEV_HAND + p * 5 + t]
-            new[p] += s[DEV_NEW + p * 5 + t]
+        for t in range(N_DEV):
+            held[p] += s[dev_i(p, t)]
+            new[p] += s[dev_new_i(p, t)]
     tp = s[TURN_PLAYER]
     j = 0
     for attempt in range(100):
-        _shuffle(s, cards)
+        shuffle(s, cards)
         j = 0
         for p in range(n):
             if p == observer:
                 continue
-            for t in range(5):
-                s[DEV_HAND + p * 5 + t] = 0
-                s[DEV_NEW + p * 5 + t] = 0
+            for t in range(N_DEV):
+                s[dev_i(p, t)] = 0
+                s[dev_new_i(p, t)] = 0
             for i in range(held[p]):
                 c = cards[j]
                 j += 1
-                s[DEV_HAND + p * 5 + c] += 1
+                s[dev_i(p, c)] += 1
                 if i < new[p]:
-                    s[DEV_NEW + p * 5 + c] += 1
-        if tp == observer or s[PUBLIC_VP + tp] + s[DEV_HAND + tp * 5 + VICTORY_POINT] < s[OPT_VP]:
+                    s[dev_new_i(p, c)] += 1
+        if tp == observer or s[PUBLIC_VP + tp] + s[dev_i(tp, VICTORY_POINT)] < s[OPT_VP]:
             break
-    for t in range(5):
+    for t in range(N_DEV):
         s[DECK + t] = 0
     while j < m:
         s[DECK + cards[j]] += 1
@@ -119,7 +140,7 @@ def determinize(state, observer, seed):
     s = state.copy()
     seed_rng(s, seed ^ (observer * 0x9E3779B1 + 0x7F4A7C15))
     _deal_resources(s, observer)
-    _clamp_knowledge(s, observer)
+    _rebuild_knowledge(s, observer)
     _deal_dev_cards(s, observer)
     s[LAST_STEAL] = -1
     s[LAST_DRAW] = -1

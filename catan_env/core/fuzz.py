@@ -9,14 +9,17 @@ from numba import njit
 
 from . import actions as A
 from .layout import (
-    BANK, CITIES_LEFT, DECIDER, DECK, DEV_HAND, DEV_NEW, DEV_USED, E_OWNER, HAND, KNIGHTS,
-    KNOW, KNOW_W, LA_HOLDER, LR_HOLDER, OPT_PLAYERS, PHASE, PH_GAME_OVER, PUBLIC_VP,
+    BANK, CITIES_LEFT, DECIDER, DECK, DEV_USED, E_OWNER, KNIGHTS, KNOW_W, LA_HOLDER,
+    LR_HOLDER, MAX_PLAYERS, N_DEV, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, PUBLIC, PUBLIC_VP,
     ROAD_LEN, ROADS_LEFT, SETTLEMENTS_LEFT, STATE_SIZE, TURN, TURN_PLAYER, V_LEVEL, V_OWNER,
-    WINNER,
+    WINNER, dev_i, dev_new_i, hand_i, know_i,
 )
+from .tables import (CARDS_PER_RESOURCE, CITIES_PER_PLAYER, DECK_START, LARGEST_ARMY_MIN,
+                     LONGEST_ROAD_MIN, ROADS_PER_PLAYER, SETTLEMENTS_PER_PLAYER)
 from .rng import randint, seed_rng
-from .rules import apply_action, legal_actions, new_random_game, road_length
-from .topology import VERTEX_VERTICES
+from .placement import road_length
+from .rules import apply_action, legal_actions, new_random_game
+from .topology import N_EDGES, N_VERTICES, VERTEX_VERTICES
 
 CODES = {
     1: "resource not conserved (bank + hands != 19) or negative",
@@ -31,30 +34,29 @@ CODES = {
     10: "game over without a winner",
     11: "longest road / largest army holder below threshold",
 }
-_DEV_START = np.array([14, 5, 2, 2, 2], dtype=np.int64)
 
 
 @njit(cache=True)
 def invariant_code(s):
     n = s[OPT_PLAYERS]
-    for r in range(5):
+    for r in range(N_RES):
         tot = s[BANK + r]
         if tot < 0:
             return 1
-        for p in range(4):
-            h = s[HAND + p * 5 + r]
+        for p in range(MAX_PLAYERS):
+            h = s[hand_i(p, r)]
             if h < 0 or (p >= n and h != 0):
                 return 1
             tot += h
-        if tot != 19:
+        if tot != CARDS_PER_RESOURCE:
             return 1
-    for t in range(5):
+    for t in range(N_DEV):
         tot = s[DECK + t] + s[DEV_USED + t]
         for p in range(n):
-            if s[DEV_NEW + p * 5 + t] > s[DEV_HAND + p * 5 + t] or s[DEV_NEW + p * 5 + t] < 0:
+            if s[dev_new_i(p, t)] > s[dev_i(p, t)] or s[dev_new_i(p, t)] < 0:
                 return 2
-            tot += s[DEV_HAND + p * 5 + t]
-        if tot != _DEV_START[t] or s[DECK + t] < 0:
+            tot += s[dev_i(p, t)]
+        if tot != DECK_START[t] or s[DECK + t] < 0:
             return 2
     k = 0
     for p in range(n):
@@ -63,19 +65,20 @@ def invariant_code(s):
         return 2
     for p in range(n):
         roads = 0
-        for e in range(72):
+        for e in range(N_EDGES):
             if s[E_OWNER + e] == p:
                 roads += 1
         setts = 0
         cities = 0
-        for v in range(54):
+        for v in range(N_VERTICES):
             if s[V_OWNER + v] == p:
                 if s[V_LEVEL + v] == 1:
                     setts += 1
                 else:
                     cities += 1
-        if roads + s[ROADS_LEFT + p] != 15 or setts + s[SETTLEMENTS_LEFT + p] != 5 \
-                or cities + s[CITIES_LEFT + p] != 4:
+        if roads + s[ROADS_LEFT + p] != ROADS_PER_PLAYER \
+                or setts + s[SETTLEMENTS_LEFT + p] != SETTLEMENTS_PER_PLAYER \
+                or cities + s[CITIES_LEFT + p] != CITIES_PER_PLAYER:
             return 3
         vp = setts + 2 * cities
         if s[LR_HOLDER] == p:
@@ -86,32 +89,33 @@ def invariant_code(s):
             return 4
         if road_length(s, p) != s[ROAD_LEN + p]:
             return 5
-    for o in range(n):
+    for i in range(n + 1):
+        o = i if i < n else PUBLIC
         for t in range(n):
             tot = 0
-            for r in range(6):
-                x = s[KNOW + (o * 4 + t) * KNOW_W + r]
+            for r in range(KNOW_W):
+                x = s[know_i(o, t, r)]
                 if x < 0:
                     return 6
-                if r < 5 and x > s[HAND + t * 5 + r]:
+                if r < N_RES and x > s[hand_i(t, r)]:
                     return 6
-                if o == t and r < 5 and x != s[HAND + t * 5 + r]:
+                if o == t and r < N_RES and x != s[hand_i(t, r)]:
                     return 6
                 tot += x
             hs = 0
-            for r in range(5):
-                hs += s[HAND + t * 5 + r]
+            for r in range(N_RES):
+                hs += s[hand_i(t, r)]
             if tot != hs:
                 return 6
-    for v in range(54):
+    for v in range(N_VERTICES):
         if s[V_OWNER + v] >= 0:
             for j in range(3):
                 w = VERTEX_VERTICES[v, j]
                 if w >= 0 and s[V_OWNER + w] >= 0:
                     return 9
-    if s[LR_HOLDER] >= 0 and s[ROAD_LEN + s[LR_HOLDER]] < 5:
+    if s[LR_HOLDER] >= 0 and s[ROAD_LEN + s[LR_HOLDER]] < LONGEST_ROAD_MIN:
         return 11
-    if s[LA_HOLDER] >= 0 and s[KNIGHTS + s[LA_HOLDER]] < 3:
+    if s[LA_HOLDER] >= 0 and s[KNIGHTS + s[LA_HOLDER]] < LARGEST_ARMY_MIN:
         return 11
     if s[PHASE] == PH_GAME_OVER:
         if s[WINNER] < 0 or s[WINNER] >= n:

@@ -12,7 +12,10 @@ import numpy as np
 
 from . import actions as A
 from . import layout as L
+from . import cards as C
+from . import placement as P
 from . import rules as R
+from . import tables as T
 from .board import read_board, write_board
 from .determinize import determinize as _determinize
 from .observe import (BOARD_SIZE, FULL_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE,
@@ -78,7 +81,7 @@ def legal_mask(state):
 
 def decider(state):
     """Seat that must act next, -1 once the game is over."""
-    return int(R.current_decider(state))
+    return int(C.current_decider(state))
 
 
 def is_over(state):
@@ -91,7 +94,7 @@ def winner(state):
 
 def victory_points(state):
     """Total VP (VP cards included) per seat; a list of n_players ints."""
-    return [int(R.total_vp(state, p)) for p in range(int(state[L.OPT_PLAYERS]))]
+    return [int(C.total_vp(state, p)) for p in range(int(state[L.OPT_PLAYERS]))]
 
 
 def n_players(state):
@@ -104,10 +107,10 @@ def _forced_ok(state, action, outcome):
         return 2 <= outcome <= 12, "a dice total 2..12"
     if A.ROBBER0 <= action < A.DISCARD0 and (action - A.ROBBER0) % 4 > 0:
         victim = (p + (action - A.ROBBER0) % 4) % n_players(state)
-        ok = 0 <= outcome < 5 and state[L.HAND + victim * 5 + outcome] > 0
+        ok = 0 <= outcome < L.N_RES and L.view(state, "hand")[victim, outcome] > 0
         return ok, f"a resource the victim (seat {victim}) holds"
     if action == A.BUY_DEV:
-        ok = 0 <= outcome < 5 and state[L.DECK + outcome] > 0
+        ok = 0 <= outcome < L.N_DEV and state[L.DECK + outcome] > 0
         return ok, "a development card type left in the deck"
     return False, "no chance outcome (this action has none)"
 
@@ -150,6 +153,28 @@ def chance_outcome(state, action):
     return None
 
 
+def _kinds_possible_in_phase(state):
+    """Action kinds the decider could take in this phase given every card and resource:
+    asked of the rules kernel itself on a richly endowed copy, so that the phase table
+    lives in one place (``rules.legal_actions``)."""
+    t = state.copy()
+    p = decider(state)
+    L.view(t, "hand")[p] = 9
+    L.view(t, "bank")[:] = T.CARDS_PER_RESOURCE
+    L.view(t, "dev_hand")[p] = 1
+    L.view(t, "dev_new")[p] = 0
+    L.view(t, "deck")[:] = 1
+    t[L.DEV_PLAYED] = 0
+    t[L.OFFERS_MADE] = 0
+    t[L.OPT_TRADE] = 1
+    t[L.ROADS_LEFT + p] = max(int(t[L.ROADS_LEFT + p]), 1)
+    t[L.SETTLEMENTS_LEFT + p] = max(int(t[L.SETTLEMENTS_LEFT + p]), 1)
+    t[L.CITIES_LEFT + p] = max(int(t[L.CITIES_LEFT + p]), 1)
+    buf = np.empty(A.N_ACTIONS, dtype=np.int64)
+    n = R.legal_actions(t, buf)
+    return list(dict.fromkeys(A.ACTION_TABLE[int(a)][0] for a in buf[:n]))
+
+
 def explain_illegal(state, action):
     """A human-readable reason why action is not legal now (best effort)."""
     ph = int(state[L.PHASE])
@@ -158,23 +183,12 @@ def explain_illegal(state, action):
         return "the game is over"
     kind, args, _ = A.ACTION_TABLE[action]
     p = decider(state)
-    hand = state[L.HAND + p * 5:L.HAND + p * 5 + 5]
-    allowed = {
-        L.PH_SETUP_SETTLEMENT: ("BUILD_SETTLEMENT",), L.PH_SETUP_ROAD: ("BUILD_ROAD",),
-        L.PH_PRE_ROLL: ("ROLL", "PLAY_KNIGHT", "PLAY_ROAD_BUILDING", "PLAY_YEAR_OF_PLENTY",
-                        "PLAY_MONOPOLY"),
-        L.PH_DISCARD: ("DISCARD",), L.PH_MOVE_ROBBER: ("MOVE_ROBBER",),
-        L.PH_ROAD_BUILDING: ("BUILD_ROAD",),
-        L.PH_TRADE_RESPONSE: ("TRADE_ACCEPT", "TRADE_REJECT", "TRADE_COUNTER"),
-        L.PH_TRADE_CONFIRM: ("TRADE_CONFIRM", "TRADE_CANCEL"),
-        L.PH_MAIN: ("END_TURN", "BUILD_ROAD", "BUILD_SETTLEMENT", "BUILD_CITY", "BUY_DEV",
-                    "PLAY_KNIGHT", "PLAY_ROAD_BUILDING", "PLAY_YEAR_OF_PLENTY", "PLAY_MONOPOLY",
-                    "MARITIME_TRADE", "TRADE_OFFER"),
-    }[ph]
+    hand = L.view(state, "hand")[p]
+    allowed = _kinds_possible_in_phase(state)
     if kind not in allowed:
         return f"{kind} is not allowed in phase {phase} (seat {p} decides; allowed: {', '.join(allowed)})"
-    costs = {"BUILD_ROAD": R.ROAD_COST, "BUILD_SETTLEMENT": R.SETTLEMENT_COST,
-             "BUILD_CITY": R.CITY_COST, "BUY_DEV": R.DEV_COST}
+    costs = {"BUILD_ROAD": T.ROAD_COST, "BUILD_SETTLEMENT": T.SETTLEMENT_COST,
+             "BUILD_CITY": T.CITY_COST, "BUY_DEV": T.DEV_COST}
     if ph == L.PH_MAIN and kind in costs and np.any(hand < costs[kind]):
         return f"seat {p} cannot afford it (hand {hand.tolist()}, cost {costs[kind].tolist()})"
     if kind == "BUILD_ROAD":
@@ -190,7 +204,7 @@ def explain_illegal(state, action):
             return f"vertex {v} is occupied"
         if state[L.SETTLEMENTS_LEFT + p] <= 0:
             return f"seat {p} has no settlements left"
-        if not R._distance_ok(state, v):
+        if not P.distance_ok(state, v):
             return f"vertex {v} breaks the distance rule"
         return f"vertex {v} does not touch seat {p}'s road"
     if kind == "BUILD_CITY":
@@ -266,10 +280,6 @@ def playout(state, policy="random", seed=0, max_turns=DEFAULT_MAX_TURNS):
         raise ValueError(f"policy must be one of {list(POLICIES)}, got {policy!r}")
     vp, win = _playout(state, POLICIES[policy], _seed_int(seed), int(max_turns))
     return [int(x) for x in vp[:n_players(state)]], int(win)
-
-
-def board_of(state):
-    return read_board(state)
 
 
 def options_of(state):

@@ -8,11 +8,8 @@ import numpy as np
 
 from . import layout as L
 from .reference import ref_longest_road
-from .topology import VERTEX_VERTICES
-
-
-def _get(s, off, n=1):
-    return s[off:off + n]
+from . import tables as T
+from .topology import N_HEXES, N_VERTICES, VERTEX_VERTICES
 
 
 def problems(s):
@@ -25,39 +22,39 @@ def problems(s):
     phase = int(s[L.PHASE])
     if not 0 <= phase < L.N_PHASES:
         return [f"phase {phase} out of range"]
-    if not all(0 <= t <= 5 for t in _get(s, L.HEX_TERRAIN, 19)):
+    if not all(0 <= t <= L.DESERT for t in L.view(s, "hex_terrain")):
         out.append("terrain value out of range")
-    if not all(0 <= t <= 5 for t in _get(s, L.PORT_TYPE, 9)):
+    if not all(0 <= t <= L.GENERIC_PORT for t in L.view(s, "port_type")):
         out.append("harbour value out of range")
-    if not 0 <= s[L.ROBBER] < 19:
+    if not 0 <= s[L.ROBBER] < N_HEXES:
         out.append("robber off the board")
-    hands = _get(s, L.HAND, 20).reshape(4, 5)
+    hands = L.view(s, "hand")
     if (hands < 0).any() or (hands[n:] != 0).any():
         out.append("negative hand or cards for an absent seat")
-    bank = _get(s, L.BANK, 5)
-    for r in range(5):
-        if bank[r] < 0 or bank[r] + hands[:, r].sum() != 19:
-            out.append(f"{L.RESOURCE_NAMES[r]}: bank {bank[r]} + hands {hands[:, r].sum()} != 19")
-    dev = _get(s, L.DEV_HAND, 20).reshape(4, 5)
-    new = _get(s, L.DEV_NEW, 20).reshape(4, 5)
-    deck = _get(s, L.DECK, 5)
-    used = _get(s, L.DEV_USED, 5)
-    start = (14, 5, 2, 2, 2)
-    for t in range(5):
+    bank = L.view(s, "bank")
+    for r in range(L.N_RES):
+        if bank[r] < 0 or bank[r] + hands[:, r].sum() != T.CARDS_PER_RESOURCE:
+            out.append(f"{L.RESOURCE_NAMES[r]}: bank {bank[r]} + hands {hands[:, r].sum()} != {T.CARDS_PER_RESOURCE}")
+    dev = L.view(s, "dev_hand")
+    new = L.view(s, "dev_new")
+    deck = L.view(s, "deck")
+    used = L.view(s, "dev_used")
+    start = T.DECK_START
+    for t in range(L.N_DEV):
         if deck[t] < 0 or (dev[:, t] < 0).any() or deck[t] + dev[:, t].sum() + used[t] != start[t]:
             out.append(f"{L.DEV_NAMES[t]} cards not conserved")
     if (new > dev).any() or (new < 0).any():
         out.append("more cards bought this turn than held")
-    if s[L.KNIGHTS:L.KNIGHTS + 4].sum() != used[L.KNIGHT]:
+    if L.view(s, "knights").sum() != used[L.KNIGHT]:
         out.append("knights played do not match cards used")
-    owner = _get(s, L.V_OWNER, 54)
-    level = _get(s, L.V_LEVEL, 54)
-    eown = _get(s, L.E_OWNER, 72)
+    owner = L.view(s, "v_owner")
+    level = L.view(s, "v_level")
+    eown = L.view(s, "e_owner")
     if ((owner < -1) | (owner >= n)).any() or ((eown < -1) | (eown >= n)).any():
         out.append("piece owner out of range")
     if ((owner >= 0) != (level > 0)).any() or (level > 2).any() or (level < 0).any():
         out.append("vertex owner and level disagree")
-    for v in range(54):
+    for v in range(N_VERTICES):
         if owner[v] >= 0:
             for w in VERTEX_VERTICES[v]:
                 if w >= 0 and owner[w] >= 0:
@@ -66,8 +63,9 @@ def problems(s):
         roads = int((eown == p).sum())
         setts = int(((owner == p) & (level == 1)).sum())
         cities = int(((owner == p) & (level == 2)).sum())
-        if roads + s[L.ROADS_LEFT + p] != 15 or setts + s[L.SETTLEMENTS_LEFT + p] != 5 or \
-                cities + s[L.CITIES_LEFT + p] != 4:
+        if roads + s[L.ROADS_LEFT + p] != T.ROADS_PER_PLAYER or \
+                setts + s[L.SETTLEMENTS_LEFT + p] != T.SETTLEMENTS_PER_PLAYER or \
+                cities + s[L.CITIES_LEFT + p] != T.CITIES_PER_PLAYER:
             out.append(f"seat {p}: pieces on board and in supply do not add up")
         length = ref_longest_road(s, p)
         if s[L.ROAD_LEN + p] != length:
@@ -76,18 +74,18 @@ def problems(s):
         if s[L.PUBLIC_VP + p] != vp:
             out.append(f"seat {p}: cached public VP {s[L.PUBLIC_VP + p]} != {vp}")
     lr = int(s[L.LR_HOLDER])
-    if lr >= 0 and s[L.ROAD_LEN + lr] < 5:
+    if lr >= 0 and s[L.ROAD_LEN + lr] < T.LONGEST_ROAD_MIN:
         out.append("longest road held with fewer than 5 segments")
     la = int(s[L.LA_HOLDER])
-    if la >= 0 and s[L.KNIGHTS + la] < 3:
+    if la >= 0 and s[L.KNIGHTS + la] < T.LARGEST_ARMY_MIN:
         out.append("largest army held with fewer than 3 knights")
-    know = _get(s, L.KNOW, 96).reshape(4, 4, 6)
-    for o in range(n):
+    know = L.view(s, "know")
+    for o in list(range(n)) + [L.PUBLIC]:
         for t in range(n):
             k = know[o, t]
-            if (k < 0).any() or k.sum() != hands[t].sum() or (k[:5] > hands[t]).any():
+            if (k < 0).any() or k.sum() != hands[t].sum() or (k[:L.N_RES] > hands[t]).any():
                 out.append(f"knowledge of seat {o} about seat {t} is not a true lower bound")
-            if o == t and (k[5] != 0 or (k[:5] != hands[t]).any()):
+            if o == t and (k[L.UNKNOWN] != 0 or (k[:L.N_RES] != hands[t]).any()):
                 out.append(f"seat {o} does not know its own hand exactly")
     if phase == L.PH_GAME_OVER:
         if not 0 <= s[L.WINNER] < n:
@@ -99,7 +97,7 @@ def problems(s):
             out.append("winner set while the game goes on")
         if not 0 <= s[L.TURN_PLAYER] < n:
             out.append("turn player is not a seat")
-    if (s[L.DISCARDS:L.DISCARDS + 4] < 0).any():
+    if (L.view(s, "discards") < 0).any():
         out.append("negative discards owed")
     return out
 

@@ -46,8 +46,11 @@ Domestic trade (while an offer is open)
   TRADE_RESP: 4       per seat: -1 not asked, 0 pending, 1 reject, 2 accept, 3+m counter m
   TRADE_ASKED: 1      number of opponents that answered so far
 Hidden-information tracking
-  KNOW: 4x4x6         KNOW[o, t, r] (r < 5): cards of resource r that observer o knows
+  KNOW: 5x4x6         KNOW[o, t, r] (r < 5): cards of resource r that observer o knows
                       target t holds; KNOW[o, t, 5]: t's cards unknown to o.
+                      Observer PUBLIC (= 4) is an onlooker who saw only public events:
+                      what every seat knows of t, which determinization rebuilds the
+                      other seats' private rows from.
                       For every o, t: sum(KNOW[o, t, :]) == hand size of t.
 Chance
   RNG: 1              splitmix64 state
@@ -58,12 +61,23 @@ Options (copied in so a state is self-contained)
   OPT_PLAYERS, OPT_VP, OPT_DISCARD, OPT_FRIENDLY, OPT_TRADE, OPT_MAX_OFFERS: 1 each
   DEV_USED: 5         development cards played so far, by type (all players)
   STEPS: 1            actions applied so far
+
+Python code reads fields through ``view(s, name)``; jitted code through the offsets and
+the index helpers below (``hand_i``, ``dev_i``, ``dev_new_i``, ``know_i``), so that each
+field's shape and stride is written once, here.
 """
+import numpy as np
+from numba import njit
+
+from .topology import N_EDGES, N_HEXES, N_PORTS, N_VERTICES
 
 MAX_PLAYERS = 4
 N_RES = 5
 N_DEV = 5
-KNOW_W = 6
+KNOW_W = 6               # 5 resources + the unknown count
+UNKNOWN = N_RES          # KNOW[o, t, UNKNOWN]: cards of t that o cannot place
+PUBLIC = MAX_PLAYERS     # the knowledge row of an onlooker who saw only public events
+N_KNOW_OBSERVERS = MAX_PLAYERS + 1
 
 BRICK, LUMBER, WOOL, GRAIN, ORE = 0, 1, 2, 3, 4
 DESERT = 5
@@ -91,26 +105,28 @@ PHASE_NAMES = ("setup_settlement", "setup_road", "pre_roll", "main", "discard",
                "game_over")
 N_PHASES = 10
 
-_fields = []
+_fields = []  # (name, offset, shape), in order
 
 
-def _field(name, size):
-    start = sum(s for _, s in _fields)
-    _fields.append((name, size))
+def _field(name, *shape):
+    """Append a field of the given shape; return its offset."""
+    start = sum(int(np.prod(sh)) for _, _, sh in _fields)
+    _fields.append((name, start, tuple(shape)))
     return start
 
 
-HEX_TERRAIN = _field("hex_terrain", 19)
-HEX_NUMBER = _field("hex_number", 19)
-PORT_TYPE = _field("port_type", 9)
+HEX_TERRAIN = _field("hex_terrain", N_HEXES)
+HEX_NUMBER = _field("hex_number", N_HEXES)
+PORT_TYPE = _field("port_type", N_PORTS)
 ROBBER = _field("robber", 1)
-V_OWNER = _field("v_owner", 54)
-V_LEVEL = _field("v_level", 54)
-E_OWNER = _field("e_owner", 72)
-HAND = _field("hand", MAX_PLAYERS * N_RES)
+BOARD_END = ROBBER + 1  # the board fields are s[:BOARD_END]
+V_OWNER = _field("v_owner", N_VERTICES)
+V_LEVEL = _field("v_level", N_VERTICES)
+E_OWNER = _field("e_owner", N_EDGES)
+HAND = _field("hand", MAX_PLAYERS, N_RES)
 BANK = _field("bank", N_RES)
-DEV_HAND = _field("dev_hand", MAX_PLAYERS * N_DEV)
-DEV_NEW = _field("dev_new", MAX_PLAYERS * N_DEV)
+DEV_HAND = _field("dev_hand", MAX_PLAYERS, N_DEV)
+DEV_NEW = _field("dev_new", MAX_PLAYERS, N_DEV)
 DECK = _field("deck", N_DEV)
 KNIGHTS = _field("knights", MAX_PLAYERS)
 ROADS_LEFT = _field("roads_left", MAX_PLAYERS)
@@ -140,7 +156,7 @@ TRADE_GET_RES = _field("trade_get_res", 1)
 TRADE_GET_N = _field("trade_get_n", 1)
 TRADE_RESP = _field("trade_resp", MAX_PLAYERS)
 TRADE_ASKED = _field("trade_asked", 1)
-KNOW = _field("know", MAX_PLAYERS * MAX_PLAYERS * KNOW_W)
+KNOW = _field("know", N_KNOW_OBSERVERS, MAX_PLAYERS, KNOW_W)
 RNG = _field("rng", 1)
 LAST_DIE1 = _field("last_die1", 1)
 LAST_DIE2 = _field("last_die2", 1)
@@ -155,8 +171,44 @@ OPT_MAX_OFFERS = _field("opt_max_offers", 1)
 DEV_USED = _field("dev_used", N_DEV)
 STEPS = _field("steps", 1)
 
-STATE_SIZE = sum(s for _, s in _fields)
-FIELDS = tuple(_fields)  # (name, size) in order, for saving and debugging
+STATE_SIZE = sum(int(np.prod(sh)) for _, _, sh in _fields)
+_SHAPES = {name: (off, sh) for name, off, sh in _fields}
+
+
+def view(s, name):
+    """The named field of state s as a numpy view of its shape (writes go to s):
+    ``view(s, "hand")[p, r]``, ``view(s, "know")[o, t]``.  Python-side code only."""
+    try:
+        off, shape = _SHAPES[name]
+    except KeyError:
+        raise KeyError(f"unknown state field {name!r}; fields: {', '.join(_SHAPES)}") from None
+    return s[off:off + int(np.prod(shape))].reshape(shape)
+
+
+# ---- index helpers for the jitted code: the one place that knows each stride
+@njit(cache=True)
+def hand_i(p, r):
+    """Index of seat p's count of resource r."""
+    return HAND + p * N_RES + r
+
+
+@njit(cache=True)
+def dev_i(p, t):
+    """Index of seat p's unplayed development cards of type t."""
+    return DEV_HAND + p * N_DEV + t
+
+
+@njit(cache=True)
+def dev_new_i(p, t):
+    """Index of seat p's development cards of type t bought this turn."""
+    return DEV_NEW + p * N_DEV + t
+
+
+@njit(cache=True)
+def know_i(o, t, r):
+    """Index of KNOW[o, t, r]: what observer o (a seat, or PUBLIC) knows of t's hand."""
+    return KNOW + (o * MAX_PLAYERS + t) * KNOW_W + r
+
 
 # trade response codes
 RESP_NOT_ASKED = -1
@@ -165,12 +217,3 @@ RESP_REJECT = 1
 RESP_ACCEPT = 2
 RESP_COUNTER = 3  # + menu index
 
-
-def field_slice(name):
-    """Slice of the state vector holding the named field (for Python-side views)."""
-    start = 0
-    for n, s in _fields:
-        if n == name:
-            return slice(start, start + s)
-        start += s
-    raise KeyError(f"unknown state field {name!r}")

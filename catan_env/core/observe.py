@@ -39,17 +39,19 @@ from numba import njit
 
 from . import actions as A
 from .layout import (
-    BANK, CITIES_LEFT, DECIDER, DECK, DEV_HAND, DEV_USED, DEV_NEW, DEV_PLAYED, DISCARDS, E_OWNER,
-    FREE_ROADS, HAND, HEX_NUMBER, HEX_TERRAIN, KNIGHTS, KNOW, KNOW_W, LA_HOLDER, LAST_ROLL,
+    BANK, CITIES_LEFT, DECIDER, DECK, DEV_USED, DEV_PLAYED, DISCARDS, E_OWNER,
+    FREE_ROADS, HEX_NUMBER, HEX_TERRAIN, KNIGHTS, LA_HOLDER, LAST_ROLL,
     LR_HOLDER, OFFERS_MADE, OPT_PLAYERS, PHASE, PORT_TYPE, PUBLIC_VP, RESP_COUNTER,
     RESP_NOT_ASKED, ROAD_LEN, ROADS_LEFT, ROBBER, ROLLED, SETTLEMENTS_LEFT, TRADE_GET_N,
     TRADE_GET_RES, TRADE_GIVE_N, TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL,
-    V_OWNER, N_PHASES, PH_GAME_OVER,
+    V_OWNER, N_PHASES, PH_GAME_OVER, dev_i, dev_new_i, hand_i, know_i,
 )
-from .rules import hand_size, total_vp
-from .topology import EDGE_CELL, GRID_H, GRID_W, HEX_CELL, PORT_VERTICES, VERTEX_CELL  # noqa: F401 (GRID_* re-exported)
+from .cards import hand_size, total_vp
+from .tables import DICE_WAYS
+from .topology import (EDGE_CELL, GRID_H, GRID_W, HEX_CELL, N_EDGES, N_HEXES, N_PORTS,  # noqa: F401 (GRID_*)
+                       N_VERTICES, PORT_VERTICES, VERTEX_CELL)
 
-PIPS = np.array([0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1], dtype=np.float64)
+PIPS = DICE_WAYS.astype(np.float64)  # pips on a number token = ways to roll it
 
 HEX_FEATURES = 9
 BOARD_SIZE = 19 * HEX_FEATURES + 9 * 6 + 54 * 8 + 72 * 4
@@ -71,7 +73,7 @@ def _rel(s, p, observer):
 def encode_board(s, observer, out):
     """Board part of the vector (BOARD_SIZE floats) into out."""
     out[:BOARD_SIZE] = 0.0
-    for h in range(19):
+    for h in range(N_HEXES):
         o = h * HEX_FEATURES
         out[o + s[HEX_TERRAIN + h]] = 1.0
         out[o + 6] = s[HEX_NUMBER + h] / 12.0
@@ -79,16 +81,16 @@ def encode_board(s, observer, out):
         if s[ROBBER] == h:
             out[o + 8] = 1.0
     base = 19 * HEX_FEATURES
-    for i in range(9):
+    for i in range(N_PORTS):
         out[base + i * 6 + s[PORT_TYPE + i]] = 1.0
     base += 54
-    for v in range(54):
+    for v in range(N_VERTICES):
         owner = s[V_OWNER + v]
         if owner >= 0:
             lvl = s[V_LEVEL + v]
             out[base + v * 8 + (lvl - 1) * 4 + _rel(s, owner, observer)] = 1.0
     base += 54 * 8
-    for e in range(72):
+    for e in range(N_EDGES):
         owner = s[E_OWNER + e]
         if owner >= 0:
             out[base + e * 4 + _rel(s, owner, observer)] = 1.0
@@ -100,11 +102,11 @@ def encode_tail(s, observer, out, o):
     out[o:o + TAIL_SIZE] = 0.0
     n = s[OPT_PLAYERS]
     for r in range(5):
-        out[o + r] = s[HAND + observer * 5 + r] / 10.0
+        out[o + r] = s[hand_i(observer, r)] / 10.0
     o += 5
     for t in range(5):
-        out[o + t] = s[DEV_HAND + observer * 5 + t] / 5.0
-        out[o + 5 + t] = s[DEV_NEW + observer * 5 + t] / 5.0
+        out[o + t] = s[dev_i(observer, t)] / 5.0
+        out[o + 5 + t] = s[dev_new_i(observer, t)] / 5.0
     o += 10
     out[o] = total_vp(s, observer) / 10.0
     o += 1
@@ -115,7 +117,7 @@ def encode_tail(s, observer, out, o):
         p = (observer + k) % n
         dev = 0
         for t in range(5):
-            dev += s[DEV_HAND + p * 5 + t]
+            dev += s[dev_i(p, t)]
         out[b + 0] = s[PUBLIC_VP + p] / 10.0
         out[b + 1] = hand_size(s, p) / 10.0
         out[b + 2] = dev / 5.0
@@ -128,7 +130,7 @@ def encode_tail(s, observer, out, o):
         out[b + 9] = s[CITIES_LEFT + p] / 4.0
         out[b + 10] = s[DISCARDS + p] / 10.0
         for r in range(6):
-            out[b + 11 + r] = s[KNOW + (observer * 4 + p) * KNOW_W + r] / 10.0
+            out[b + 11 + r] = s[know_i(observer, p, r)] / 10.0
     o += 4 * PLAYER_FEATURES
     for r in range(5):
         out[o + r] = s[BANK + r] / 19.0
@@ -184,23 +186,23 @@ def encode_vector(s, observer, out):
 def encode_planes(s, observer, out):
     """Board planes (PLANES x GRID_H x GRID_W) of observer into out."""
     out[:] = 0.0
-    for h in range(19):
+    for h in range(N_HEXES):
         y = HEX_CELL[h, 0]
         x = HEX_CELL[h, 1]
         out[s[HEX_TERRAIN + h], y, x] = 1.0
         out[6, y, x] = PIPS[s[HEX_NUMBER + h]] / 5.0
         if s[ROBBER] == h:
             out[7, y, x] = 1.0
-    for v in range(54):
+    for v in range(N_VERTICES):
         owner = s[V_OWNER + v]
         if owner >= 0:
             c = 8 + (s[V_LEVEL + v] - 1) * 4 + _rel(s, owner, observer)
             out[c, VERTEX_CELL[v, 0], VERTEX_CELL[v, 1]] = 1.0
-    for e in range(72):
+    for e in range(N_EDGES):
         owner = s[E_OWNER + e]
         if owner >= 0:
             out[16 + _rel(s, owner, observer), EDGE_CELL[e, 0], EDGE_CELL[e, 1]] = 1.0
-    for i in range(9):
+    for i in range(N_PORTS):
         for j in range(2):
             v = PORT_VERTICES[i, j]
             out[20 + s[PORT_TYPE + i], VERTEX_CELL[v, 0], VERTEX_CELL[v, 1]] = 1.0
@@ -214,5 +216,5 @@ def encode_full(s, out):
     o = VECTOR_SIZE
     for p in range(4):
         for r in range(5):
-            out[o + p * 10 + r] = s[HAND + p * 5 + r] / 10.0
-            out[o + p * 10 + 5 + r] = s[DEV_HAND + p * 5 + r] / 5.0
+            out[o + p * 10 + r] = s[hand_i(p, r)] / 10.0
+            out[o + p * 10 + 5 + r] = s[dev_i(p, r)] / 5.0

@@ -5,9 +5,11 @@ import numpy as np
 from numba import njit
 
 from .layout import (
-    E_OWNER, KNIGHTS, LA_HOLDER, LR_HOLDER, OPT_PLAYERS, PUBLIC_VP, ROAD_LEN, V_OWNER,
+    E_OWNER, KNIGHTS, LA_HOLDER, LR_HOLDER, OPT_PLAYERS, PUBLIC_VP, ROAD_LEN, ROADS_LEFT,
+    SETTLEMENTS_LEFT, CITIES_LEFT, V_LEVEL, V_OWNER,
 )
-from .topology import EDGE_VERTICES, VERTEX_EDGES, VERTEX_VERTICES
+from .tables import HOLDER_BONUS_VP, LARGEST_ARMY_MIN, LONGEST_ROAD_MIN
+from .topology import EDGE_VERTICES, N_EDGES, N_VERTICES, VERTEX_EDGES, VERTEX_VERTICES
 
 
 @njit(cache=True)
@@ -23,12 +25,12 @@ def adjacent(v, w):
 @njit(cache=True)
 def road_length(s, p):
     """Longest trail of p's roads; opponents' buildings cut it (a trail may end there)."""
-    used = np.zeros(72, dtype=np.bool_)
+    used = np.zeros(N_EDGES, dtype=np.bool_)
     stack_v = np.empty(17, dtype=np.int64)
     stack_k = np.empty(17, dtype=np.int64)
     stack_e = np.empty(17, dtype=np.int64)
     best = 0
-    for start in range(54):
+    for start in range(N_VERTICES):
         touches = False
         for k in range(3):
             e = VERTEX_EDGES[start, k]
@@ -67,7 +69,7 @@ def road_length(s, p):
 
 
 @njit(cache=True)
-def _update_longest_road(s):
+def update_longest_road(s):
     """Apply the holder / strictly-longer / tie / set-aside rules to ROAD_LEN."""
     n = s[OPT_PLAYERS]
     best = 0
@@ -81,33 +83,33 @@ def _update_longest_road(s):
             count += 1
             leader = p
     holder = s[LR_HOLDER]
-    if holder >= 0 and s[ROAD_LEN + holder] == best and best >= 5:
+    if holder >= 0 and s[ROAD_LEN + holder] == best and best >= LONGEST_ROAD_MIN:
         return
     new = -1
-    if best >= 5 and count == 1:
+    if best >= LONGEST_ROAD_MIN and count == 1:
         new = leader
     if new != holder:
         if holder >= 0:
-            s[PUBLIC_VP + holder] -= 2
+            s[PUBLIC_VP + holder] -= HOLDER_BONUS_VP
         if new >= 0:
-            s[PUBLIC_VP + new] += 2
+            s[PUBLIC_VP + new] += HOLDER_BONUS_VP
         s[LR_HOLDER] = new
 
 
 @njit(cache=True)
-def _update_largest_army(s, p):
+def update_largest_army(s, p):
     k = s[KNIGHTS + p]
     h = s[LA_HOLDER]
-    if k >= 3 and h != p and (h < 0 or k > s[KNIGHTS + h]):
+    if k >= LARGEST_ARMY_MIN and h != p and (h < 0 or k > s[KNIGHTS + h]):
         if h >= 0:
-            s[PUBLIC_VP + h] -= 2
+            s[PUBLIC_VP + h] -= HOLDER_BONUS_VP
         s[LA_HOLDER] = p
-        s[PUBLIC_VP + p] += 2
+        s[PUBLIC_VP + p] += HOLDER_BONUS_VP
 
 
 # ---------------------------------------------------------------- placement rules
 @njit(cache=True)
-def _distance_ok(s, v):
+def distance_ok(s, v):
     if s[V_OWNER + v] >= 0:
         return False
     for k in range(3):
@@ -118,7 +120,7 @@ def _distance_ok(s, v):
 
 
 @njit(cache=True)
-def _touches_own_road(s, p, v):
+def touches_own_road(s, p, v):
     for k in range(3):
         e = VERTEX_EDGES[v, k]
         if e >= 0 and s[E_OWNER + e] == p:
@@ -146,12 +148,58 @@ def road_spot_ok(s, p, e):
 
 @njit(cache=True)
 def settlement_spot_ok(s, p, v):
-    return _distance_ok(s, v) and _touches_own_road(s, p, v)
+    return distance_ok(s, v) and touches_own_road(s, p, v)
 
 
 @njit(cache=True)
-def _any_road_spot(s, p):
-    for e in range(72):
+def any_road_spot(s, p):
+    for e in range(N_EDGES):
         if road_spot_ok(s, p, e):
             return True
     return False
+
+
+# ---------------------------------------------------------------- placing pieces
+@njit(cache=True)
+def _recut_roads_at(s, v):
+    """A building on v may cut opponents' roads through v: recompute and re-award."""
+    p_built = s[V_OWNER + v]
+    for q in range(s[OPT_PLAYERS]):
+        if q == p_built:
+            continue
+        cnt = 0
+        for k in range(3):
+            e = VERTEX_EDGES[v, k]
+            if e >= 0 and s[E_OWNER + e] == q:
+                cnt += 1
+        if cnt >= 2:
+            s[ROAD_LEN + q] = road_length(s, q)
+    update_longest_road(s)
+
+
+@njit(cache=True)
+def place_settlement(s, p, v):
+    """Put p's settlement on v (no payment): VP, supply, and the roads it cuts."""
+    s[V_OWNER + v] = p
+    s[V_LEVEL + v] = 1
+    s[SETTLEMENTS_LEFT + p] -= 1
+    s[PUBLIC_VP + p] += 1
+    _recut_roads_at(s, v)
+
+
+@njit(cache=True)
+def place_road(s, p, e):
+    """Put p's road on e (no payment): supply, road length and the longest-road card."""
+    s[E_OWNER + e] = p
+    s[ROADS_LEFT + p] -= 1
+    s[ROAD_LEN + p] = road_length(s, p)
+    update_longest_road(s)
+
+
+@njit(cache=True)
+def upgrade_to_city(s, p, v):
+    """Turn p's settlement on v into a city (no payment): VP and supply."""
+    s[V_LEVEL + v] = 2
+    s[SETTLEMENTS_LEFT + p] += 1
+    s[CITIES_LEFT + p] -= 1
+    s[PUBLIC_VP + p] += 1

@@ -19,7 +19,8 @@ from .layout import (
     ROADS_LEFT, SETTLEMENTS_LEFT, CITIES_LEFT,
 )
 from .rng import randint, seed_rng
-from .rules import apply_action, legal_actions, new_random_game, total_vp, current_decider
+from .cards import current_decider, total_vp
+from .rules import apply_action, legal_actions, new_random_game
 from .topology import HEX_VERTICES
 
 POLICY_RANDOM = 0

@@ -6,12 +6,12 @@ and production on a roll (with the bank-shortage rule).  Nothing here is fast.
 """
 from . import actions as A
 from . import layout as L
-from .topology import EDGE_VERTICES, HEX_VERTICES, PORT_VERTICES, VERTEX_EDGES, VERTEX_VERTICES
+from .topology import (EDGE_VERTICES, HEX_VERTICES, N_EDGES, N_HEXES, N_PORTS, N_VERTICES, PORT_VERTICES, VERTEX_EDGES, VERTEX_VERTICES)
 
 
 def ref_longest_road(s, p):
     """Longest trail over p's edges, trying every start and every continuation."""
-    mine = [e for e in range(72) if s[L.E_OWNER + e] == p]
+    mine = [e for e in range(N_EDGES) if s[L.E_OWNER + e] == p]
 
     def blocked(v):
         o = s[L.V_OWNER + v]
@@ -38,7 +38,7 @@ def ref_longest_road(s, p):
 
 def ref_public_vp(s, p):
     vp = 0
-    for v in range(54):
+    for v in range(N_VERTICES):
         if s[L.V_OWNER + v] == p:
             vp += int(s[L.V_LEVEL + v])
     vp += 2 * (s[L.LR_HOLDER] == p) + 2 * (s[L.LA_HOLDER] == p)
@@ -49,7 +49,7 @@ def ref_production(s, roll):
     """Cards each seat receives on a non-7 roll: list of 4 lists of 5."""
     n = int(s[L.OPT_PLAYERS])
     owed = [[0] * 5 for _ in range(4)]
-    for h in range(19):
+    for h in range(N_HEXES):
         if s[L.HEX_NUMBER + h] == roll and s[L.ROBBER] != h and s[L.HEX_TERRAIN + h] != L.DESERT:
             r = int(s[L.HEX_TERRAIN + h])
             for v in HEX_VERTICES[h]:
@@ -73,7 +73,7 @@ def _hand(s, p):
 
 def _rate(s, p, r):
     rate = 4
-    for i in range(9):
+    for i in range(N_PORTS):
         if any(s[L.V_OWNER + v] == p for v in PORT_VERTICES[i]):
             if s[L.PORT_TYPE + i] == r:
                 rate = min(rate, 2)
@@ -114,7 +114,7 @@ def _cards(s, p):
     old = [int(s[L.DEV_HAND + p * 5 + t] - s[L.DEV_NEW + p * 5 + t]) for t in range(5)]
     if old[L.KNIGHT] > 0:
         out.add(A.PLAY_KNIGHT)
-    if old[L.ROAD_BUILDING] > 0 and s[L.ROADS_LEFT + p] > 0 and any(_road_ok(s, p, e) for e in range(72)):
+    if old[L.ROAD_BUILDING] > 0 and s[L.ROADS_LEFT + p] > 0 and any(_road_ok(s, p, e) for e in range(N_EDGES)):
         out.add(A.PLAY_ROAD_BUILDING)
     if old[L.YEAR_OF_PLENTY] > 0:
         for i in range(15):
@@ -137,23 +137,23 @@ def ref_legal_actions(s):
     hand = _hand(s, p)
     out = set()
     if ph == L.PH_SETUP_SETTLEMENT:
-        return {A.SETTLEMENT0 + v for v in range(54) if _free_for_settlement(s, v)}
+        return {A.SETTLEMENT0 + v for v in range(N_VERTICES) if _free_for_settlement(s, v)}
     if ph == L.PH_SETUP_ROAD:
         v = s[L.SETUP_VERTEX]
-        return {A.ROAD0 + e for e in range(72) if v in EDGE_VERTICES[e] and s[L.E_OWNER + e] < 0}
+        return {A.ROAD0 + e for e in range(N_EDGES) if v in EDGE_VERTICES[e] and s[L.E_OWNER + e] < 0}
     if ph == L.PH_PRE_ROLL:
         return {A.ROLL} | _cards(s, p)
     if ph == L.PH_DISCARD:
         return {A.DISCARD0 + r for r in range(5) if hand[r] > 0}
     if ph == L.PH_MOVE_ROBBER:
-        for h in range(19):
+        for h in range(N_HEXES):
             if h == s[L.ROBBER]:
                 continue
             victims = [k for k in range(1, n) if _victim_ok(s, p, (p + k) % n, h)]
             out.update(A.ROBBER0 + 4 * h + k for k in (victims or [0]))
         return out
     if ph == L.PH_ROAD_BUILDING:
-        return {A.ROAD0 + e for e in range(72) if _road_ok(s, p, e)}
+        return {A.ROAD0 + e for e in range(N_EDGES) if _road_ok(s, p, e)}
     if ph == L.PH_TRADE_RESPONSE:
         give_r, give_n = s[L.TRADE_GIVE_RES], s[L.TRADE_GIVE_N]
         get_r, get_n = s[L.TRADE_GET_RES], s[L.TRADE_GET_N]
@@ -179,14 +179,14 @@ def ref_legal_actions(s):
         return out
     out.add(A.END_TURN)
     if hand[0] >= 1 and hand[1] >= 1 and s[L.ROADS_LEFT + p] > 0:
-        out.update(A.ROAD0 + e for e in range(72) if _road_ok(s, p, e))
+        out.update(A.ROAD0 + e for e in range(N_EDGES) if _road_ok(s, p, e))
     if min(hand[:4]) >= 1 and s[L.SETTLEMENTS_LEFT + p] > 0:
-        for v in range(54):
+        for v in range(N_VERTICES):
             touches = any(f >= 0 and s[L.E_OWNER + f] == p for f in VERTEX_EDGES[v])
             if _free_for_settlement(s, v) and touches:
                 out.add(A.SETTLEMENT0 + v)
     if hand[3] >= 2 and hand[4] >= 3 and s[L.CITIES_LEFT + p] > 0:
-        out.update(A.CITY0 + v for v in range(54)
+        out.update(A.CITY0 + v for v in range(N_VERTICES)
                    if s[L.V_OWNER + v] == p and s[L.V_LEVEL + v] == 1)
     if hand[2] >= 1 and hand[3] >= 1 and hand[4] >= 1 and sum(s[L.DECK:L.DECK + 5]) > 0:
         out.add(A.BUY_DEV)

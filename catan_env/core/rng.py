@@ -39,3 +39,13 @@ def randint(s, n):
 def seed_rng(s, seed):
     """Derive the RNG state from a user seed (any int64)."""
     s[RNG] = np.int64(mix64(np.uint64(seed) ^ np.uint64(0x5DEECE66D)))
+
+
+@njit(cache=True)
+def shuffle(s, arr):
+    """Fisher-Yates shuffle of arr in place with the state's RNG."""
+    for i in range(arr.shape[0] - 1, 0, -1):
+        j = randint(s, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t

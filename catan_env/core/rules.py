@@ -1,7 +1,8 @@
 """The rules of the base game as pure jitted functions over the state vector.
 
 Public kernels: ``init_state``, ``legal_actions`` / ``legal_mask``, ``apply_action``,
-``current_decider``, ``winner``, ``total_vp``, ``road_length``.  They assume valid
+``trade_rate``, ``deck_size`` (card and placement helpers live in ``cards`` and
+``placement``).  They assume valid
 input; the Python layer in ``catan_env.core.game`` validates before calling them.
 Chance (dice, steals, draws) uses the RNG inside the state unless an outcome is forced
 (``apply_action(s, a, outcome)`` with outcome >= 0), which search and replay use.
@@ -11,66 +12,66 @@ from numba import njit
 
 from . import actions as A
 from .layout import (
-    BANK, CITIES_LEFT, DECIDER, DECK, DESERT, DEV_HAND, DEV_NEW, DEV_PLAYED, DEV_USED,
-    DISCARDS, E_OWNER, FREE_ROADS, GENERIC_PORT, HAND, HEX_NUMBER, HEX_TERRAIN, KNIGHT,
+    BANK, BOARD_END, CITIES_LEFT, DECIDER, DECK, DESERT, DEV_PLAYED, DEV_USED,
+    DISCARDS, E_OWNER, FREE_ROADS, GENERIC_PORT, HEX_NUMBER, HEX_TERRAIN, KNIGHT,
     KNIGHTS, LAST_DIE1, LAST_DIE2, LAST_DRAW, LAST_ROLL, LAST_STEAL, LA_HOLDER, LR_HOLDER,
-    MONOPOLY, OFFERS_MADE, OPT_DISCARD, OPT_FRIENDLY, OPT_MAX_OFFERS, OPT_PLAYERS, OPT_TRADE,
-    OPT_VP, PHASE, PH_DISCARD, PH_GAME_OVER, PH_MAIN, PH_MOVE_ROBBER, PH_PRE_ROLL,
-    PH_ROAD_BUILDING, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE,
-    PORT_TYPE, PUBLIC_VP, RESP_ACCEPT, RESP_COUNTER, RESP_NOT_ASKED, RESP_PENDING, RESP_REJECT,
-    RETURN_PHASE, ROADS_LEFT, ROAD_BUILDING, ROAD_LEN, ROBBER, ROLLED, SETTLEMENTS_LEFT,
-    SETUP_STEP, SETUP_VERTEX, STEPS, TRADE_ASKED, TRADE_GET_N, TRADE_GET_RES, TRADE_GIVE_N,
-    TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL, V_OWNER, WINNER, YEAR_OF_PLENTY,
+    MAX_PLAYERS, MONOPOLY, N_DEV, N_RES, OFFERS_MADE, OPT_DISCARD, OPT_FRIENDLY, OPT_MAX_OFFERS,
+    OPT_PLAYERS, OPT_TRADE, OPT_VP, PHASE, PH_DISCARD, PH_GAME_OVER, PH_MAIN, PH_MOVE_ROBBER,
+    PH_PRE_ROLL, PH_ROAD_BUILDING, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM,
+    PH_TRADE_RESPONSE, PORT_TYPE, PUBLIC_VP, RESP_ACCEPT, RESP_COUNTER, RESP_NOT_ASKED,
+    RESP_PENDING, RESP_REJECT, RETURN_PHASE, ROADS_LEFT, ROAD_BUILDING, ROBBER, ROLLED,
+    SETTLEMENTS_LEFT, SETUP_STEP, SETUP_VERTEX, STEPS, TRADE_ASKED, TRADE_GET_N, TRADE_GET_RES,
+    TRADE_GIVE_N, TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL, V_OWNER, WINNER,
+    YEAR_OF_PLENTY, dev_i, dev_new_i, hand_i,
 )
-from .topology import EDGE_VERTICES, HEX_VERTICES, PORT_VERTICES, VERTEX_EDGES, VERTEX_HEXES, HEX_NEIGHBOURS
-from .rng import randint, seed_rng
-from .cards import (_gain, _know_lose, _know_steal, _pay, _transfer, can_afford,  # noqa: F401
-                    current_decider, hand_size, total_vp, winner)
-from .placement import (_any_road_spot, _distance_ok, _update_largest_army,  # noqa: F401
-                        _update_longest_road, road_length, road_spot_ok, settlement_spot_ok)
+from .tables import (
+    CARDS_PER_RESOURCE, CITIES_PER_PLAYER, CITY_COST, DECK_START, DEV_COST, GENERIC_PORT_RATE,
+    MARITIME_BASE_RATE, NUMBER_TOKENS, PORT_DECK, ROAD_COST, ROADS_PER_PLAYER,
+    SETTLEMENTS_PER_PLAYER, SETTLEMENT_COST, SPECIAL_PORT_RATE, TERRAIN_DECK,
+)
+from .topology import (EDGE_VERTICES, HEX_NEIGHBOURS, HEX_VERTICES, N_EDGES, N_HEXES, N_PORTS,
+                       N_VERTICES, PORT_VERTICES, VERTEX_HEXES)
+from .rng import randint, seed_rng, shuffle
+from .cards import _gain, _know_lose, _know_steal, _pay, _transfer, can_afford, hand_size, total_vp
+from .placement import (any_road_spot, distance_ok, place_road, place_settlement, road_spot_ok,
+                        settlement_spot_ok, update_largest_army, upgrade_to_city)
 
-ROAD_COST = np.array([1, 1, 0, 0, 0], dtype=np.int64)
-SETTLEMENT_COST = np.array([1, 1, 1, 1, 0], dtype=np.int64)
-CITY_COST = np.array([0, 0, 0, 2, 3], dtype=np.int64)
-DEV_COST = np.array([0, 0, 1, 1, 1], dtype=np.int64)
-DECK_START = np.array([14, 5, 2, 2, 2], dtype=np.int64)
-TERRAIN_DECK = np.array([0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5], dtype=np.int64)
-NUMBER_TOKENS = np.array([2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 9, 9, 10, 10, 11, 11, 12], dtype=np.int64)
-PORT_DECK = np.array([0, 1, 2, 3, 4, 5, 5, 5, 5], dtype=np.int64)
 MASK_SIZE = A.N_ACTIONS
 
 
 @njit(cache=True)
-def trade_rate(s, p, r):
-    """Best maritime rate p has for giving resource r (4, 3 or 2)."""
-    rate = 4
-    for i in range(9):
-        if s[V_OWNER + PORT_VERTICES[i, 0]] == p or s[V_OWNER + PORT_VERTICES[i, 1]] == p:
-            t = s[PORT_TYPE + i]
-            if t == r:
-                return 2
-            if t == GENERIC_PORT:
-                rate = 3
-    return rate
-
-
-@njit(cache=True)
-def _port_bits(s, p):
+def port_bits(s, p):
     """Harbours p owns as bits: bit r for a 2:1 harbour of resource r, bit 5 generic."""
     bits = 0
-    for i in range(9):
+    for i in range(N_PORTS):
         if s[V_OWNER + PORT_VERTICES[i, 0]] == p or s[V_OWNER + PORT_VERTICES[i, 1]] == p:
             bits |= 1 << s[PORT_TYPE + i]
     return bits
 
 
 @njit(cache=True)
-def _rate_from_bits(bits, r):
+def rate_from_bits(bits, r):
+    """Maritime rate for giving resource r with the harbours in bits (see port_bits)."""
     if bits & (1 << r):
-        return 2
+        return SPECIAL_PORT_RATE
     if bits & (1 << GENERIC_PORT):
-        return 3
-    return 4
+        return GENERIC_PORT_RATE
+    return MARITIME_BASE_RATE
+
+
+@njit(cache=True)
+def trade_rate(s, p, r):
+    """Best maritime rate p has for giving resource r (4, 3 or 2)."""
+    return rate_from_bits(port_bits(s, p), r)
+
+
+@njit(cache=True)
+def deck_size(s):
+    """Development cards left in the deck (public)."""
+    n = 0
+    for t in range(N_DEV):
+        n += s[DECK + t]
+    return n
 
 
 @njit(cache=True)
@@ -89,7 +90,7 @@ def _robber_victim_ok(s, mover, victim, h):
 def _dev_playable(s, p, t):
     if s[DEV_PLAYED] != 0:
         return False
-    return s[DEV_HAND + p * 5 + t] - s[DEV_NEW + p * 5 + t] > 0
+    return s[dev_i(p, t)] - s[dev_new_i(p, t)] > 0
 
 
 
@@ -106,7 +107,7 @@ def _dev_plays(s, p, buf, n):
         return n
     if _dev_playable(s, p, KNIGHT):
         n = _push(buf, n, A.PLAY_KNIGHT)
-    if _dev_playable(s, p, ROAD_BUILDING) and s[ROADS_LEFT + p] > 0 and _any_road_spot(s, p):
+    if _dev_playable(s, p, ROAD_BUILDING) and s[ROADS_LEFT + p] > 0 and any_road_spot(s, p):
         n = _push(buf, n, A.PLAY_ROAD_BUILDING)
     if _dev_playable(s, p, YEAR_OF_PLENTY):
         for i in range(15):
@@ -133,13 +134,13 @@ def legal_actions(s, buf):
         return 0
     p = s[DECIDER]
     if ph == PH_SETUP_SETTLEMENT:
-        for v in range(54):
-            if _distance_ok(s, v):
+        for v in range(N_VERTICES):
+            if distance_ok(s, v):
                 n = _push(buf, n, A.SETTLEMENT0 + v)
         return n
     if ph == PH_SETUP_ROAD:
         v = s[SETUP_VERTEX]
-        for e in range(72):
+        for e in range(N_EDGES):
             if s[E_OWNER + e] < 0 and (EDGE_VERTICES[e, 0] == v or EDGE_VERTICES[e, 1] == v):
                 n = _push(buf, n, A.ROAD0 + e)
         return n
@@ -148,12 +149,12 @@ def legal_actions(s, buf):
         return _dev_plays(s, p, buf, n)
     if ph == PH_DISCARD:
         for r in range(5):
-            if s[HAND + p * 5 + r] > 0:
+            if s[hand_i(p, r)] > 0:
                 n = _push(buf, n, A.DISCARD0 + r)
         return n
     if ph == PH_MOVE_ROBBER:
         np_ = s[OPT_PLAYERS]
-        for h in range(19):
+        for h in range(N_HEXES):
             if h == s[ROBBER]:
                 continue
             any_victim = False
@@ -168,16 +169,16 @@ def legal_actions(s, buf):
                         n = _push(buf, n, A.ROBBER0 + 4 * h + k)
         return n
     if ph == PH_ROAD_BUILDING:
-        for e in range(72):
+        for e in range(N_EDGES):
             if road_spot_ok(s, p, e):
                 n = _push(buf, n, A.ROAD0 + e)
         return n
     if ph == PH_TRADE_RESPONSE:
-        if s[HAND + p * 5 + s[TRADE_GET_RES]] >= s[TRADE_GET_N]:
+        if s[hand_i(p, s[TRADE_GET_RES])] >= s[TRADE_GET_N]:
             n = _push(buf, n, A.TRADE_ACCEPT)
         n = _push(buf, n, A.TRADE_REJECT)
         for m in range(A.N_MENU):
-            if s[HAND + p * 5 + A.MENU_GIVE_RES[m]] < A.MENU_GIVE_N[m]:
+            if s[hand_i(p, A.MENU_GIVE_RES[m])] < A.MENU_GIVE_N[m]:
                 continue
             mirror = (A.MENU_GIVE_RES[m] == s[TRADE_GET_RES] and A.MENU_GIVE_N[m] == s[TRADE_GET_N]
                       and A.MENU_GET_RES[m] == s[TRADE_GIVE_RES] and A.MENU_GET_N[m] == s[TRADE_GIVE_N])
@@ -194,29 +195,29 @@ def legal_actions(s, buf):
     # PH_MAIN
     n = _push(buf, n, A.END_TURN)
     if s[ROADS_LEFT + p] > 0 and can_afford(s, p, ROAD_COST):
-        for e in range(72):
+        for e in range(N_EDGES):
             if road_spot_ok(s, p, e):
                 n = _push(buf, n, A.ROAD0 + e)
     if s[SETTLEMENTS_LEFT + p] > 0 and can_afford(s, p, SETTLEMENT_COST):
-        for v in range(54):
+        for v in range(N_VERTICES):
             if settlement_spot_ok(s, p, v):
                 n = _push(buf, n, A.SETTLEMENT0 + v)
     if s[CITIES_LEFT + p] > 0 and can_afford(s, p, CITY_COST):
-        for v in range(54):
+        for v in range(N_VERTICES):
             if s[V_OWNER + v] == p and s[V_LEVEL + v] == 1:
                 n = _push(buf, n, A.CITY0 + v)
-    if can_afford(s, p, DEV_COST) and (s[DECK] + s[DECK + 1] + s[DECK + 2] + s[DECK + 3] + s[DECK + 4]) > 0:
+    if can_afford(s, p, DEV_COST) and deck_size(s) > 0:
         n = _push(buf, n, A.BUY_DEV)
     n = _dev_plays(s, p, buf, n)
-    ports = _port_bits(s, p)
+    ports = port_bits(s, p)
     for i in range(20):
         r1 = A.MARITIME_GIVE[i]
         r2 = A.MARITIME_GET[i]
-        if s[BANK + r2] > 0 and s[HAND + p * 5 + r1] >= _rate_from_bits(ports, r1):
+        if s[BANK + r2] > 0 and s[hand_i(p, r1)] >= rate_from_bits(ports, r1):
             n = _push(buf, n, A.MARITIME0 + i)
     if s[OPT_TRADE] != 0 and s[OFFERS_MADE] < s[OPT_MAX_OFFERS]:
         for m in range(A.N_MENU):
-            if s[HAND + p * 5 + A.MENU_GIVE_RES[m]] >= A.MENU_GIVE_N[m]:
+            if s[hand_i(p, A.MENU_GIVE_RES[m])] >= A.MENU_GIVE_N[m]:
                 n = _push(buf, n, A.OFFER0 + m)
     return n
 
@@ -228,7 +229,7 @@ def _confirm_ok(s, proposer, partner):
         return True
     if resp >= RESP_COUNTER:
         m = resp - RESP_COUNTER
-        return s[HAND + proposer * 5 + A.MENU_GET_RES[m]] >= A.MENU_GET_N[m]
+        return s[hand_i(proposer, A.MENU_GET_RES[m])] >= A.MENU_GET_N[m]
     return False
 
 
@@ -241,41 +242,6 @@ def legal_mask(s, out):
     for i in range(n):
         out[buf[i]] = 1
     return n
-
-
-# ---------------------------------------------------------------- building
-@njit(cache=True)
-def _recompute_roads_at(s, v):
-    """A building on v may cut opponents' roads through v: recompute and re-award."""
-    p_built = s[V_OWNER + v]
-    for q in range(s[OPT_PLAYERS]):
-        if q == p_built:
-            continue
-        cnt = 0
-        for k in range(3):
-            e = VERTEX_EDGES[v, k]
-            if e >= 0 and s[E_OWNER + e] == q:
-                cnt += 1
-        if cnt >= 2:
-            s[ROAD_LEN + q] = road_length(s, q)
-    _update_longest_road(s)
-
-
-@njit(cache=True)
-def _place_settlement(s, p, v):
-    s[V_OWNER + v] = p
-    s[V_LEVEL + v] = 1
-    s[SETTLEMENTS_LEFT + p] -= 1
-    s[PUBLIC_VP + p] += 1
-    _recompute_roads_at(s, v)
-
-
-@njit(cache=True)
-def _place_road(s, p, e):
-    s[E_OWNER + e] = p
-    s[ROADS_LEFT + p] -= 1
-    s[ROAD_LEN + p] = road_length(s, p)
-    _update_longest_road(s)
 
 
 # ---------------------------------------------------------------- chance helpers
@@ -298,7 +264,7 @@ def _roll_dice(s, forced):
 def _produce(s, number):
     np_ = s[OPT_PLAYERS]
     owed = np.zeros((4, 5), dtype=np.int64)
-    for h in range(19):
+    for h in range(N_HEXES):
         if s[HEX_NUMBER + h] != number or h == s[ROBBER]:
             continue
         r = s[HEX_TERRAIN + h]
@@ -356,7 +322,7 @@ def _clear_trade(s):
     s[TRADE_GET_RES] = -1
     s[TRADE_GET_N] = 0
     s[TRADE_ASKED] = 0
-    for p in range(4):
+    for p in range(MAX_PLAYERS):
         s[TRADE_RESP + p] = RESP_NOT_ASKED
 
 
@@ -371,273 +337,331 @@ def _next_responder(s):
     return -1
 
 
-# ---------------------------------------------------------------- apply
+# ---------------------------------------------------------------- apply, one function per kind
+@njit(cache=True)
+def _do_setup_settlement(s, p, v):
+    place_settlement(s, p, v)
+    s[SETUP_VERTEX] = v
+    if s[SETUP_STEP] >= s[OPT_PLAYERS]:  # second settlement: one card per adjacent hex
+        for k in range(3):
+            h = VERTEX_HEXES[v, k]
+            if h >= 0 and s[HEX_TERRAIN + h] != DESERT and s[BANK + s[HEX_TERRAIN + h]] > 0:
+                _gain(s, p, s[HEX_TERRAIN + h], 1)
+    s[PHASE] = PH_SETUP_ROAD
+
+
+@njit(cache=True)
+def _do_setup_road(s, p, e):
+    np_ = s[OPT_PLAYERS]
+    place_road(s, p, e)
+    step = s[SETUP_STEP] + 1
+    s[SETUP_STEP] = step
+    if step >= 2 * np_:
+        s[PHASE] = PH_PRE_ROLL
+        s[TURN_PLAYER] = 0
+        s[DECIDER] = 0
+        s[TURN] = 1
+        _check_win(s)
+    else:
+        s[PHASE] = PH_SETUP_SETTLEMENT
+        nxt = step if step < np_ else 2 * np_ - 1 - step  # snake order
+        s[TURN_PLAYER] = nxt
+        s[DECIDER] = nxt
+
+
+@njit(cache=True)
+def _do_roll(s, forced):
+    total = _roll_dice(s, forced)
+    s[LAST_ROLL] = total
+    s[ROLLED] = 1
+    if total != 7:
+        _produce(s, total)
+        s[PHASE] = PH_MAIN
+        return
+    any_discard = False
+    for q in range(s[OPT_PLAYERS]):
+        hs = hand_size(s, q)
+        if hs > s[OPT_DISCARD]:
+            s[DISCARDS + q] = hs // 2
+            any_discard = True
+    s[RETURN_PHASE] = PH_MAIN
+    if any_discard:
+        s[PHASE] = PH_DISCARD
+        s[DECIDER] = _first_discarder(s)
+    else:
+        s[PHASE] = PH_MOVE_ROBBER
+
+
+@njit(cache=True)
+def _do_end_turn(s, tp):
+    for t in range(N_DEV):
+        s[dev_new_i(tp, t)] = 0
+    s[DEV_PLAYED] = 0
+    s[ROLLED] = 0
+    s[OFFERS_MADE] = 0
+    nxt = (tp + 1) % s[OPT_PLAYERS]
+    s[TURN_PLAYER] = nxt
+    s[DECIDER] = nxt
+    s[TURN] += 1
+    s[PHASE] = PH_PRE_ROLL
+    _check_win(s)
+
+
+@njit(cache=True)
+def _do_road(s, p, e):
+    """A road: free during road building, paid in the main phase."""
+    if s[PHASE] == PH_ROAD_BUILDING:
+        place_road(s, p, e)
+        s[FREE_ROADS] -= 1
+        if s[FREE_ROADS] <= 0 or s[ROADS_LEFT + p] <= 0 or not any_road_spot(s, p):
+            s[FREE_ROADS] = 0
+            s[PHASE] = s[RETURN_PHASE]
+    else:
+        _pay(s, p, ROAD_COST)
+        place_road(s, p, e)
+    _check_win(s)
+
+
+@njit(cache=True)
+def _do_settlement(s, p, v):
+    _pay(s, p, SETTLEMENT_COST)
+    place_settlement(s, p, v)
+    _check_win(s)
+
+
+@njit(cache=True)
+def _do_city(s, p, v):
+    _pay(s, p, CITY_COST)
+    upgrade_to_city(s, p, v)
+    _check_win(s)
+
+
+@njit(cache=True)
+def _do_buy_dev(s, p, forced):
+    _pay(s, p, DEV_COST)
+    if forced >= 0:
+        t = forced
+    else:
+        x = randint(s, deck_size(s))
+        t = 0
+        while x >= s[DECK + t]:
+            x -= s[DECK + t]
+            t += 1
+    s[DECK + t] -= 1
+    s[dev_i(p, t)] += 1
+    s[dev_new_i(p, t)] += 1
+    s[LAST_DRAW] = t
+    _check_win(s)
+
+
+@njit(cache=True)
+def _use_dev(s, p, t):
+    s[dev_i(p, t)] -= 1
+    s[DEV_PLAYED] = 1
+    s[DEV_USED + t] += 1
+
+
+@njit(cache=True)
+def _do_knight(s, p):
+    _use_dev(s, p, KNIGHT)
+    s[KNIGHTS + p] += 1
+    update_largest_army(s, p)
+    s[RETURN_PHASE] = s[PHASE]
+    s[PHASE] = PH_MOVE_ROBBER
+    _check_win(s)
+
+
+@njit(cache=True)
+def _do_road_building(s, p):
+    _use_dev(s, p, ROAD_BUILDING)
+    s[FREE_ROADS] = min(2, s[ROADS_LEFT + p])
+    s[RETURN_PHASE] = s[PHASE]
+    s[PHASE] = PH_ROAD_BUILDING
+
+
+@njit(cache=True)
+def _do_year_of_plenty(s, p, i):
+    _use_dev(s, p, YEAR_OF_PLENTY)
+    _gain(s, p, A.YOP_R1[i], 1)
+    _gain(s, p, A.YOP_R2[i], 1)
+
+
+@njit(cache=True)
+def _do_monopoly(s, p, r):
+    _use_dev(s, p, MONOPOLY)
+    for q in range(s[OPT_PLAYERS]):
+        if q != p:
+            c = s[hand_i(q, r)]
+            if c > 0:
+                _transfer(s, q, p, r, c)
+
+
+@njit(cache=True)
+def _do_robber(s, p, i, forced):
+    h = i // 4
+    k = i % 4
+    s[ROBBER] = h
+    s[LAST_STEAL] = -1
+    if k > 0:
+        victim = (p + k) % s[OPT_PLAYERS]
+        if forced >= 0:
+            r = forced
+        else:
+            x = randint(s, hand_size(s, victim))
+            r = 0
+            while x >= s[hand_i(victim, r)]:
+                x -= s[hand_i(victim, r)]
+                r += 1
+        s[hand_i(victim, r)] -= 1
+        s[hand_i(p, r)] += 1
+        _know_steal(s, p, victim, r)
+        s[LAST_STEAL] = r
+    s[PHASE] = s[RETURN_PHASE]
+    s[DECIDER] = s[TURN_PLAYER]
+    _check_win(s)
+
+
+@njit(cache=True)
+def _do_discard(s, p, r):
+    s[hand_i(p, r)] -= 1
+    s[BANK + r] += 1
+    _know_lose(s, p, r, 1)
+    s[DISCARDS + p] -= 1
+    nxt = _first_discarder(s)
+    if nxt >= 0:
+        s[DECIDER] = nxt
+    else:
+        s[PHASE] = PH_MOVE_ROBBER
+        s[DECIDER] = s[TURN_PLAYER]
+
+
+@njit(cache=True)
+def _do_maritime(s, p, i):
+    r1 = A.MARITIME_GIVE[i]
+    rate = trade_rate(s, p, r1)
+    s[hand_i(p, r1)] -= rate
+    s[BANK + r1] += rate
+    _know_lose(s, p, r1, rate)
+    _gain(s, p, A.MARITIME_GET[i], 1)
+
+
+@njit(cache=True)
+def _do_offer(s, p, m):
+    s[TRADE_GIVE_RES] = A.MENU_GIVE_RES[m]
+    s[TRADE_GIVE_N] = A.MENU_GIVE_N[m]
+    s[TRADE_GET_RES] = A.MENU_GET_RES[m]
+    s[TRADE_GET_N] = A.MENU_GET_N[m]
+    s[TRADE_ASKED] = 0
+    for q in range(MAX_PLAYERS):
+        s[TRADE_RESP + q] = RESP_NOT_ASKED
+    for q in range(s[OPT_PLAYERS]):
+        if q != p:
+            s[TRADE_RESP + q] = RESP_PENDING
+    s[OFFERS_MADE] += 1
+    s[PHASE] = PH_TRADE_RESPONSE
+    s[DECIDER] = _next_responder(s)
+
+
+@njit(cache=True)
+def _do_answer(s, p, a):
+    """Accept, reject or counter; after the last answer the proposer confirms or the
+    offer lapses."""
+    if a == A.TRADE_ACCEPT:
+        s[TRADE_RESP + p] = RESP_ACCEPT
+    elif a == A.TRADE_REJECT:
+        s[TRADE_RESP + p] = RESP_REJECT
+    else:
+        s[TRADE_RESP + p] = RESP_COUNTER + (a - A.COUNTER0)
+    s[TRADE_ASKED] += 1
+    nxt = _next_responder(s)
+    if nxt >= 0:
+        s[DECIDER] = nxt
+        return
+    tp = s[TURN_PLAYER]
+    any_yes = False
+    for q in range(s[OPT_PLAYERS]):
+        if q != tp and _confirm_ok(s, tp, q):
+            any_yes = True
+    s[DECIDER] = tp
+    if any_yes:
+        s[PHASE] = PH_TRADE_CONFIRM
+    else:
+        _close_trade(s)
+
+
+@njit(cache=True)
+def _do_confirm(s, p, k):
+    partner = (p + k) % s[OPT_PLAYERS]
+    resp = s[TRADE_RESP + partner]
+    if resp == RESP_ACCEPT:
+        _transfer(s, p, partner, s[TRADE_GIVE_RES], s[TRADE_GIVE_N])
+        _transfer(s, partner, p, s[TRADE_GET_RES], s[TRADE_GET_N])
+    else:
+        m = resp - RESP_COUNTER
+        _transfer(s, partner, p, A.MENU_GIVE_RES[m], A.MENU_GIVE_N[m])
+        _transfer(s, p, partner, A.MENU_GET_RES[m], A.MENU_GET_N[m])
+    _close_trade(s)
+
+
+@njit(cache=True)
+def _close_trade(s):
+    _clear_trade(s)
+    s[PHASE] = PH_MAIN
+    s[DECIDER] = s[TURN_PLAYER]
+
+
 @njit(cache=True)
 def apply_action(s, a, forced):
     """Apply legal action a for the decider.  forced < 0: chance from the RNG; otherwise
-    the dice total (ROLL), stolen resource (MOVE_ROBBER) or drawn card type (BUY_DEV)."""
+    the dice total (ROLL), stolen resource (MOVE_ROBBER) or drawn card type (BUY_DEV).
+    Dispatches on the action's id range (see ``actions``)."""
     p = s[DECIDER]
-    tp = s[TURN_PLAYER]
-    np_ = s[OPT_PLAYERS]
     ph = s[PHASE]
     s[STEPS] += 1
     if ph == PH_SETUP_SETTLEMENT:
-        v = a - A.SETTLEMENT0
-        _place_settlement(s, p, v)
-        s[SETUP_VERTEX] = v
-        if s[SETUP_STEP] >= np_:
-            for k in range(3):
-                h = VERTEX_HEXES[v, k]
-                if h >= 0 and s[HEX_TERRAIN + h] != DESERT and s[BANK + s[HEX_TERRAIN + h]] > 0:
-                    _gain(s, p, s[HEX_TERRAIN + h], 1)
-        s[PHASE] = PH_SETUP_ROAD
-        return
-    if ph == PH_SETUP_ROAD:
-        _place_road(s, p, a - A.ROAD0)
-        step = s[SETUP_STEP] + 1
-        s[SETUP_STEP] = step
-        if step >= 2 * np_:
-            s[PHASE] = PH_PRE_ROLL
-            s[TURN_PLAYER] = 0
-            s[DECIDER] = 0
-            s[TURN] = 1
-            _check_win(s)
-        else:
-            s[PHASE] = PH_SETUP_SETTLEMENT
-            nxt = step if step < np_ else 2 * np_ - 1 - step
-            s[TURN_PLAYER] = nxt
-            s[DECIDER] = nxt
-        return
-    if a == A.ROLL:
-        total = _roll_dice(s, forced)
-        s[LAST_ROLL] = total
-        s[ROLLED] = 1
-        if total == 7:
-            any_discard = False
-            for q in range(np_):
-                hs = hand_size(s, q)
-                if hs > s[OPT_DISCARD]:
-                    s[DISCARDS + q] = hs // 2
-                    any_discard = True
-            s[RETURN_PHASE] = PH_MAIN
-            if any_discard:
-                s[PHASE] = PH_DISCARD
-                s[DECIDER] = _first_discarder(s)
-            else:
-                s[PHASE] = PH_MOVE_ROBBER
-        else:
-            _produce(s, total)
-            s[PHASE] = PH_MAIN
-        return
-    if a == A.END_TURN:
-        for t in range(5):
-            s[DEV_NEW + tp * 5 + t] = 0
-        s[DEV_PLAYED] = 0
-        s[ROLLED] = 0
-        s[OFFERS_MADE] = 0
-        nxt = (tp + 1) % np_
-        s[TURN_PLAYER] = nxt
-        s[DECIDER] = nxt
-        s[TURN] += 1
-        s[PHASE] = PH_PRE_ROLL
-        _check_win(s)
-        return
-    if a < A.SETTLEMENT0:  # road: paid in main, free in road building
-        e = a - A.ROAD0
-        if ph == PH_ROAD_BUILDING:
-            _place_road(s, p, e)
-            s[FREE_ROADS] -= 1
-            if s[FREE_ROADS] <= 0 or s[ROADS_LEFT + p] <= 0 or not _any_road_spot(s, p):
-                s[FREE_ROADS] = 0
-                s[PHASE] = s[RETURN_PHASE]
-        else:
-            _pay(s, p, ROAD_COST)
-            _place_road(s, p, e)
-        _check_win(s)
-        return
-    if a < A.CITY0:
-        _pay(s, p, SETTLEMENT_COST)
-        _place_settlement(s, p, a - A.SETTLEMENT0)
-        _check_win(s)
-        return
-    if a < A.BUY_DEV:
-        v = a - A.CITY0
-        _pay(s, p, CITY_COST)
-        s[V_LEVEL + v] = 2
-        s[SETTLEMENTS_LEFT + p] += 1
-        s[CITIES_LEFT + p] -= 1
-        s[PUBLIC_VP + p] += 1
-        _check_win(s)
-        return
-    if a == A.BUY_DEV:
-        _pay(s, p, DEV_COST)
-        if forced >= 0:
-            t = forced
-        else:
-            left = s[DECK] + s[DECK + 1] + s[DECK + 2] + s[DECK + 3] + s[DECK + 4]
-            x = randint(s, left)
-            t = 0
-            while x >= s[DECK + t]:
-                x -= s[DECK + t]
-                t += 1
-        s[DECK + t] -= 1
-        s[DEV_HAND + p * 5 + t] += 1
-        s[DEV_NEW + p * 5 + t] += 1
-        s[LAST_DRAW] = t
-        _check_win(s)
-        return
-    if a == A.PLAY_KNIGHT:
-        s[DEV_HAND + p * 5 + KNIGHT] -= 1
-        s[DEV_PLAYED] = 1
-        s[DEV_USED + KNIGHT] += 1
-        s[KNIGHTS + p] += 1
-        _update_largest_army(s, p)
-        s[RETURN_PHASE] = ph
-        s[PHASE] = PH_MOVE_ROBBER
-        _check_win(s)
-        return
-    if a == A.PLAY_ROAD_BUILDING:
-        s[DEV_HAND + p * 5 + ROAD_BUILDING] -= 1
-        s[DEV_PLAYED] = 1
-        s[DEV_USED + ROAD_BUILDING] += 1
-        s[FREE_ROADS] = min(2, s[ROADS_LEFT + p])
-        s[RETURN_PHASE] = ph
-        s[PHASE] = PH_ROAD_BUILDING
-        return
-    if a < A.MONOPOLY0:
-        i = a - A.YOP0
-        s[DEV_HAND + p * 5 + YEAR_OF_PLENTY] -= 1
-        s[DEV_PLAYED] = 1
-        s[DEV_USED + YEAR_OF_PLENTY] += 1
-        _gain(s, p, A.YOP_R1[i], 1)
-        _gain(s, p, A.YOP_R2[i], 1)
-        return
-    if a < A.ROBBER0:
-        r = a - A.MONOPOLY0
-        s[DEV_HAND + p * 5 + MONOPOLY] -= 1
-        s[DEV_PLAYED] = 1
-        s[DEV_USED + MONOPOLY] += 1
-        for q in range(np_):
-            if q != p:
-                c = s[HAND + q * 5 + r]
-                if c > 0:
-                    _transfer(s, q, p, r, c)
-        return
-    if a < A.DISCARD0:
-        i = a - A.ROBBER0
-        h = i // 4
-        k = i % 4
-        s[ROBBER] = h
-        s[LAST_STEAL] = -1
-        if k > 0:
-            victim = (p + k) % np_
-            if forced >= 0:
-                r = forced
-            else:
-                x = randint(s, hand_size(s, victim))
-                r = 0
-                while x >= s[HAND + victim * 5 + r]:
-                    x -= s[HAND + victim * 5 + r]
-                    r += 1
-            s[HAND + victim * 5 + r] -= 1
-            s[HAND + p * 5 + r] += 1
-            _know_steal(s, p, victim, r)
-            s[LAST_STEAL] = r
-        s[PHASE] = s[RETURN_PHASE]
-        s[DECIDER] = tp
-        _check_win(s)
-        return
-    if a < A.MARITIME0:
-        r = a - A.DISCARD0
-        s[HAND + p * 5 + r] -= 1
-        s[BANK + r] += 1
-        _know_lose(s, p, r, 1)
-        s[DISCARDS + p] -= 1
-        nxt = _first_discarder(s)
-        if nxt >= 0:
-            s[DECIDER] = nxt
-        else:
-            s[PHASE] = PH_MOVE_ROBBER
-            s[DECIDER] = tp
-        return
-    if a < A.OFFER0:
-        i = a - A.MARITIME0
-        r1 = A.MARITIME_GIVE[i]
-        r2 = A.MARITIME_GET[i]
-        rate = trade_rate(s, p, r1)
-        s[HAND + p * 5 + r1] -= rate
-        s[BANK + r1] += rate
-        _know_lose(s, p, r1, rate)
-        _gain(s, p, r2, 1)
-        return
-    if a < A.TRADE_ACCEPT:
-        m = a - A.OFFER0
-        s[TRADE_GIVE_RES] = A.MENU_GIVE_RES[m]
-        s[TRADE_GIVE_N] = A.MENU_GIVE_N[m]
-        s[TRADE_GET_RES] = A.MENU_GET_RES[m]
-        s[TRADE_GET_N] = A.MENU_GET_N[m]
-        s[TRADE_ASKED] = 0
-        for q in range(4):
-            s[TRADE_RESP + q] = RESP_NOT_ASKED
-        for q in range(np_):
-            if q != p:
-                s[TRADE_RESP + q] = RESP_PENDING
-        s[OFFERS_MADE] += 1
-        s[PHASE] = PH_TRADE_RESPONSE
-        s[DECIDER] = _next_responder(s)
-        return
-    if a < A.CONFIRM0:  # accept / reject / counter
-        if a == A.TRADE_ACCEPT:
-            s[TRADE_RESP + p] = RESP_ACCEPT
-        elif a == A.TRADE_REJECT:
-            s[TRADE_RESP + p] = RESP_REJECT
-        else:
-            s[TRADE_RESP + p] = RESP_COUNTER + (a - A.COUNTER0)
-        s[TRADE_ASKED] += 1
-        nxt = _next_responder(s)
-        if nxt >= 0:
-            s[DECIDER] = nxt
-            return
-        any_yes = False
-        for q in range(np_):
-            if q != tp and _confirm_ok(s, tp, q):
-                any_yes = True
-        s[DECIDER] = tp
-        if any_yes:
-            s[PHASE] = PH_TRADE_CONFIRM
-        else:
-            _clear_trade(s)
-            s[PHASE] = PH_MAIN
-        return
-    if a < A.TRADE_CANCEL:
-        partner = (p + (a - A.CONFIRM0) + 1) % np_
-        resp = s[TRADE_RESP + partner]
-        if resp == RESP_ACCEPT:
-            _transfer(s, p, partner, s[TRADE_GIVE_RES], s[TRADE_GIVE_N])
-            _transfer(s, partner, p, s[TRADE_GET_RES], s[TRADE_GET_N])
-        else:
-            m = resp - RESP_COUNTER
-            _transfer(s, partner, p, A.MENU_GIVE_RES[m], A.MENU_GIVE_N[m])
-            _transfer(s, p, partner, A.MENU_GET_RES[m], A.MENU_GET_N[m])
-    # confirm or cancel
-    _clear_trade(s)
-    s[PHASE] = PH_MAIN
-    s[DECIDER] = tp
+        _do_setup_settlement(s, p, a - A.SETTLEMENT0)
+    elif ph == PH_SETUP_ROAD:
+        _do_setup_road(s, p, a - A.ROAD0)
+    elif a == A.ROLL:
+        _do_roll(s, forced)
+    elif a == A.END_TURN:
+        _do_end_turn(s, s[TURN_PLAYER])
+    elif a < A.SETTLEMENT0:
+        _do_road(s, p, a - A.ROAD0)
+    elif a < A.CITY0:
+        _do_settlement(s, p, a - A.SETTLEMENT0)
+    elif a < A.BUY_DEV:
+        _do_city(s, p, a - A.CITY0)
+    elif a == A.BUY_DEV:
+        _do_buy_dev(s, p, forced)
+    elif a == A.PLAY_KNIGHT:
+        _do_knight(s, p)
+    elif a == A.PLAY_ROAD_BUILDING:
+        _do_road_building(s, p)
+    elif a < A.MONOPOLY0:
+        _do_year_of_plenty(s, p, a - A.YOP0)
+    elif a < A.ROBBER0:
+        _do_monopoly(s, p, a - A.MONOPOLY0)
+    elif a < A.DISCARD0:
+        _do_robber(s, p, a - A.ROBBER0, forced)
+    elif a < A.MARITIME0:
+        _do_discard(s, p, a - A.DISCARD0)
+    elif a < A.OFFER0:
+        _do_maritime(s, p, a - A.MARITIME0)
+    elif a < A.TRADE_ACCEPT:
+        _do_offer(s, p, a - A.OFFER0)
+    elif a < A.CONFIRM0:
+        _do_answer(s, p, a)
+    elif a < A.TRADE_CANCEL:
+        _do_confirm(s, p, a - A.CONFIRM0 + 1)
+    else:
+        _close_trade(s)
 
 
 # ---------------------------------------------------------------- new games and boards
 @njit(cache=True)
-def _shuffle(s, arr):
-    for i in range(arr.shape[0] - 1, 0, -1):
-        j = randint(s, i + 1)
-        t = arr[i]
-        arr[i] = arr[j]
-        arr[j] = t
-
-
-@njit(cache=True)
 def red_numbers_adjacent(numbers):
-    for h in range(19):
+    for h in range(N_HEXES):
         if numbers[h] == 6 or numbers[h] == 8:
             for k in range(6):
                 g = HEX_NEIGHBOURS[h, k]
@@ -650,15 +674,15 @@ def red_numbers_adjacent(numbers):
 def random_board_into(s):
     """Shuffle terrain, harbours and numbers (no adjacent 6/8) with the state's RNG."""
     terrain = TERRAIN_DECK.copy()
-    _shuffle(s, terrain)
+    shuffle(s, terrain)
     ports = PORT_DECK.copy()
-    _shuffle(s, ports)
+    shuffle(s, ports)
     numbers = np.zeros(19, dtype=np.int64)
     tokens = NUMBER_TOKENS.copy()
     while True:
-        _shuffle(s, tokens)
+        shuffle(s, tokens)
         j = 0
-        for h in range(19):
+        for h in range(N_HEXES):
             if terrain[h] == DESERT:
                 numbers[h] = 0
             else:
@@ -666,12 +690,12 @@ def random_board_into(s):
                 j += 1
         if not red_numbers_adjacent(numbers):
             break
-    for h in range(19):
+    for h in range(N_HEXES):
         s[HEX_TERRAIN + h] = terrain[h]
         s[HEX_NUMBER + h] = numbers[h]
         if terrain[h] == DESERT:
             s[ROBBER] = h
-    for i in range(9):
+    for i in range(N_PORTS):
         s[PORT_TYPE + i] = ports[i]
 
 
@@ -679,9 +703,9 @@ def random_board_into(s):
 def init_state(s, n_players, vp, discard, friendly, trade, max_offers, seed):
     """Reset s to the start of set-up; the board fields must be filled by the caller
     (or by random_board_into).  Everything else is derived from the options."""
-    board = s[:48].copy()
+    board = s[:BOARD_END].copy()
     s[:] = 0
-    s[:48] = board
+    s[:BOARD_END] = board
     seed_rng(s, seed)
     s[OPT_PLAYERS] = n_players
     s[OPT_VP] = vp
@@ -689,19 +713,19 @@ def init_state(s, n_players, vp, discard, friendly, trade, max_offers, seed):
     s[OPT_FRIENDLY] = friendly
     s[OPT_TRADE] = trade
     s[OPT_MAX_OFFERS] = max_offers
-    for v in range(54):
+    for v in range(N_VERTICES):
         s[V_OWNER + v] = -1
-    for e in range(72):
+    for e in range(N_EDGES):
         s[E_OWNER + e] = -1
-    for r in range(5):
-        s[BANK + r] = 19
-    for t in range(5):
+    for r in range(N_RES):
+        s[BANK + r] = CARDS_PER_RESOURCE
+    for t in range(N_DEV):
         s[DECK + t] = DECK_START[t]
-    for p in range(4):
+    for p in range(MAX_PLAYERS):
         on = 1 if p < n_players else 0
-        s[ROADS_LEFT + p] = 15 * on
-        s[SETTLEMENTS_LEFT + p] = 5 * on
-        s[CITIES_LEFT + p] = 4 * on
+        s[ROADS_LEFT + p] = ROADS_PER_PLAYER * on
+        s[SETTLEMENTS_LEFT + p] = SETTLEMENTS_PER_PLAYER * on
+        s[CITIES_LEFT + p] = CITIES_PER_PLAYER * on
     s[LR_HOLDER] = -1
     s[LA_HOLDER] = -1
     s[WINNER] = -1

@@ -8,19 +8,22 @@ is a bit set (bit r: 2:1 harbour of r, bit 5: a 3:1 harbour).
 import numpy as np
 from numba import njit
 
+from catan_env.core.layout import DESERT
 from catan_env.core.placement import adjacent
-from catan_env.core.topology import PORT_VERTICES, VERTEX_HEXES
+from catan_env.core.tables import CITY_COST, DEV_COST, ROAD_COST, SETTLEMENT_COST
+from catan_env.core.topology import N_PORTS, PORT_VERTICES, VERTEX_HEXES
 
-P_DICE = np.array([0, 0, .03, .06, .08, .11, .14, .17, .14, .11, .08, .06, .03])
+# JSettlers' own rounded dice percentages (its estimates use them, not the exact 36ths)
 PIP_PCT = np.array([0, 0, 3, 6, 8, 11, 14, 17, 14, 11, 8, 6, 3], dtype=np.int64)
+P_DICE = PIP_PCT / 100.0
 # JSettlers' tie-break order brick, ore, wool, grain, lumber as engine indices
 TIE_ORDER = np.array([0, 4, 2, 3, 1], dtype=np.int64)
 NONE = 55555
 
-SETTLEMENT = np.array([1, 1, 1, 1, 0], dtype=np.int64)
-CITY = np.array([0, 0, 0, 2, 3], dtype=np.int64)
-ROAD = np.array([1, 1, 0, 0, 0], dtype=np.int64)
-CARD = np.array([0, 0, 1, 1, 1], dtype=np.int64)
+SETTLEMENT = SETTLEMENT_COST
+CITY = CITY_COST
+ROAD = ROAD_COST
+CARD = DEV_COST
 PIECES = np.stack([SETTLEMENT, CITY, ROAD, CARD])  # ETA table order: settlement, city, road, card
 
 
@@ -32,7 +35,7 @@ def rolls_per_resource(terrain, numbers, robber, vertices, levels, exclude_robbe
         v = vertices[i]
         for k in range(3):
             h = VERTEX_HEXES[v, k]
-            if h < 0 or terrain[h] == 5 or (exclude_robber and h == robber):
+            if h < 0 or terrain[h] == DESERT or (exclude_robber and h == robber):
                 continue
             prob[terrain[h]] += P_DICE[numbers[h]] * levels[i]
     out = np.empty(5, dtype=np.int64)
@@ -101,7 +104,7 @@ def eta_table(R, ports, hand, cutoff):
 @njit(cache=True)
 def port_bits(port_type, vertices):
     bits = 0
-    for i in range(9):
+    for i in range(N_PORTS):
         for j in range(2):
             for k in range(vertices.shape[0]):
                 if PORT_VERTICES[i, j] == vertices[k]:

@@ -1,7 +1,7 @@
 """A heuristic agent in the style of the JSettlers robot (../shared/reference/jsettlers-robot.md).
 
 Built from the behavioural spec, not from JSettlers' code.  Parts:
-  - building-speed estimates (``agents.speed``, jitted) and the win-game ETA (WGETA);
+  - building-speed estimates (``speed``, jitted) and the win-game ETA (WGETA);
   - opening placement by the pair search over from-nothing ETAs, and the initial road
     toward the best node two edges away (opponents' likely picks removed in round one);
   - turn planning, FAST or SMART (``strategy=``);
@@ -19,12 +19,12 @@ import numpy as np
 
 from catan_env.core import actions as A
 from catan_env.core import layout as L
-from catan_env.core import rules as R
-from catan_env.core.topology import (EDGE_VERTICES, HEX_VERTICES, PORT_VERTICES, VERTEX_EDGES,
-                                     VERTEX_HEXES)
+from catan_env.core import placement as P
+from catan_env.core.topology import (EDGE_VERTICES, HEX_VERTICES, N_EDGES, N_HEXES, N_PORTS,
+                                     PORT_VERTICES, VERTEX_EDGES, VERTEX_HEXES)
 
 from . import speed as SP
-from .base import Agent, legal_from
+from ..base import Agent, legal_from
 from .planning import (CUTOFF, PlayerModel, hex_arrays, knights_to_buy, producing_hexes,
                        roads_to_go, settlement_spots, vertex_pips, wgeta)
 
@@ -71,6 +71,7 @@ class JSettlersAgent(Agent):
         me = infoset.seat
         self._hand = infoset.hand()
         self._devs, self._new_devs = infoset.dev_cards()
+        self._deck_left = infoset.deck_size()
         self._legal = set(int(a) for a in legal)
         self._s = s
         self._me = me
@@ -138,7 +139,7 @@ class JSettlersAgent(Agent):
         s, me = self._s, self._me
         terrain, numbers, robber, ports = hex_arrays(s)
         cands = self._opening_candidates()
-        own = np.flatnonzero(s[L.V_OWNER:L.V_OWNER + 54] == me).astype(np.int64)
+        own = np.flatnonzero(L.view(s, "v_owner") == me).astype(np.int64)
         own_l = np.ones(len(own), dtype=np.int64)
         if len(own) == 0:
             a, b, _ = SP.best_opening_pair(terrain, numbers, robber, ports, cands, -1, own, own_l)
@@ -172,7 +173,7 @@ class JSettlersAgent(Agent):
                 pct = int(SP.PIP_PCT[numbers[h]])
                 total += pct * (1 if numbers[h] in own_numbers else 2)
         score = (100 * total // 80) * 3
-        for i in range(9):
+        for i in range(N_PORTS):
             if v in PORT_VERTICES[i]:
                 if ports[i] == L.GENERIC_PORT and not have_generic:
                     score += 500
@@ -185,14 +186,14 @@ class JSettlersAgent(Agent):
         v0 = int(s[L.SETUP_VERTEX])
         board = hex_arrays(s)
         terrain, numbers, _, ports = board
-        owner = s[L.V_OWNER:L.V_OWNER + 54]
+        owner = L.view(s, "v_owner")
         own_numbers = set()
         for v in np.flatnonzero(owner == me):
             for h in VERTEX_HEXES[v]:
                 if h >= 0:
                     own_numbers.add(int(numbers[h]))
-        owned_ports = [int(ports[i]) for i in range(9) if any(owner[w] == me for w in PORT_VERTICES[i])]
-        rarity = {r: int(sum(SP.PIP_PCT[numbers[h]] for h in range(19) if terrain[h] == r)) for r in range(5)}
+        owned_ports = [int(ports[i]) for i in range(N_PORTS) if any(owner[w] == me for w in PORT_VERTICES[i])]
+        rarity = {r: int(sum(SP.PIP_PCT[numbers[h]] for h in range(N_HEXES) if terrain[h] == r)) for r in range(5)}
         lacking = {r: rarity[r] for r in range(5) if r not in owned_ports}
         have_generic = L.GENERIC_PORT in owned_ports
         # nodes exactly two edges away, legal for a future settlement
@@ -204,7 +205,7 @@ class JSettlersAgent(Agent):
                 if f < 0 or f == e:
                     continue
                 w = int(EDGE_VERTICES[f, 1] if EDGE_VERTICES[f, 0] == mid else EDGE_VERTICES[f, 0])
-                if R._distance_ok(s, w):
+                if P.distance_ok(s, w):
                     options.append((self._node_score(w, board, own_numbers, have_generic, lacking), w, a))
         if not options:
             return min(self._legal)
@@ -269,26 +270,26 @@ class JSettlersAgent(Agent):
         kind = item[0]
         if kind == "road":
             e = item[1]
-            return A.ROAD0 + e if R.road_spot_ok(s, me, e) else None
+            return A.ROAD0 + e if P.road_spot_ok(s, me, e) else None
         if kind == "settlement":
             v = item[1]
-            return A.SETTLEMENT0 + v if R._distance_ok(s, v) else None
+            return A.SETTLEMENT0 + v if P.distance_ok(s, v) else None
         if kind == "city":
             v = item[1]
             return A.CITY0 + v if s[L.V_OWNER + v] == me and s[L.V_LEVEL + v] == 1 else None
         if kind == "lr_road":
             e = self._best_road_extension()
             return None if e is None else A.ROAD0 + e
-        return A.BUY_DEV if s[L.DECK] != 0 else None
+        return A.BUY_DEV if self._deck_left > 0 else None
 
     def _best_road_extension(self):
         s, me = self._s, self._me
         best, best_len = None, int(s[L.ROAD_LEN + me])
         t = s.copy()
-        for e in range(72):
-            if R.road_spot_ok(s, me, e):
+        for e in range(N_EDGES):
+            if P.road_spot_ok(s, me, e):
                 t[L.E_OWNER + e] = me
-                length = R.road_length(t, me)
+                length = P.road_length(t, me)
                 t[L.E_OWNER + e] = -1
                 if length > best_len:
                     best, best_len = e, length
@@ -318,7 +319,7 @@ class JSettlersAgent(Agent):
             return []
         out = []
         base = int(model.nothing.sum())
-        for v in np.flatnonzero((s[L.V_OWNER:L.V_OWNER + 54] == me) & (s[L.V_LEVEL:L.V_LEVEL + 54] == 1)):
+        for v in np.flatnonzero((L.view(s, "v_owner") == me) & (L.view(s, "v_level") == 1)):
             with_city = PlayerModel(s, me, extra_cities=[int(v)])
             out.append((base - int(with_city.nothing.sum()), int(v)))
         out.sort(reverse=True)
@@ -330,7 +331,7 @@ class JSettlersAgent(Agent):
         setts = self._settlement_options(model)
         cities = self._city_options(model)
         city_eta = model.eta(self._hand, SP.CITY)
-        deck = s[L.DECK] != 0
+        deck = self._deck_left > 0
         vp = int(s[L.PUBLIC_VP + me] + self._devs[L.VICTORY_POINT])
 
         def sett_plan(opt):
@@ -391,33 +392,25 @@ class JSettlersAgent(Agent):
             s_eta = model.eta(self._hand, SP.SETTLEMENT)
             for v, path in settlement_spots(s, me, max_roads=0):
                 t = s.copy()
-                t[L.V_OWNER + v] = me
-                t[L.V_LEVEL + v] = 1
-                t[L.PUBLIC_VP + me] += 1
-                t[L.SETTLEMENTS_LEFT + me] -= 1
+                P.place_settlement(t, me, v)
                 sc = discounted(bonus_for(t), s_eta)
                 if "settlement" not in best or sc > best["settlement"][0]:
                     best["settlement"] = (sc, s_eta, [("settlement", v)])
         if s[L.ROADS_LEFT + me] > 0:
             r_eta = model.eta(self._hand, SP.ROAD)
-            for e in range(72):
-                if not R.road_spot_ok(s, me, e):
+            for e in range(N_EDGES):
+                if not P.road_spot_ok(s, me, e):
                     continue
                 t = s.copy()
-                t[L.E_OWNER + e] = me
-                t[L.ROADS_LEFT + me] -= 1
-                t[L.ROAD_LEN + me] = R.road_length(t, me)
+                P.place_road(t, me, e)
                 sc = discounted(bonus_for(t), r_eta)
                 if "road" not in best or sc > best["road"][0]:
                     best["road"] = (sc, r_eta, [("road", e)])
         if s[L.CITIES_LEFT + me] > 0:
             c_eta = model.eta(self._hand, SP.CITY)
-            for v in np.flatnonzero((s[L.V_OWNER:L.V_OWNER + 54] == me) & (s[L.V_LEVEL:L.V_LEVEL + 54] == 1)):
+            for v in np.flatnonzero((L.view(s, "v_owner") == me) & (L.view(s, "v_level") == 1)):
                 t = s.copy()
-                t[L.V_LEVEL + v] = 2
-                t[L.PUBLIC_VP + me] += 1
-                t[L.CITIES_LEFT + me] -= 1
-                t[L.SETTLEMENTS_LEFT + me] += 1
+                P.upgrade_to_city(t, me, v)
                 sc = discounted(bonus_for(t), c_eta)
                 if "city" not in best or sc > best["city"][0]:
                     best["city"] = (sc, c_eta, [("city", int(v))])
@@ -429,11 +422,11 @@ class JSettlersAgent(Agent):
             choice = r_
         elif st:
             choice = st
-        if s[L.DECK] != 0:
+        if self._deck_left > 0:
             d_eta = model.eta(self._hand, SP.CARD)
             t = s.copy()
             t[L.KNIGHTS + me] += 1
-            R._update_largest_army(t, me)
+            P.update_largest_army(t, me)
             knight_bonus = bonus_for(t)
             vp_bonus = bonus_for(s, my_vp_extra=1)
             card = discounted(0.58 * knight_bonus + 0.21 * vp_bonus + self.dev_multiplier, d_eta)
@@ -477,7 +470,7 @@ class JSettlersAgent(Agent):
         mono = [a for a in self._legal if A.MONOPOLY0 <= a < A.ROBBER0]
         if mono:
             model = self._model()
-            know = s[L.KNOW + me * 24:L.KNOW + me * 24 + 24].reshape(4, 6)
+            know = L.view(s, "know")[me]
             best, best_v = None, 2
             for a in mono:
                 r = a - A.MONOPOLY0
@@ -499,7 +492,7 @@ class JSettlersAgent(Agent):
         base = PlayerModel(s, target)
         zero = np.zeros(5, dtype=np.int64)
         best_h, best_key = None, None
-        for h in range(19):
+        for h in range(N_HEXES):
             if h == robber or h in mine:
                 continue
             Rh = SP.rolls_per_resource(terrain, numbers, h, base.vertices, base.levels, True)
@@ -509,7 +502,7 @@ class JSettlersAgent(Agent):
             if best_key is None or key > best_key:
                 best_h, best_key = h, key
         if best_h is None:
-            best_h = next(h for h in range(19) if h != robber)
+            best_h = next(h for h in range(N_HEXES) if h != robber)
         options = [a for a in self._legal if (a - A.ROBBER0) // 4 == best_h]
         if not options:
             options = sorted(self._legal)
@@ -569,7 +562,7 @@ class JSettlersAgent(Agent):
         self._pending_get = None
 
     def _believed_holders(self, r):
-        know = self._s[L.KNOW + self._me * 24:L.KNOW + self._me * 24 + 24].reshape(4, 6)
+        know = L.view(self._s, "know")[self._me]
         return [p for p in self._opponents()
                 if (know[p, r] > 0 or know[p, 5] > 0) and (p, r) not in self.not_holding]
 

@@ -102,7 +102,7 @@ def knights_to_buy(s, p):
     if holder == p:
         return 0
     need = 3 if holder < 0 else int(s[L.KNIGHTS + holder]) + 1
-    held = int(s[L.DEV_HAND + p * 5 + L.KNIGHT]) if s[L.DEV_HAND + p * 5] >= 0 else 0
+    held = int(L.view(s, "dev_hand")[p, L.KNIGHT]) if L.view(s, "dev_hand")[p, 0] >= 0 else 0
     return max(0, need - int(s[L.KNIGHTS + p]) - held)
 
 

@@ -1,0 +1,83 @@
+"""Keep numba's on-disk caches honest about the constants they bake in.
+
+Kernels are ``@njit(cache=True)`` and read module constants (state offsets, topology
+tables, action ids) that numba folds into the compiled code.  Numba invalidates a cached
+kernel only when the kernel's *own* file changes, so editing ``layout.py`` would leave
+every other module's cached kernels running the old layout, silently.
+
+``clear_stale(module_dir)`` runs when a package of jitted modules is imported: it hashes
+the sources of the rules core and, when that digest differs from the one stamped beside
+the module directory's numba cache, deletes that directory's cached kernels (``.nbi`` /
+``.nbc``) and stamps the new digest.  Numba then recompiles on first use.
+"""
+import glob
+import hashlib
+import os
+
+from numba.core.caching import CompileResultCacheImpl
+
+CORE_DIR = os.path.dirname(os.path.abspath(__file__))
+STAMP_NAME = "catan_env-core-sources.sha256"
+
+
+def core_digest():
+    """sha256 over the rules core's Python sources (names and contents, sorted)."""
+    h = hashlib.sha256()
+    for path in sorted(glob.glob(os.path.join(CORE_DIR, "*.py"))):
+        h.update(os.path.basename(path).encode())
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def _probe():  # a stand-in function for numba's cache locators (they read its line number)
+    pass
+
+
+def cache_dir_for(py_file):
+    """The directory numba would cache py_file's kernels in (its own locator rules)."""
+    for cls in CompileResultCacheImpl._locator_classes:
+        try:
+            locator = cls.from_function(_probe, py_file)
+        except Exception:  # noqa: BLE001 - a locator that does not apply
+            locator = None
+        if locator is not None:
+            return locator.get_cache_path()
+    return None
+
+
+def clear_stale(module_dir, digest=None):
+    """Delete the cached kernels of every module in module_dir if the core's sources
+    changed since they were cached.  Returns the number of files removed."""
+    digest = digest or core_digest()
+    removed = 0
+    seen = set()
+    for py_file in sorted(glob.glob(os.path.join(module_dir, "*.py"))):
+        cache_dir = cache_dir_for(py_file)
+        if cache_dir is None or cache_dir in seen:
+            continue
+        seen.add(cache_dir)
+        stamp = os.path.join(cache_dir, STAMP_NAME)
+        try:
+            with open(stamp) as f:
+                if f.read().strip() == digest:
+                    continue
+        except OSError:
+            pass
+        modules = {os.path.splitext(os.path.basename(p))[0]
+                   for p in glob.glob(os.path.join(module_dir, "*.py"))}
+        for name in os.listdir(cache_dir) if os.path.isdir(cache_dir) else ():
+            if name.endswith((".nbi", ".nbc")) and name.split(".", 1)[0] in modules:
+                try:
+                    os.remove(os.path.join(cache_dir, name))
+                    removed += 1
+                except OSError:
+                    pass
+        try:
+            tmp = f"{stamp}.{os.getpid()}"
+            with open(tmp, "w") as f:
+                f.write(digest)
+            os.replace(tmp, stamp)
+        except OSError:
+            pass
+    return removed
