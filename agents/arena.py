@@ -21,8 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 import catan_env
-from catan_env.core import game as G
-from catan_env.core import layout as L
+from catan_env.core.options import DEFAULT_MAX_TURNS
 
 from .registry import make_agent
 
@@ -39,7 +38,7 @@ def wilson(wins, n, z=1.96):
     return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
-def play_game(specs, seed, max_turns=500, options=None, time_decisions=False):
+def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decisions=False):
     """One game; specs[i] plays seat i.  Returns a dict with the outcome per seat."""
     options = dict(options or {})
     n = len(specs)
@@ -49,8 +48,6 @@ def play_game(specs, seed, max_turns=500, options=None, time_decisions=False):
     for i, a in enumerate(agents):
         a.reset(seed * 31 + i)
     times = [[] for _ in range(n)]
-    trades_done = 0
-    steps = 0
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -61,21 +58,18 @@ def play_game(specs, seed, max_turns=500, options=None, time_decisions=False):
         action = agents[seat].act(obs, env.infoset(name))
         if time_decisions:
             times[seat].append(time.perf_counter() - t0)
-        if catan_env.core.actions.CONFIRM0 <= action < catan_env.core.actions.TRADE_CANCEL:
-            trades_done += 1
         env.step(action)
-        steps += 1
-    s = env._state
-    vp = G.victory_points(s)
-    win = G.winner(s)
+    stats = env.game_stats()
+    vp, win = stats["vp"], stats["winner"]
     order = sorted(range(n), key=lambda p: (-(p == win), -vp[p]))
     rank = [0] * n
     for r, p in enumerate(order):
         rank[p] = r + 1
     return {"seed": seed, "specs": list(specs), "winner": win, "vp": vp, "rank": rank,
-            "turns": int(s[L.TURN]), "steps": steps, "truncated": win < 0,
-            "trades": [int(getattr(a, "trades_made", 0)) for a in agents],
-            "trades_completed": trades_done, "decision_times": times if time_decisions else None}
+            "turns": stats["turns"], "steps": stats["steps"], "truncated": win < 0,
+            "offers": stats["offers"], "trades": stats["trades"],
+            "trades_completed": sum(stats["trades"]) // 2,
+            "decision_times": times if time_decisions else None}
 
 
 def _job(args):
@@ -92,7 +86,7 @@ def schedule(players, games, seed):
     return out
 
 
-def run_tournament(players, games, workers=1, seed=0, max_turns=500, options=None, progress=True):
+def run_tournament(players, games, workers=1, seed=0, max_turns=DEFAULT_MAX_TURNS, options=None, progress=True):
     """Play the games (in worker processes when workers > 1); return the game list."""
     plan = schedule(players, games, seed)
     jobs = [(specs, gseed, max_turns, options) for specs, gseed in plan]
@@ -113,7 +107,7 @@ def run_tournament(players, games, workers=1, seed=0, max_turns=500, options=Non
 
 def summarise(results, players):
     """Per-spec and per-seat statistics."""
-    per = defaultdict(lambda: {"seat_games": 0, "wins": 0, "vp": [], "rank": [], "trades": 0})
+    per = defaultdict(lambda: {"seat_games": 0, "wins": 0, "vp": [], "rank": [], "trades": 0, "offers": 0})
     n = len(players)
     seat_wins = defaultdict(lambda: [0] * n)
     seat_games = defaultdict(lambda: [0] * n)
@@ -125,6 +119,7 @@ def summarise(results, players):
             d["vp"].append(res["vp"][seat])
             d["rank"].append(res["rank"][seat])
             d["trades"] += res["trades"][seat]
+            d["offers"] += res["offers"][seat]
             seat_games[spec][seat] += 1
             seat_wins[spec][seat] += int(res["winner"] == seat)
     lengths = [r["turns"] for r in results]
@@ -136,6 +131,7 @@ def summarise(results, players):
             "win_rate": d["wins"] / d["seat_games"], "win_rate_ci95": [lo, hi],
             "mean_vp": float(np.mean(d["vp"])), "mean_rank": float(np.mean(d["rank"])),
             "trades_per_game": d["trades"] / max(1, d["seat_games"]),
+            "offers_per_game": d["offers"] / max(1, d["seat_games"]),
             "win_rate_by_seat": [w / g if g else None for w, g in zip(seat_wins[spec], seat_games[spec])],
         }
     return {"players": players, "games": len(results), "mean_game_length_turns": float(np.mean(lengths)),
@@ -225,7 +221,7 @@ def main(argv=None):
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-turns", type=int, default=500)
+    ap.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS)
     ap.add_argument("--no-trade", action="store_true", help="turn domestic trade off")
     ap.add_argument("--vp", type=int, default=10, help="VP to win")
     ap.add_argument("--out", default=None, help="folder for summary.json, games.csv and plots")

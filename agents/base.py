@@ -30,9 +30,6 @@ class Agent:
     def act(self, observation, infoset):
         raise NotImplementedError
 
-    # statistics the arena reports (agents that trade count their completed trades)
-    trades_made = 0
-
     def __repr__(self):
         return f"{type(self).__name__}(seed={self.seed})"
 

@@ -61,7 +61,6 @@ class TraderAgent(JSettlersAgent):
             if A.CONFIRM0 <= a < A.TRADE_CANCEL:
                 partner = (me + a - A.CONFIRM0 + 1) % n
                 if s[L.TRADE_RESP + partner] == L.RESP_ACCEPT and (partner != leader or leader == me):
-                    self.trades_made += 1
                     self.plan = []
                     return a
         return A.TRADE_CANCEL

@@ -12,7 +12,7 @@ from .core import (GameOptions, GameRecord, IllegalActionError, CorruptStateErro
 
 __version__ = "0.1.0"
 
-_LAZY = {"env": ".env", "raw_env": ".env", "InfoSet": ".infoset", "replay": ".replay"}
+_LAZY = {"env": ".aec_env", "raw_env": ".aec_env", "InfoSet": ".infoset", "replay": ".replay"}
 
 
 def __getattr__(name):
@@ -35,7 +35,7 @@ def _register():
     except ImportError:
         return
     if "catan_v0" not in pettingzoo.aec_registry:
-        pettingzoo.register(env_type="aec", id="catan_v0", entry_point="catan_env.env:env")
+        pettingzoo.register(env_type="aec", id="catan_v0", entry_point="catan_env.aec_env:env")
 
 
 _register()

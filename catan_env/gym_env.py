@@ -20,7 +20,7 @@ from gymnasium import spaces
 
 from .core import game as G
 from .core.actions import N_ACTIONS
-from .env import DEFAULT_MAX_TURNS, raw_env
+from .aec_env import DEFAULT_MAX_TURNS, raw_env
 
 
 class CatanGymEnv(gymnasium.Env):

@@ -150,8 +150,8 @@ def test_record_round_trip_and_corruption(tmp_path):
     with pytest.raises(C.CorruptStateError, match="action #3"):
         C.GameRecord.from_dict(d)
     d = json.loads(path.read_text())
-    d["final"]["checksum"] = "0" * 64
-    with pytest.raises(C.CorruptStateError, match="checksum"):
+    d["final"]["digest"] = "0" * 64
+    with pytest.raises(C.CorruptStateError, match="digest"):
         C.GameRecord.from_dict(d)
     d = json.loads(path.read_text())
     d["version"] = 99

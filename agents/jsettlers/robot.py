@@ -60,7 +60,6 @@ class JSettlersAgent(Agent):
         self._pending_get = None    # resource asked for by our open offer
         self.failed_builds = 0
         self.failed_bank = 0
-        self.trades_made = 0
 
     # ================================================================== entry point
     def act(self, observation, infoset):
@@ -702,6 +701,5 @@ class JSettlersAgent(Agent):
             if best_eta is None or eta < best_eta:
                 best, best_eta = a, eta
         if best != A.TRADE_CANCEL:
-            self.trades_made += 1
             self.plan = []
         return best

@@ -20,10 +20,9 @@ from .board import read_board, write_board
 from .determinize import determinize as _determinize
 from .observe import (BOARD_SIZE, FULL_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE,
                       encode_full, encode_planes, encode_vector)
-from .options import make_options
+from .options import DEFAULT_MAX_TURNS, make_options
 from .playout import POLICIES, playout as _playout
 
-DEFAULT_MAX_TURNS = 500
 
 
 class IllegalActionError(ValueError):

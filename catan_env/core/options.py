@@ -4,6 +4,11 @@ from dataclasses import asdict, dataclass, field, fields
 
 from .board import BEGINNER_BOARD, validate_board
 
+# The one default turn cap (core playouts, both envs, the arena): a game still running
+# after this many turns ends without a winner (truncated).  Random 4-player games end
+# by about turn 250 on average; 1000 is far beyond what real play needs.
+DEFAULT_MAX_TURNS = 1000
+
 
 @dataclass(frozen=True)
 class GameOptions:

@@ -2,11 +2,16 @@
 raw state vectors.  Loading validates and replays; a corrupt or mismatched record raises
 ``CorruptStateError`` saying what is wrong.
 
-Record format (version 1)::
+Record format (version 2)::
 
-    {"format": "catan_env.record", "version": 1, "options": {...}, "board": {...},
+    {"format": "catan_env.record", "version": 2, "options": {...}, "board": {...},
      "seed": 7, "actions": [[id, forced_outcome_or_null], ...],
-     "final": {"steps": N, "vp": [...], "winner": -1, "checksum": "sha256 of the state"}}
+     "final": {"steps": N, "vp": [...], "winner": -1, "digest": "sha256 of the outcome"}}
+
+The digest covers a canonical description of the final position (buildings, roads,
+hands, development cards, VP, holders, robber, winner, action count), not the raw state
+vector, so records stay valid when the state layout changes.  Version 1 records (whose
+checksum hashed the raw vector) still load; their steps, VP and winner are checked.
 """
 import hashlib
 import json
@@ -20,11 +25,27 @@ from .invariants import check
 from .options import make_options
 
 FORMAT = "catan_env.record"
-VERSION = 1
+VERSION = 2
+READS_VERSIONS = (1, 2)
 
 
-def checksum(state):
-    return hashlib.sha256(np.ascontiguousarray(state, dtype=np.int64).tobytes()).hexdigest()
+def outcome(state):
+    """The final position in canonical, layout-independent form (plain ints and lists)."""
+    n = int(state[L.OPT_PLAYERS])
+
+    def field(name):
+        return L.view(state, name).tolist()
+    return {"v_owner": field("v_owner"), "v_level": field("v_level"), "e_owner": field("e_owner"),
+            "hands": field("hand")[:n], "dev_cards": field("dev_hand")[:n], "deck": field("deck"),
+            "bank": field("bank"), "knights": field("knights")[:n], "vp": victory_points(state),
+            "longest_road": int(state[L.LR_HOLDER]), "largest_army": int(state[L.LA_HOLDER]),
+            "robber": int(state[L.ROBBER]), "winner": winner(state), "steps": int(state[L.STEPS])}
+
+
+def outcome_digest(state):
+    """sha256 of ``outcome(state)`` as canonical JSON."""
+    text = json.dumps(outcome(state), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class GameRecord:
@@ -68,7 +89,7 @@ class GameRecord:
         return {"format": FORMAT, "version": VERSION, "options": opts, "board": self.board,
                 "seed": self.seed, "actions": [[a, f] for a, f in self.actions],
                 "final": {"steps": len(self.actions), "vp": victory_points(final),
-                          "winner": winner(final), "checksum": checksum(final)}}
+                          "winner": winner(final), "digest": outcome_digest(final)}}
 
     def to_json(self, **kw):
         return json.dumps(self.to_dict(), **kw)
@@ -81,9 +102,9 @@ class GameRecord:
     def from_dict(cls, d):
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise CorruptStateError(f"not a catan_env record (format must be {FORMAT!r})")
-        if d.get("version") != VERSION:
+        if d.get("version") not in READS_VERSIONS:
             raise CorruptStateError(f"unsupported record version {d.get('version')!r}; this "
-                                    f"library reads version {VERSION}")
+                                    f"library reads versions {READS_VERSIONS}")
         for key in ("options", "board", "seed", "actions"):
             if key not in d:
                 raise CorruptStateError(f"record is missing {key!r}")
@@ -102,9 +123,14 @@ class GameRecord:
         final = rec.final_state()  # replays, raising on an illegal action
         expected = d.get("final")
         if expected is not None:
-            if expected.get("checksum") not in (None, checksum(final)):
+            got = {"steps": len(rec.actions), "vp": victory_points(final), "winner": winner(final)}
+            for key, value in got.items():
+                if key in expected and expected[key] != value:
+                    raise CorruptStateError(f"record replays to a different final state ({key}: "
+                                            f"{value} vs recorded {expected[key]})")
+            if d["version"] >= 2 and expected.get("digest") not in (None, outcome_digest(final)):
                 raise CorruptStateError(
-                    f"record replays to a different final state (checksum mismatch: vp "
+                    f"record replays to a different final state (digest mismatch: vp "
                     f"{victory_points(final)} vs recorded {expected.get('vp')})")
         return rec
 

@@ -29,16 +29,16 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .core import game as G
+from .core import actions as A
 from .core import layout as L
 from .core.actions import N_ACTIONS, action_name
 from .core.observe import BOARD_SIZE, FULL_SIZE, TAIL_SIZE, VECTOR_SIZE
-from .core.options import make_options
+from .core.options import DEFAULT_MAX_TURNS, make_options
 from .core.topology import GRID_H, GRID_W
 from .core.observe import PLANES
 from .infoset import InfoSet
 
 OBS_TYPES = ("vector", "planes")
-DEFAULT_MAX_TURNS = 1000
 OBS_HIGH = 100.0  # every feature is a small count or a fraction; the turn feature is capped
 
 
@@ -113,6 +113,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[G.decider(self._state)]
         self._shaping_base = self._shaping_values()
+        n = self.options.players
+        self._counts = {"steps": 0, "offers": [0] * n, "trades": [0] * n, "maritime": [0] * n}
 
     def _shaping_values(self):
         s = self._state
@@ -160,6 +162,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         if action is None:
             raise G.IllegalActionError(f"{agent} must act (it decides now); got None")
         G.step(self._state, int(action))  # raises IllegalActionError, state unchanged
+        self._count(seat, int(action))
         self._obs_cache = {}
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
@@ -184,6 +187,29 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             self.agent_selection = self.possible_agents[G.decider(s)]
         if self.render_mode == "human":
             self.render()
+
+    def _count(self, seat, action):
+        c = self._counts
+        c["steps"] += 1
+        if action < A.MARITIME0:
+            return
+        if action < A.OFFER0:
+            c["maritime"][seat] += 1
+        elif action < A.TRADE_ACCEPT:
+            c["offers"][seat] += 1
+        elif A.CONFIRM0 <= action < A.TRADE_CANCEL:
+            c["trades"][seat] += 1
+            c["trades"][(seat + action - A.CONFIRM0 + 1) % self.options.players] += 1
+
+    def game_stats(self):
+        """Per-game statistics read from the game itself (whatever the agents are):
+        winner (-1 if none), total VP, turns, actions, and per seat the domestic offers
+        made, domestic trades completed (either side) and maritime trades."""
+        s = self._state
+        c = self._counts
+        return {"winner": G.winner(s), "vp": G.victory_points(s), "turns": int(s[L.TURN]),
+                "steps": c["steps"], "over": G.is_over(s), "offers": list(c["offers"]),
+                "trades": list(c["trades"]), "maritime": list(c["maritime"])}
 
     # ------------------------------------------------------------------ rendering
     def render(self):
