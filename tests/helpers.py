@@ -1,16 +1,17 @@
 """Scenario builders shared by the rule tests."""
+import numpy as np
 
 from catan_env import core as C
 from catan_env.core import actions as A
 from catan_env.core import layout as L
-from catan_env.core import rules as R
+from catan_env.core import cards as CARDS
 from catan_env.core.topology import EDGE_VERTICES, VERTEX_EDGES
 
 RES = {"brick": 0, "lumber": 1, "wool": 2, "grain": 3, "ore": 4}
 
 
 def edge_between(a, b):
-    for e in range(72):
+    for e in range(len(EDGE_VERTICES)):
         if set(EDGE_VERTICES[e].tolist()) == {a, b}:
             return e
     raise ValueError(f"no edge {a}-{b}")
@@ -43,17 +44,17 @@ def game_after_setup(players=4, seed=0, vertices=None, **options):
 def give(s, p, **cards):
     """Move cards from the bank to seat p in public (knowledge updated)."""
     for name, n in cards.items():
-        R._gain(s, p, RES[name], n)
+        CARDS._gain(s, p, RES[name], n)
 
 
 def take_all(s, p):
     """Return all of p's cards to the bank in public."""
-    cost = s[L.HAND + p * 5:L.HAND + p * 5 + 5].copy()
-    R._pay(s, p, cost)
+    cost = L.view(s, "hand")[p].copy()
+    CARDS._pay(s, p, cost)
 
 
 def hand(s, p):
-    return s[L.HAND + p * 5:L.HAND + p * 5 + 5].tolist()
+    return L.view(s, "hand")[p].tolist()
 
 
 def roll(s, total):
@@ -77,10 +78,81 @@ def give_dev(s, p, card, old=True):
     t = L.DEV_NAMES.index(card)
     assert s[L.DECK + t] > 0
     s[L.DECK + t] -= 1
-    s[L.DEV_HAND + p * 5 + t] += 1
+    L.view(s, "dev_hand")[p, t] += 1
     if not old:
-        s[L.DEV_NEW + p * 5 + t] += 1
+        L.view(s, "dev_new")[p, t] += 1
 
 
 def legal(s):
     return set(C.legal_actions(s).tolist())
+
+
+# ---------------------------------------------------------------- hidden-information pairs
+def _settle_knowledge(x, seat):
+    """After a hidden change, keep every other seat's knowledge a true lower bound (what
+    they knew of a changed hand may no longer hold; the seat cannot see those rows)."""
+    n = C.n_players(x)
+    know, hands = L.view(x, "know"), L.view(x, "hand")
+    for o in list(range(n)) + [L.PUBLIC]:
+        if o == seat:
+            continue
+        for t in range(n):
+            if o == t:
+                know[o, t, :L.N_RES] = hands[t]
+                know[o, t, L.UNKNOWN] = 0
+                continue
+            know[o, t, :L.N_RES] = np.minimum(know[o, t, :L.N_RES], hands[t])
+            know[o, t, L.UNKNOWN] = hands[t].sum() - know[o, t, :L.N_RES].sum()
+
+
+def hidden_variants(s, seat, rng):
+    """True states that differ from s only in what ``seat`` cannot know, each built by
+    hand (never through determinize): opponents' hand make-up, their development card
+    types (swapped with the deck), the RNG, and other seats' private knowledge.
+    Yields (label, state); every state satisfies the invariants."""
+    n = C.n_players(s)
+    know, hands = L.view(s, "know"), L.view(s, "hand")
+    opps = [t for t in range(n) if t != seat]
+    # 1. two opponents swap one card each among the cards the seat cannot place
+    unknown = {t: [r for r in range(L.N_RES) if hands[t, r] > know[seat, t, r]] for t in opps}
+    pairs = [(t, r1, u, r2) for t in opps for u in opps for r1 in unknown[t] for r2 in unknown[u]
+             if r1 != r2 and t != u]
+    if pairs:
+        t, r1, u, r2 = pairs[rng.integers(len(pairs))]
+        x = s.copy()
+        h = L.view(x, "hand")
+        h[t, r1] -= 1
+        h[t, r2] += 1
+        h[u, r2] -= 1
+        h[u, r1] += 1
+        _settle_knowledge(x, seat)
+        yield "hand make-up", x
+    # 2. an opponent's old development card swapped with a different type from the deck
+    dev, new, deck = L.view(s, "dev_hand"), L.view(s, "dev_new"), L.view(s, "deck")
+    tp = int(s[L.TURN_PLAYER])
+    swaps = [(t, c1, c2) for t in opps for c1 in range(L.N_DEV) for c2 in range(L.N_DEV)
+             if c1 != c2 and dev[t, c1] - new[t, c1] > 0 and deck[c2] > 0
+             and not (t == tp and c2 == L.VICTORY_POINT)]
+    if swaps:
+        t, c1, c2 = swaps[rng.integers(len(swaps))]
+        x = s.copy()
+        L.view(x, "dev_hand")[t, c1] -= 1
+        L.view(x, "dev_hand")[t, c2] += 1
+        L.view(x, "deck")[c1] += 1
+        L.view(x, "deck")[c2] -= 1
+        yield "development card types", x
+    # 3. the RNG (future dice, steals, draws: the deck's order)
+    x = s.copy()
+    x[L.RNG] = int(rng.integers(1, 2 ** 62))
+    yield "rng", x
+    # 4. other seats' private knowledge of each other: forget a known card
+    rows = [(o, t) for o in opps for t in opps if o != t and know[o, t, :L.N_RES].sum() > 0]
+    if rows:
+        o, t = rows[rng.integers(len(rows))]
+        x = s.copy()
+        k = L.view(x, "know")[o, t]
+        r = int(np.flatnonzero(k[:L.N_RES])[0])
+        k[r] -= 1
+        k[L.UNKNOWN] += 1
+        yield "others' knowledge", x
+

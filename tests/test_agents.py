@@ -16,7 +16,7 @@ from catan_env.core import game as G
 from catan_env.core import layout as L
 from catan_env.core.board import BEGINNER_BOARD
 from catan_env.core.topology import HEX_VERTICES, VERTEX_HEXES
-from helpers import game_after_setup, give, quiet_roll, take_all
+from helpers import game_after_setup, give, hidden_variants, quiet_roll, take_all
 
 AGENT_SPECS = ["random", "weighted", "jsettlers", "jsettlers:strategy=smart", "trader",
                "mcts:iterations=20", "opening_solver:base=random"]
@@ -34,7 +34,7 @@ def _decision_points(n_states=25, seed=0):
     s = G.new_game(seed=seed)
     out = []
     while len(out) < n_states and not G.is_over(s):
-        if rng.random() < 0.08:
+        if rng.random() < 0.03:
             out.append(s.copy())
         G.step(s, int(rng.choice(G.legal_actions(s))))
     return out
@@ -42,20 +42,23 @@ def _decision_points(n_states=25, seed=0):
 
 @pytest.mark.parametrize("spec", AGENT_SPECS)
 def test_agents_never_read_hidden_state(spec):
-    """Two true states that differ only in what the decider cannot know give the same
-    decision under the same seed."""
-    differing = 0
+    """Pairs of true states that differ only in what the decider cannot know (opponents'
+    hand make-up, their development card types, the deck, the RNG, other seats' private
+    knowledge), each built by hand, give the same decision under the same seed."""
+    rng = np.random.default_rng(3)
+    kinds = set()
     for k, s in enumerate(_decision_points()):
         seat = G.decider(s)
-        other = G.determinize(s, seat, 1000 + k)  # same knowledge, other hidden cards
-        differing += int(not np.array_equal(other, s))
-        acts = []
-        for state in (s, other):
-            agent = make_agent(spec, seed=7)
-            acts.append(agent.act(_obs(state, seat), InfoSet(state, seat, secret_seed=99)))
-        assert acts[0] == acts[1]
-        assert G.legal_mask(s)[acts[0]] == 1
-    assert differing > 10
+        for label, other in hidden_variants(s, seat, rng):
+            assert not np.array_equal(other, s)
+            acts = []
+            for state in (s, other):
+                agent = make_agent(spec, seed=7)
+                acts.append(agent.act(_obs(state, seat), InfoSet(state, seat, secret_seed=99)))
+            assert acts[0] == acts[1], f"{spec} reads hidden {label}"
+            assert G.legal_mask(s)[acts[0]] == 1
+            kinds.add(label)
+    assert kinds == {"hand make-up", "development card types", "rng", "others' knowledge"}
 
 
 def test_building_speed_estimate_by_hand():
@@ -153,8 +156,7 @@ def test_discard_keeps_the_plan_cost():
     G.step(s, A.ROLL, outcome=7)
     assert s[L.PHASE] == L.PH_DISCARD and G.decider(s) == 1
     agent = JSettlersAgent(seed=0)
-    agent.plan = [("city", 29)]
-    agent._turn = (int(s[L.TURN]), int(s[L.TURN_PLAYER]))
+    agent.adopt_plan([("city", 29)])
     a = agent.act(_obs(s, 1), InfoSet(s, 1, 1))
     assert a == A.DISCARD0 + 2  # wool is not needed for the city
 
@@ -184,8 +186,7 @@ def _offer_state(give_n, give_r, get_n, get_r, responder_cards, proposer_vp_bonu
 
 def _answer(s, plan):
     agent = JSettlersAgent(seed=0)
-    agent.plan = list(plan)
-    agent._turn = (int(s[L.TURN]), int(s[L.TURN_PLAYER]))
+    agent.adopt_plan(list(plan))
     return agent.act(_obs(s, 1), InfoSet(s, 1, 1))
 
 
@@ -304,8 +305,7 @@ def test_year_of_plenty_takes_the_two_missing_cards():
     give(s, 0, brick=1, lumber=1)   # a settlement misses wool and grain
     give_dev(s, 0, "year_of_plenty")
     agent = JSettlersAgent(seed=0)
-    agent._turn = (int(s[L.TURN]), int(s[L.TURN_PLAYER]))
-    agent.plan = [("settlement", 29)]
+    agent.adopt_plan([("settlement", 29)])
     a = agent.act(_obs(s, 0), InfoSet(s, 0, 1))
     i = a - A.YOP0
     assert 0 <= i < 15 and (int(A.YOP_R1[i]), int(A.YOP_R2[i])) == (2, 3)
@@ -379,8 +379,7 @@ def test_offers_skip_opponents_who_refused_this_turn():
     give(s, 0, brick=1, lumber=1, wool=1, ore=2)  # a settlement misses grain
     give(s, 1, grain=1)
     agent = JSettlersAgent(seed=0)
-    agent._turn = (int(s[L.TURN]), int(s[L.TURN_PLAYER]))
-    agent.plan = [("settlement", 8)]
+    agent.adopt_plan([("settlement", 8)])
     a = agent.act(_obs(s, 0), InfoSet(s, 0, 1))
     assert A.OFFER0 <= a < A.TRADE_ACCEPT
     m = a - A.OFFER0
@@ -389,7 +388,39 @@ def test_offers_skip_opponents_who_refused_this_turn():
     for _ in range(3):
         G.step(s, A.TRADE_REJECT)
     assert s[L.PHASE] == L.PH_MAIN
-    agent.plan = [("settlement", 8)]
+    agent.adopt_plan([("settlement", 8)])
     b = agent.act(_obs(s, 0), InfoSet(s, 0, 1))
     assert not (A.OFFER0 <= b < A.TRADE_ACCEPT)  # nobody is believed to hold grain now
     assert all((p, 3) in agent.not_holding for p in (1, 2, 3))
+
+
+def _empty_the_deck(s):
+    """Every card left in the deck goes (hidden) to the seat after the decider."""
+    deck = L.view(s, "deck")
+    L.view(s, "dev_hand")[(G.decider(s) + 1) % G.n_players(s)] += deck
+    deck[:] = 0
+
+
+def test_jsettlers_does_not_plan_a_card_from_an_empty_deck():
+    """The deck size is public: with the deck empty the robot never plans to buy a
+    development card (nor trades for one), in any position."""
+    planned_cards = 0
+    checked = 0
+    for seed in range(3):
+        for s in _decision_points(n_states=40, seed=seed):
+            if s[L.PHASE] not in (L.PH_MAIN, L.PH_PRE_ROLL):
+                continue
+            for deck_empty in (False, True):
+                t = s.copy()
+                if deck_empty:
+                    _empty_the_deck(t)
+                    assert InfoSet(t, G.decider(t), 1).deck_size() == 0
+                for strategy in ("fast", "smart"):
+                    agent = JSettlersAgent(seed=0, strategy=strategy)
+                    a = agent.act(_obs(t, G.decider(t)), InfoSet(t, G.decider(t), 1))
+                    if deck_empty:
+                        checked += 1
+                        assert ("card",) not in agent.plan and a != A.BUY_DEV
+                    else:
+                        planned_cards += ("card",) in agent.plan
+    assert checked > 20 and planned_cards > 0  # the same positions do aim for cards

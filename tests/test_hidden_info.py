@@ -9,9 +9,11 @@ import pytest
 from catan_env import core as C
 from catan_env.core import actions as A
 from catan_env.core import layout as L
+from catan_env.core import rules as R
 from catan_env.core.fuzz import invariant_code
 from catan_env.core.invariants import problems
 from catan_env.core.observe import VECTOR_SIZE
+from catan_env.infoset import InfoSet
 
 
 def play(seed, steps, players=4, choose_seed=0):
@@ -68,48 +70,150 @@ def test_determinize_keeps_observation_and_legality():
                 assert np.array_equal(C.observe(d, obs, "planes"), o_planes)
                 assert problems(d) == [] and invariant_code(d) == 0
                 # the observer's own hand and cards are untouched
-                sl = slice(L.HAND + obs * 5, L.HAND + obs * 5 + 5)
-                assert np.array_equal(d[sl], s[sl])
-                dl = slice(L.DEV_HAND + obs * 5, L.DEV_HAND + obs * 5 + 5)
-                assert np.array_equal(d[dl], s[dl])
+                assert np.array_equal(L.view(d, "hand")[obs], L.view(s, "hand")[obs])
+                assert np.array_equal(L.view(d, "dev_hand")[obs], L.view(s, "dev_hand")[obs])
                 # the mask of the decider is the same when the decider is the observer
                 if C.decider(s) == obs:
                     assert np.array_equal(C.legal_mask(d), C.legal_mask(s))
 
 
+def _state_with_unknowns(observer=0, min_unknown=2):
+    """A mid-game state in which observer cannot place cards of two or more opponents,
+    of at least two resource types (so that resampling has a choice: the pool of unknown
+    cards is dealt among the opponents holding them)."""
+    for seed in range(60):
+        s, _ = play(seed, 900)
+        if C.is_over(s):
+            continue
+        know = L.view(s, "know")[observer]
+        pool = (19 - L.view(s, "bank") - L.view(s, "hand")[observer]
+                - sum(know[t, :L.N_RES] for t in range(4) if t != observer))
+        if know[:, L.UNKNOWN].sum() >= min_unknown and (pool > 0).sum() >= 2 \
+                and (know[:, L.UNKNOWN] > 0).sum() >= 2:
+            return s
+    raise AssertionError("no state with unknown cards found")
+
+
 def test_determinize_resamples_hidden_parts():
-    s, _ = play(3, 1200)
-    assert not C.is_over(s)
+    s = _state_with_unknowns()
     obs = 0
-    hands = set()
-    rngs = set()
+    assert L.view(s, "know")[obs, :, L.UNKNOWN].sum() > 1
+    hands, rngs, devs = set(), set(), set()
     for seed in range(30):
         d = C.determinize(s, obs, seed)
-        hands.add(tuple(d[L.HAND:L.HAND + 20]))
+        hands.add(tuple(L.view(d, "hand").ravel()))
+        devs.add(tuple(L.view(d, "dev_hand").ravel()) + tuple(L.view(d, "deck")))
         rngs.add(int(d[L.RNG]))
-    unknown = s[L.KNOW + obs * 24:L.KNOW + obs * 24 + 24].reshape(4, 6)[:, 5].sum()
-    if unknown > 1:
-        assert len(hands) > 1
-    assert len(rngs) == 30  # the future dice are reseeded
+        assert np.array_equal(L.view(d, "hand")[obs], L.view(s, "hand")[obs])
+    assert len(hands) > 1          # unknown cards really are resampled
+    assert len(rngs) == 30         # the future dice are reseeded
+    if L.view(s, "dev_hand")[1:].sum() > 0:
+        assert len(devs) > 1
+
+
+def _steal_pair(thief=1, victim=2):
+    """Two true states that differ only in which card thief stole from victim: seat 0
+    (neither) cannot tell them apart."""
+    for seed in range(50):
+        s = C.new_game(seed=seed)
+        rng = np.random.default_rng(seed)
+        while not C.is_over(s) and not (s[L.PHASE] == L.PH_MOVE_ROBBER and C.decider(s) == thief
+                                        and (L.view(s, "hand")[victim] > 0).sum() >= 2):
+            C.step(s, int(rng.choice(C.legal_actions(s))))
+        if C.is_over(s):
+            continue
+        for a in C.legal_actions(s):
+            if not A.ROBBER0 <= a < A.DISCARD0:
+                continue
+            k = (a - A.ROBBER0) % 4
+            if k == 0 or (thief + k) % 4 != victim:
+                continue
+            held = np.flatnonzero(L.view(s, "hand")[victim])
+            if len(held) < 2:
+                continue
+            x, y = s.copy(), s.copy()
+            C.step(x, int(a), int(held[0]))
+            C.step(y, int(a), int(held[1]))
+            return x, y
+    raise AssertionError("no steal between seats 1 and 2 found")
+
+
+def test_determinization_does_not_reveal_a_steal_between_others():
+    """The steal case: seat 1 robs seat 2.  Seat 2's row about seat 1 names the stolen
+    card in the truth; in seat 0's determinizations nothing may depend on which card."""
+    x, y = _steal_pair()
+    know = L.view(x, "know")
+    assert not np.array_equal(L.view(x, "know")[2, 1], L.view(y, "know")[2, 1])  # truths differ
+    assert np.array_equal(C.observe(x, 0), C.observe(y, 0))                      # seat 0 can't tell
+    fields = {}
+    for seed in range(200):
+        dx, dy = C.determinize(x, 0, seed), C.determinize(y, 0, seed)
+        assert np.array_equal(dx, dy), "a determinization depends on hidden truth"
+        assert problems(dx) == []
+        for name in ("hand", "know", "dev_hand", "deck"):
+            fields.setdefault(name, []).append(L.view(dx, name).copy())
+    # ... and so every field has the same distribution; the rebuilt rows are consistent
+    # with the public history: seat 2's row about seat 1 is never more than the public one
+    rows = np.array([k[2, 1] for k in fields["know"]])
+    public = know[L.PUBLIC, 1]
+    assert (rows[:, :L.N_RES] <= public[:L.N_RES]).all()
+    ix, iy = InfoSet(x, 0, secret_seed=5), InfoSet(y, 0, secret_seed=5)
+    assert np.array_equal(ix.public_state(), iy.public_state())
+    assert np.array_equal(ix.determinize(3), iy.determinize(3))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_infoset_depends_only_on_what_the_seat_knows(seed):
+    """The InfoSet docstring's claim, for every kind of hidden difference."""
+    from helpers import hidden_variants
+    rng = np.random.default_rng(seed)
+    s = _state_with_unknowns(observer=seed % 4, min_unknown=1)
+    seat = seed % 4
+    labels = set()
+    for label, x in hidden_variants(s, seat, rng):
+        assert problems(x) == [], label
+        assert not np.array_equal(x, s)
+        assert np.array_equal(C.observe(x, seat), C.observe(s, seat)), label
+        for secret in (1, 2):
+            a, b = InfoSet(s, seat, secret), InfoSet(x, seat, secret)
+            assert np.array_equal(a._view, b._view), label
+            assert np.array_equal(a.determinize(7), b.determinize(7)), label
+        labels.add(label)
+    assert {"rng", "hand make-up"} <= labels
+
+
+def test_public_state_exposes_public_counts():
+    s, _ = play(4, 900)
+    info = InfoSet(s, 0, secret_seed=1)
+    pub = info.public_state()
+    assert info.deck_size() == int(L.view(s, "deck").sum())
+    assert (L.view(pub, "deck") == -1).all() and (L.view(pub, "hand")[1:4] == -1).all()
+    assert np.array_equal(L.view(pub, "hand")[0], L.view(s, "hand")[0])
+    assert info.hand_sizes() == [int(x) for x in L.view(s, "hand").sum(axis=1)]
+    assert np.array_equal(info.bank(), L.view(s, "bank"))
+    assert np.array_equal(info.dev_used(), L.view(s, "dev_used"))
+    assert info.known_cards_public(2)[1] == int(L.view(s, "know")[L.PUBLIC, 2, L.UNKNOWN])
 
 
 def test_observation_hides_private_information():
     s, _ = play(4, 900)
     # seat 2 holds a hidden development card: change its type, nothing else
     t = s.copy()
-    t[L.DEV_HAND + 10 + L.KNIGHT] += 1
+    L.view(t, "dev_hand")[2, L.KNIGHT] += 1
     t[L.DECK + L.KNIGHT] -= 1
     u = s.copy()
-    u[L.DEV_HAND + 10 + L.MONOPOLY] += 1
+    L.view(u, "dev_hand")[2, L.MONOPOLY] += 1
     u[L.DECK + L.MONOPOLY] -= 1
     assert np.array_equal(C.observe(t, 0), C.observe(u, 0))
     assert np.array_equal(C.observe(t, 1), C.observe(u, 1))
     assert not np.array_equal(C.observe(t, 2), C.observe(u, 2))
     # seat 2's unknown resource cards: a different composition is invisible to seat 0
-    d = C.determinize(s, 0, 123)
+    s = _state_with_unknowns()
+    target = int(np.argmax(L.view(s, "know")[0, :, L.UNKNOWN]))
+    d = next(d for d in (C.determinize(s, 0, k) for k in range(50))
+             if not np.array_equal(L.view(d, "hand")[target], L.view(s, "hand")[target]))
     assert np.array_equal(C.observe(d, 0), C.observe(s, 0))
-    if not np.array_equal(d[L.HAND + 10:L.HAND + 15], s[L.HAND + 10:L.HAND + 15]):
-        assert not np.array_equal(C.observe(d, 2), C.observe(s, 2))
+    assert not np.array_equal(C.observe(d, target), C.observe(s, target))
 
 
 def test_observation_layout_and_seat_relativity():
@@ -200,7 +304,7 @@ def test_pruning_policy_builds_cities_first():
     quiet_roll(s)
     give(s, 0, grain=4, ore=3, brick=1, lumber=1, wool=1)
     buf = np.empty(A.N_ACTIONS, dtype=np.int64)
-    n = __import__("catan_env.core.rules", fromlist=["x"]).legal_actions(s, buf)
+    n = R.legal_actions(s, buf)
     rng = np.zeros(L.STATE_SIZE, dtype=np.int64)
     picks = {int(choose_action(s, buf, n, POLICY_PRUNING, rng)) for _ in range(50)}
     assert picks and all(A.CITY0 <= a < A.BUY_DEV for a in picks)
@@ -219,9 +323,9 @@ def test_knowledge_is_exact_when_every_event_is_public():
             a = int(rng.choice(acts))
             outcome = int(rng.choice([2, 3, 4, 5, 6, 8, 9, 10, 11, 12])) if a == A.ROLL else None
             C.step(s, a, outcome)
-            know = s[L.KNOW:L.KNOW + 96].reshape(4, 4, 6)
-            hands = s[L.HAND:L.HAND + 20].reshape(4, 5)
-            for o in range(4):
+            know = L.view(s, "know")
+            hands = L.view(s, "hand")
+            for o in list(range(4)) + [L.PUBLIC]:
                 for t in range(4):
-                    assert know[o, t, 5] == 0
-                    assert (know[o, t, :5] == hands[t]).all()
+                    assert know[o, t, L.UNKNOWN] == 0
+                    assert (know[o, t, :L.N_RES] == hands[t]).all()

@@ -5,6 +5,7 @@ import pytest
 from catan_env import core as C
 from catan_env.core import actions as A
 from catan_env.core import layout as L
+from catan_env.core import placement as P
 from catan_env.core import rules as R
 from catan_env.core.invariants import problems
 from catan_env.core.reference import ref_longest_road
@@ -65,7 +66,7 @@ def test_road_loop_counts_every_segment():
     for e in HEX_EDGES[h]:
         s[L.E_OWNER + e] = 0
     s[L.ROADS_LEFT] -= 6
-    assert R.road_length(s, 0) == ref_longest_road(s, 0) >= 6
+    assert P.road_length(s, 0) == ref_longest_road(s, 0) >= 6
 
 
 def test_tie_does_not_take_and_strictly_longer_does():
@@ -79,8 +80,8 @@ def test_tie_does_not_take_and_strictly_longer_does():
     for e in p1[:5]:
         s[L.E_OWNER + e] = 1
         s[L.ROADS_LEFT + 1] -= 1
-    s[L.ROAD_LEN + 1] = R.road_length(s, 1)
-    R.update_longest_road(s)
+    s[L.ROAD_LEN + 1] = P.road_length(s, 1)
+    P.update_longest_road(s)
     assert s[L.ROAD_LEN + 1] == 6 and s[L.LR_HOLDER] == 1  # 6 > 5 strictly
     s2 = game_after_setup()
     quiet_roll(s2)
@@ -88,8 +89,8 @@ def test_tie_does_not_take_and_strictly_longer_does():
     for e in _path(s2, 29, 4):
         s2[L.E_OWNER + e] = 1
         s2[L.ROADS_LEFT + 1] -= 1
-    s2[L.ROAD_LEN + 1] = R.road_length(s2, 1)
-    R.update_longest_road(s2)
+    s2[L.ROAD_LEN + 1] = P.road_length(s2, 1)
+    P.update_longest_road(s2)
     assert s2[L.ROAD_LEN + 1] == s2[L.ROAD_LEN] == 5 and s2[L.LR_HOLDER] == 0  # tie: keeps
 
 
@@ -111,7 +112,7 @@ def _cut_scenario(path_edges, want):
         if want(ref_longest_road(t, 0)):
             s[L.E_OWNER + side[0]] = 1
             s[L.ROADS_LEFT + 1] -= 1
-            s[L.ROAD_LEN + 1] = R.road_length(s, 1)
+            s[L.ROAD_LEN + 1] = P.road_length(s, 1)
             return s, v, ref_longest_road(t, 0)
     pytest.skip("no suitable cut vertex on this board")
 
@@ -152,7 +153,7 @@ def test_cut_sets_card_aside_when_nobody_has_five():
 def test_cut_gives_card_to_strictly_longest():
     s, v, left = _cut_scenario(5, lambda n: n < 5)
     _give_road(s, 2, 42, 5)
-    R.update_longest_road(s)
+    P.update_longest_road(s)
     assert s[L.LR_HOLDER] == 0  # seat 0 still strictly longer
     _settle(s, 1, v)
     assert s[L.LR_HOLDER] == 2 and s[L.PUBLIC_VP + 2] == 4
@@ -163,7 +164,7 @@ def test_cut_with_others_tied_sets_aside():
     s, v, left = _cut_scenario(5, lambda n: n < 5)
     _give_road(s, 2, 42, 5)
     _give_road(s, 3, 44, 5)
-    R.update_longest_road(s)
+    P.update_longest_road(s)
     _settle(s, 1, v)
     assert s[L.LR_HOLDER] == -1
 
@@ -171,7 +172,7 @@ def test_cut_with_others_tied_sets_aside():
 def test_cut_holder_tied_keeps_card():
     s, v, left = _cut_scenario(8, lambda n: 5 <= n <= 7)
     _give_road(s, 2, 42, left)
-    R.update_longest_road(s)
+    P.update_longest_road(s)
     assert s[L.LR_HOLDER] == 0
     _settle(s, 1, v)
     assert s[L.ROAD_LEN] == s[L.ROAD_LEN + 2] == left and s[L.LR_HOLDER] == 0

@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 from catan_env import core as C
 from catan_env.core import layout as L
-from catan_env.core import rules as R
+from catan_env.core import placement as P
 from catan_env.core.fuzz import CODES, fuzz_games, invariant_code
 from catan_env.core.invariants import problems
 from catan_env.core.reference import (ref_legal_actions, ref_longest_road, ref_production,
@@ -43,7 +43,7 @@ def test_longest_road_vp_and_production_match_references():
     for s in _random_states(6, seed=12, every=13):
         n = C.n_players(s)
         for p in range(n):
-            assert R.road_length(s, p) == ref_longest_road(s, p) == s[L.ROAD_LEN + p]
+            assert P.road_length(s, p) == ref_longest_road(s, p) == s[L.ROAD_LEN + p]
             assert s[L.PUBLIC_VP + p] == ref_public_vp(s, p)
         if s[L.PHASE] == L.PH_PRE_ROLL:
             for total in (2, 3, 4, 5, 6, 8, 9, 10, 11, 12):
@@ -87,8 +87,8 @@ def test_road_length_property(edges, blockers, seed):
     for v in blockers:
         s[L.V_OWNER + v] = 1
         s[L.V_LEVEL + v] = 1
-    assert R.road_length(s, 0) == ref_longest_road(s, 0)
-    assert R.road_length(s, 0) <= len(edges)
+    assert P.road_length(s, 0) == ref_longest_road(s, 0)
+    assert P.road_length(s, 0) <= len(edges)
 
 
 @settings(max_examples=40, deadline=None)

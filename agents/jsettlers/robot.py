@@ -55,11 +55,19 @@ class JSettlersAgent(Agent):
         super().reset(seed)
         self.plan = []
         self._turn = None
+        self._plan_pinned = False
         self.offers_made = set()
         self.not_holding = set()    # (opponent, resource) pairs refused this turn
         self._pending_get = None    # resource asked for by our open offer
         self.failed_builds = 0
         self.failed_bank = 0
+
+    def adopt_plan(self, plan):
+        """Take plan (a list like ``[("road", e), ("settlement", v)]``) as the building
+        plan for the current turn, kept through the next decision instead of replanned:
+        for scenarios, and for callers that plan on the robot's behalf."""
+        self.plan = list(plan)
+        self._plan_pinned = True
 
     # ================================================================== entry point
     def act(self, observation, infoset):
@@ -75,7 +83,7 @@ class JSettlersAgent(Agent):
         self._s = s
         self._me = me
         turn_key = (int(s[L.TURN]), int(s[L.TURN_PLAYER]))
-        if turn_key != self._turn:
+        if turn_key != self._turn and not self._plan_pinned:
             self._turn = turn_key
             self.plan = []
             self.offers_made = set()
@@ -83,6 +91,8 @@ class JSettlersAgent(Agent):
             self._pending_get = None
             self.failed_builds = 0
             self.failed_bank = 0
+        self._turn = turn_key
+        self._plan_pinned = False
         ph = int(s[L.PHASE])
         self._learn_from_offer(ph)
         if ph == L.PH_SETUP_SETTLEMENT:
