@@ -34,6 +34,8 @@ def _register():
         import pettingzoo
     except ImportError:
         return
+    if not hasattr(pettingzoo, "register"):  # PettingZoo < 1.27 has no env registry
+        return
     if "catan_v0" not in pettingzoo.aec_registry:
         pettingzoo.register(env_type="aec", id="catan_v0", entry_point="catan_env.aec_env:env")
 

@@ -424,3 +424,26 @@ def test_jsettlers_does_not_plan_a_card_from_an_empty_deck():
                     else:
                         planned_cards += ("card",) in agent.plan
     assert checked > 20 and planned_cards > 0  # the same positions do aim for cards
+
+
+@pytest.mark.parametrize("max_nodes", [5, 4000])
+def test_mcts_counts_availability_once_per_iteration(max_nodes):
+    """Each iteration passes the root once, so a root child is available at most once
+    per iteration, and at least as often as it was visited (also once the tree is full:
+    max_nodes=5 fills it after four expansions)."""
+    from catan_env.agents.mcts import search
+    from catan_env.core.playout import POLICY_RANDOM
+    s = game_after_setup()
+    quiet_roll(s)
+    give(s, 0, brick=3, lumber=3, wool=2, grain=2)   # many legal actions at the root
+    view = G.determinize(s, 0, 1)
+    allowed = np.ones(A.N_ACTIONS, dtype=np.int8)
+    iterations = 300
+    visits, avail, done = search(view, 0, iterations, 3, 0.25, POLICY_RANDOM, int(view[L.TURN]) + 20,
+                                 max_nodes, False, allowed)
+    assert done == iterations
+    expanded = np.flatnonzero(avail)
+    assert len(expanded) >= 4
+    assert (avail <= iterations).all(), avail.max()
+    assert (avail[expanded] >= visits[expanded]).all()
+    assert visits.sum() == iterations
