@@ -7,8 +7,6 @@ import subprocess
 import sys
 import zipfile
 
-import pytest
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 HAND_SIZE_SCRIPT = """
@@ -73,12 +71,9 @@ def test_import_catan_env_core_loads_no_env_layer():
     assert out.stdout.strip() == "False"
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="needs git to copy the tree")
 def test_wheel_installs_agents_and_wrappers_inside_the_package(tmp_path):
-    build = _run(["-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+    build = _run(["-m", "pip", "wheel", "--no-deps", "-q",
                   "-w", str(tmp_path / "dist"), ROOT])
-    if build.returncode != 0 and "No module named" in build.stderr:
-        pytest.skip(f"cannot build a wheel here: {build.stderr[-300:]}")
     assert build.returncode == 0, build.stderr
     wheel = next((tmp_path / "dist").glob("catan_env-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()

@@ -48,23 +48,38 @@ def test_longest_road_vp_and_production_match_references():
         if s[L.PHASE] == L.PH_PRE_ROLL:
             for total in (2, 3, 4, 5, 6, 8, 9, 10, 11, 12):
                 t = s.copy()
-                before = t[L.HAND:L.HAND + 20].reshape(4, 5).copy()
+                before = L.view(t, "hand").copy()
                 expected = np.array(ref_production(t, total))
                 C.step(t, 0, outcome=total)
-                after = t[L.HAND:L.HAND + 20].reshape(4, 5)
+                after = L.view(t, "hand")
                 assert (after - before).tolist() == expected.tolist()
 
 
+def _check_samples_against_slow_references(samples, n):
+    """States sampled inside the jitted fuzz loop, checked by the slow Python references
+    (the jitted invariant check recomputes road length with the kernel itself)."""
+    assert n > 100
+    for s in samples[:n]:
+        assert problems(s) == []
+        for p in range(C.n_players(s)):
+            assert s[L.ROAD_LEN + p] == ref_longest_road(s, p)
+            assert s[L.PUBLIC_VP + p] == ref_public_vp(s, p)
+
+
 def test_fuzz_1000_games_with_invariants_after_every_action():
-    games, steps, bad, code, wins = fuzz_games(1000, 2026, 400, 0)
+    samples = np.zeros((300, L.STATE_SIZE), dtype=np.int64)
+    games, steps, bad, code, wins, n = fuzz_games(1000, 2026, 400, 0, 1999, samples)
     assert bad == -1, f"game {bad}: {CODES.get(code)}"
     assert games == 1000 and steps > 500_000 and wins > 500
+    _check_samples_against_slow_references(samples, n)
 
 
 def test_fuzz_games_with_trading_on():
-    games, steps, bad, code, wins = fuzz_games(300, 7, 400, 1)
+    samples = np.zeros((200, L.STATE_SIZE), dtype=np.int64)
+    games, steps, bad, code, wins, n = fuzz_games(300, 7, 400, 1, 1499, samples)
     assert bad == -1, f"game {bad}: {CODES.get(code)}"
     assert wins > 150
+    _check_samples_against_slow_references(samples, n)
 
 
 def test_invariant_checker_catches_corruption():
@@ -92,10 +107,20 @@ def test_road_length_property(edges, blockers, seed):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2 ** 40), choices=st.lists(st.integers(0, 10 ** 6), min_size=1, max_size=400),
-       players=st.integers(2, 4))
-def test_random_action_sequences_keep_invariants(seed, choices, players):
-    s = C.new_game(seed=seed, players=players)
+@given(seed=st.integers(0, 2 ** 40), warmup=st.integers(20, 3000),
+       choices=st.lists(st.integers(0, 10 ** 6), min_size=1, max_size=300),
+       players=st.integers(2, 4), trade=st.booleans())
+def test_random_action_sequences_keep_invariants(seed, warmup, choices, players, trade):
+    """Hypothesis drives the actions from a random mid-game state (a seeded random
+    warm-up of 20-3000 actions, so set-up is always over), checking every invariant."""
+    s = C.new_game(seed=seed, players=players, domestic_trade=trade)
+    rng = np.random.default_rng(seed)
+    for _ in range(warmup):
+        if C.is_over(s):
+            break
+        C.step(s, int(rng.choice(C.legal_actions(s))))
+    assert s[L.TURN] >= 1 and s[L.PHASE] not in (L.PH_SETUP_SETTLEMENT, L.PH_SETUP_ROAD)
+    assert problems(s) == []
     for c in choices:
         acts = C.legal_actions(s)
         if len(acts) == 0:

@@ -127,30 +127,36 @@ def invariant_code(s):
 
 
 @njit(cache=True)
-def fuzz_games(n_games, seed, max_turns, trade):
-    """Random games with 2-4 players checking invariants after every action.
-    Returns (games, steps, first bad game or -1, its code, wins)."""
+def fuzz_games(n_games, seed, max_turns, trade, sample_every, samples):
+    """Random games with 2-4 players checking invariants after every action, copying
+    every sample_every-th state into samples (rows, while room is left) for the slow
+    Python checks.  Returns (games, steps, first bad game or -1, its code, wins,
+    states sampled)."""
     s = np.zeros(STATE_SIZE, dtype=np.int64)
     rng = np.zeros(STATE_SIZE, dtype=np.int64)
     seed_rng(rng, seed)
     buf = np.empty(A.N_ACTIONS, dtype=np.int64)
     steps = 0
     wins = 0
+    taken = 0
     for g in range(n_games):
         players = 2 + randint(rng, 3)
         new_random_game(s, players, 10, 7, randint(rng, 2), trade, 3, seed * 100003 + g)
         code = invariant_code(s)
         if code:
-            return g, steps, g, code, wins
+            return g, steps, g, code, wins, taken
         while s[PHASE] != PH_GAME_OVER and s[TURN] <= max_turns:
             n = legal_actions(s, buf)
             if n == 0:
-                return g, steps, g, 8, wins
+                return g, steps, g, 8, wins, taken
             apply_action(s, buf[randint(rng, n)], -1)
             steps += 1
+            if sample_every > 0 and steps % sample_every == 0 and taken < samples.shape[0]:
+                samples[taken, :] = s
+                taken += 1
             code = invariant_code(s)
             if code:
-                return g, steps, g, code, wins
+                return g, steps, g, code, wins, taken
         if s[PHASE] == PH_GAME_OVER:
             wins += 1
-    return n_games, steps, -1, 0, wins
+    return n_games, steps, -1, 0, wins, taken
