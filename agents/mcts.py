@@ -175,7 +175,6 @@ class MCTSAgent(Agent):
         self.virtual_wins = bool(virtual_wins)
         self.horizon = int(horizon)
         self.max_nodes = int(max_nodes) if max_nodes else 64 * self.iterations + 64
-        self._calls = 0
 
     def act(self, observation, infoset):
         legal = legal_from(observation)
@@ -190,7 +189,6 @@ class MCTSAgent(Agent):
         if len(legal) == 1:
             return int(legal[0])
         view = infoset.determinize(int(self.rng.integers(2 ** 62)))
-        self._calls += 1
         seed = int(self.rng.integers(2 ** 62))
         visits, _, _ = search(view, infoset.seat, self.iterations, seed, self.c, self.policy,
                            int(view[TURN]) + self.horizon, self.max_nodes, self.virtual_wins,

@@ -178,7 +178,7 @@ class JSettlersAgent(Agent):
         terrain, numbers, _, ports = board
         total = 0
         for h in VERTEX_HEXES[v]:
-            if h >= 0 and terrain[h] != 5:
+            if h >= 0 and terrain[h] != L.DESERT:
                 pct = int(SP.PIP_PCT[numbers[h]])
                 total += pct * (1 if numbers[h] in own_numbers else 2)
         score = (100 * total // 80) * 3
@@ -186,7 +186,7 @@ class JSettlersAgent(Agent):
             if v in PORT_VERTICES[i]:
                 if ports[i] == L.GENERIC_PORT and not have_generic:
                     score += 500
-                elif ports[i] < 5 and lacking_rarity.get(int(ports[i]), 0) > 33:
+                elif ports[i] < L.GENERIC_PORT and lacking_rarity.get(int(ports[i]), 0) > 33:
                     score += 100 * (lacking_rarity[int(ports[i])] * 10 // 56)
         return score
 
@@ -232,9 +232,6 @@ class JSettlersAgent(Agent):
     # ================================================================== turn
     def _producing_blocked(self):
         return int(self._s[L.ROBBER]) in producing_hexes(self._s, self._me)
-
-    def _can_play(self, card):
-        return self._devs[card] - self._new_devs[card] > 0 and not self._s[L.DEV_PLAYED]
 
     def _pre_roll(self):
         if A.PLAY_KNIGHT in self._legal and self._producing_blocked():

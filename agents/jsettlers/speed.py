@@ -10,6 +10,7 @@ from numba import njit
 
 from catan_env.core.layout import DESERT
 from catan_env.core.placement import adjacent
+from catan_env.core.rules import rate_from_bits
 from catan_env.core.tables import CITY_COST, DEV_COST, ROAD_COST, SETTLEMENT_COST
 from catan_env.core.topology import N_PORTS, PORT_VERTICES, VERTEX_HEXES
 
@@ -60,7 +61,7 @@ def _trade_step(have, need, R, ports):
         traded = False
         for i in range(5):
             g = TIE_ORDER[i]
-            ratio = 2 if ports & (1 << g) else (3 if ports & 32 else 4)
+            ratio = rate_from_bits(ports, g)
             if have[g] - need[g] >= ratio:
                 have[g] -= ratio
                 have[best_r] += 1
@@ -103,6 +104,7 @@ def eta_table(R, ports, hand, cutoff):
 
 @njit(cache=True)
 def port_bits(port_type, vertices):
+    """Harbours touching any of vertices, as the core's bit set (see rules.port_bits)."""
     bits = 0
     for i in range(N_PORTS):
         for j in range(2):
@@ -117,7 +119,7 @@ def node_pips(terrain, numbers, v):
     s = 0
     for k in range(3):
         h = VERTEX_HEXES[v, k]
-        if h >= 0 and terrain[h] != 5:
+        if h >= 0 and terrain[h] != DESERT:
             s += PIP_PCT[numbers[h]]
     return s
 

@@ -14,12 +14,14 @@ from collections import Counter
 
 import numpy as np
 
-from .layout import HEX_NUMBER, HEX_TERRAIN, PORT_NAMES, PORT_TYPE, ROBBER, TERRAIN_NAMES
+from .layout import HEX_NUMBER, HEX_TERRAIN, PORT_NAMES, PORT_TYPE, ROBBER, TERRAIN_NAMES, view
+from .tables import NUMBER_TOKENS, PORT_DECK, TERRAIN_DECK
 from .topology import N_HEXES, N_PORTS
 
-TERRAIN_COUNTS = {"hills": 3, "forest": 4, "pasture": 4, "fields": 4, "mountains": 3, "desert": 1}
-NUMBER_COUNTS = Counter([2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 9, 9, 10, 10, 11, 11, 12])
-HARBOUR_COUNTS = {"generic": 4, "brick": 1, "lumber": 1, "wool": 1, "grain": 1, "ore": 1}
+# the official supply, as names (derived from the tables the random board deals from)
+TERRAIN_COUNTS = dict(Counter(TERRAIN_NAMES[t] for t in TERRAIN_DECK))
+NUMBER_COUNTS = Counter(int(n) for n in NUMBER_TOKENS)
+HARBOUR_COUNTS = dict(Counter(PORT_NAMES[t] for t in PORT_DECK))
 
 # The beginner layout of the 5th-edition rule book, rows 3-4-5-4-3 from the top.
 BEGINNER_BOARD = {
@@ -54,12 +56,12 @@ def validate_board(board):
     if extra:
         raise ValueError(f"board: unknown keys {sorted(extra)}")
     terrain, numbers, harbours = list(board["terrain"]), list(board["numbers"]), list(board["harbours"])
-    if len(terrain) != 19:
-        raise ValueError(f"board: terrain needs 19 hexes, got {len(terrain)}")
-    if len(numbers) != 19:
-        raise ValueError(f"board: numbers needs 19 entries, got {len(numbers)}")
-    if len(harbours) != 9:
-        raise ValueError(f"board: harbours needs 9 slots, got {len(harbours)}")
+    if len(terrain) != N_HEXES:
+        raise ValueError(f"board: terrain needs {N_HEXES} hexes, got {len(terrain)}")
+    if len(numbers) != N_HEXES:
+        raise ValueError(f"board: numbers needs {N_HEXES} entries, got {len(numbers)}")
+    if len(harbours) != N_PORTS:
+        raise ValueError(f"board: harbours needs {N_PORTS} slots, got {len(harbours)}")
     _check_counts(terrain, TERRAIN_COUNTS, "terrain", "hex", "hexes")
     for i, (t, n) in enumerate(zip(terrain, numbers)):
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
@@ -101,7 +103,7 @@ def write_board(state, board):
 def read_board(state):
     """The board dict of a state vector (inverse of write_board)."""
     return {
-        "terrain": [TERRAIN_NAMES[int(t)] for t in state[HEX_TERRAIN:HEX_TERRAIN + 19]],
-        "numbers": [int(n) for n in state[HEX_NUMBER:HEX_NUMBER + 19]],
-        "harbours": [PORT_NAMES[int(t)] for t in state[PORT_TYPE:PORT_TYPE + 9]],
+        "terrain": [TERRAIN_NAMES[int(t)] for t in view(state, "hex_terrain")],
+        "numbers": [int(n) for n in view(state, "hex_number")],
+        "harbours": [PORT_NAMES[int(t)] for t in view(state, "port_type")],
     }

@@ -68,7 +68,7 @@ def ref_production(s, roll):
 
 
 def _hand(s, p):
-    return [int(s[L.HAND + p * 5 + r]) for r in range(5)]
+    return [int(x) for x in L.view(s, "hand")[p]]
 
 
 def _rate(s, p, r):
@@ -111,7 +111,7 @@ def _cards(s, p):
     out = set()
     if s[L.DEV_PLAYED]:
         return out
-    old = [int(s[L.DEV_HAND + p * 5 + t] - s[L.DEV_NEW + p * 5 + t]) for t in range(5)]
+    old = [int(x) for x in L.view(s, "dev_hand")[p] - L.view(s, "dev_new")[p]]
     if old[L.KNIGHT] > 0:
         out.add(A.PLAY_KNIGHT)
     if old[L.ROAD_BUILDING] > 0 and s[L.ROADS_LEFT + p] > 0 and any(_road_ok(s, p, e) for e in range(N_EDGES)):

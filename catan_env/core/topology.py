@@ -52,7 +52,6 @@ def _build():
 
 
 _HEXES, _CENTRES, _VERTEX_XY, HEX_VERTICES, _EDGE_LIST = _build()
-HEX_AXIAL = np.array(_HEXES, dtype=np.int64)          # (19, 2) axial q, r
 HEX_XY = np.array(_CENTRES, dtype=np.int64)           # (19, 2) centre in half units
 VERTEX_XY = np.array(_VERTEX_XY, dtype=np.int64)      # (54, 2)
 EDGE_VERTICES = np.array(_EDGE_LIST, dtype=np.int64)  # (72, 2) endpoints, sorted
@@ -164,7 +163,7 @@ def _hex_neighbours():
 
 HEX_NEIGHBOURS = _hex_neighbours()
 
-for _arr in (HEX_VERTICES, HEX_AXIAL, HEX_XY, VERTEX_XY, EDGE_VERTICES, VERTEX_EDGES,
+for _arr in (HEX_VERTICES, HEX_XY, VERTEX_XY, EDGE_VERTICES, VERTEX_EDGES,
              VERTEX_VERTICES, VERTEX_HEXES, EDGE_EDGES, HEX_EDGES, COAST_EDGES,
              PORT_EDGES, PORT_VERTICES, HEX_CELL, VERTEX_CELL, EDGE_CELL, HEX_NEIGHBOURS):
     _arr.setflags(write=False)
