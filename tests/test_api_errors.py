@@ -24,6 +24,16 @@ def test_action_table_is_complete_and_reversible():
     for k in set(kinds):
         ids = [i for i, x in enumerate(kinds) if x == k]
         assert ids == list(range(ids[0], ids[-1] + 1))
+    # the ranges declared in actions.RANGES are exactly the table's kinds, in id order
+    start = 0
+    for kind, size in A.RANGES:
+        assert kinds[start:start + size] == [kind] * size
+        start += size
+    assert start == C.N_ACTIONS
+    # the documented ids are a stable contract (README, saved records)
+    assert (A.ROAD0, A.SETTLEMENT0, A.CITY0, A.BUY_DEV, A.YOP0, A.MONOPOLY0, A.ROBBER0, A.DISCARD0,
+            A.MARITIME0, A.OFFER0, A.TRADE_ACCEPT, A.COUNTER0, A.CONFIRM0, A.TRADE_CANCEL) == (
+        2, 74, 128, 182, 185, 200, 205, 281, 286, 306, 366, 368, 428, 431)
     with pytest.raises(ValueError, match="unknown action name"):
         C.action_id("FLY")
     with pytest.raises(ValueError, match="out of range"):

@@ -29,32 +29,46 @@ Resources: 0 brick, 1 lumber, 2 wool, 3 grain, 4 ore.
 """
 import numpy as np
 
-from .layout import RESOURCE_NAMES
+from .layout import MAX_PLAYERS, N_RES, RESOURCE_NAMES
 from .topology import N_EDGES, N_HEXES, N_VERTICES
 
-ROLL = 0
-END_TURN = 1
-ROAD0 = 2
-SETTLEMENT0 = 74
-CITY0 = 128
-BUY_DEV = 182
-PLAY_KNIGHT = 183
-PLAY_ROAD_BUILDING = 184
-YOP0 = 185
-MONOPOLY0 = 200
-ROBBER0 = 205
-DISCARD0 = 281
-MARITIME0 = 286
-OFFER0 = 306
-TRADE_ACCEPT = 366
-TRADE_REJECT = 367
-COUNTER0 = 368
-CONFIRM0 = 428  # CONFIRM0 + (k - 1)
-TRADE_CANCEL = 431
-N_ACTIONS = 432
-
 TRADE_PATTERNS = np.array([[1, 1], [2, 1], [1, 2]], dtype=np.int64)
-N_MENU = 60
+N_MENU = len(TRADE_PATTERNS) * N_RES * (N_RES - 1)  # 60 offers
+N_YOP = N_RES * (N_RES + 1) // 2                     # 15 unordered pairs r1 <= r2
+N_MARITIME = N_RES * (N_RES - 1)                     # 20 ordered pairs r1 != r2
+
+_ranges = []
+
+
+def _range(name, size):
+    """Append an id range of the given size; return its first id.  The ids of the table
+    above follow from these sizes, in this order: one place to add an action kind."""
+    start = sum(n for _, n in _ranges)
+    _ranges.append((name, size))
+    return start
+
+
+ROLL = _range("ROLL", 1)
+END_TURN = _range("END_TURN", 1)
+ROAD0 = _range("BUILD_ROAD", N_EDGES)
+SETTLEMENT0 = _range("BUILD_SETTLEMENT", N_VERTICES)
+CITY0 = _range("BUILD_CITY", N_VERTICES)
+BUY_DEV = _range("BUY_DEV", 1)
+PLAY_KNIGHT = _range("PLAY_KNIGHT", 1)
+PLAY_ROAD_BUILDING = _range("PLAY_ROAD_BUILDING", 1)
+YOP0 = _range("PLAY_YEAR_OF_PLENTY", N_YOP)
+MONOPOLY0 = _range("PLAY_MONOPOLY", N_RES)
+ROBBER0 = _range("MOVE_ROBBER", N_HEXES * MAX_PLAYERS)  # hex h, victim k: ROBBER0 + 4h + k
+DISCARD0 = _range("DISCARD", N_RES)
+MARITIME0 = _range("MARITIME_TRADE", N_MARITIME)
+OFFER0 = _range("TRADE_OFFER", N_MENU)
+TRADE_ACCEPT = _range("TRADE_ACCEPT", 1)
+TRADE_REJECT = _range("TRADE_REJECT", 1)
+COUNTER0 = _range("TRADE_COUNTER", N_MENU)
+CONFIRM0 = _range("TRADE_CONFIRM", MAX_PLAYERS - 1)  # CONFIRM0 + (k - 1)
+TRADE_CANCEL = _range("TRADE_CANCEL", 1)
+N_ACTIONS = sum(n for _, n in _ranges)
+RANGES = tuple(_ranges)  # (kind, size) in id order
 
 
 def _menu():
@@ -62,11 +76,11 @@ def _menu():
     give_n = np.zeros(N_MENU, np.int64)
     get_res = np.zeros(N_MENU, np.int64)
     get_n = np.zeros(N_MENU, np.int64)
-    for p in range(3):
-        for r1 in range(5):
-            others = [r for r in range(5) if r != r1]
+    for p in range(len(TRADE_PATTERNS)):
+        for r1 in range(N_RES):
+            others = [r for r in range(N_RES) if r != r1]
             for j, r2 in enumerate(others):
-                m = (p * 5 + r1) * 4 + j
+                m = (p * N_RES + r1) * (N_RES - 1) + j
                 give_res[m], get_res[m] = r1, r2
                 give_n[m], get_n[m] = TRADE_PATTERNS[p]
     return give_res, give_n, get_res, get_n
@@ -74,10 +88,10 @@ def _menu():
 
 MENU_GIVE_RES, MENU_GIVE_N, MENU_GET_RES, MENU_GET_N = _menu()
 
-YOP_R1 = np.array([a for a in range(5) for b in range(a, 5)], dtype=np.int64)
-YOP_R2 = np.array([b for a in range(5) for b in range(a, 5)], dtype=np.int64)
-MARITIME_GIVE = np.array([a for a in range(5) for b in range(5) if a != b], dtype=np.int64)
-MARITIME_GET = np.array([b for a in range(5) for b in range(5) if a != b], dtype=np.int64)
+YOP_R1 = np.array([a for a in range(N_RES) for b in range(a, N_RES)], dtype=np.int64)
+YOP_R2 = np.array([b for a in range(N_RES) for b in range(a, N_RES)], dtype=np.int64)
+MARITIME_GIVE = np.array([a for a in range(N_RES) for b in range(N_RES) if a != b], dtype=np.int64)
+MARITIME_GET = np.array([b for a in range(N_RES) for b in range(N_RES) if a != b], dtype=np.int64)
 
 for _a in (MENU_GIVE_RES, MENU_GIVE_N, MENU_GET_RES, MENU_GET_N, YOP_R1, YOP_R2,
            MARITIME_GIVE, MARITIME_GET, TRADE_PATTERNS):
@@ -111,18 +125,18 @@ def _build_table():
     table[BUY_DEV] = ("BUY_DEV", (), "BUY_DEV")
     table[PLAY_KNIGHT] = ("PLAY_KNIGHT", (), "PLAY_KNIGHT")
     table[PLAY_ROAD_BUILDING] = ("PLAY_ROAD_BUILDING", (), "PLAY_ROAD_BUILDING")
-    for i in range(15):
+    for i in range(N_YOP):
         a, b = int(YOP_R1[i]), int(YOP_R2[i])
         table[YOP0 + i] = ("PLAY_YEAR_OF_PLENTY", (a, b),
                            f"PLAY_YEAR_OF_PLENTY({RESOURCE_NAMES[a]},{RESOURCE_NAMES[b]})")
-    for r in range(5):
+    for r in range(N_RES):
         table[MONOPOLY0 + r] = ("PLAY_MONOPOLY", (r,), f"PLAY_MONOPOLY({RESOURCE_NAMES[r]})")
         table[DISCARD0 + r] = ("DISCARD", (r,), f"DISCARD({RESOURCE_NAMES[r]})")
     for h in range(N_HEXES):
-        for k in range(4):
+        for k in range(MAX_PLAYERS):
             victim = "nobody" if k == 0 else f"+{k}"
             table[ROBBER0 + 4 * h + k] = ("MOVE_ROBBER", (h, k), f"MOVE_ROBBER(h{h},{victim})")
-    for i in range(20):
+    for i in range(N_MARITIME):
         a, b = int(MARITIME_GIVE[i]), int(MARITIME_GET[i])
         table[MARITIME0 + i] = ("MARITIME_TRADE", (a, b),
                                 f"MARITIME_TRADE({RESOURCE_NAMES[a]}->{RESOURCE_NAMES[b]})")
@@ -132,7 +146,7 @@ def _build_table():
         table[COUNTER0 + m] = ("TRADE_COUNTER", args, f"TRADE_COUNTER({_menu_text(m)})")
     table[TRADE_ACCEPT] = ("TRADE_ACCEPT", (), "TRADE_ACCEPT")
     table[TRADE_REJECT] = ("TRADE_REJECT", (), "TRADE_REJECT")
-    for k in range(1, 4):
+    for k in range(1, MAX_PLAYERS):
         table[CONFIRM0 + k - 1] = ("TRADE_CONFIRM", (k,), f"TRADE_CONFIRM(+{k})")
     table[TRADE_CANCEL] = ("TRADE_CANCEL", (), "TRADE_CANCEL")
     assert all(t is not None for t in table)

@@ -44,7 +44,7 @@ from .layout import (
     LR_HOLDER, OFFERS_MADE, OPT_PLAYERS, PHASE, PORT_TYPE, PUBLIC_VP, RESP_COUNTER,
     RESP_NOT_ASKED, ROAD_LEN, ROADS_LEFT, ROBBER, ROLLED, SETTLEMENTS_LEFT, TRADE_GET_N,
     TRADE_GET_RES, TRADE_GIVE_N, TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL,
-    V_OWNER, N_PHASES, PH_GAME_OVER, dev_i, dev_new_i, hand_i, know_i,
+    V_OWNER, MAX_PLAYERS, N_PHASES, PH_GAME_OVER, dev_i, dev_new_i, hand_i, know_i,
 )
 from .cards import hand_size, total_vp
 from .tables import DICE_WAYS
@@ -53,8 +53,12 @@ from .topology import (EDGE_CELL, GRID_H, GRID_W, HEX_CELL, N_EDGES, N_HEXES, N_
 
 PIPS = DICE_WAYS.astype(np.float64)  # pips on a number token = ways to roll it
 
-HEX_FEATURES = 9
-BOARD_SIZE = 19 * HEX_FEATURES + 9 * 6 + 54 * 8 + 72 * 4
+HEX_FEATURES = 9      # terrain one-hot (6), number, pips, robber
+PORT_FEATURES = 6     # harbour type one-hot
+VERTEX_FEATURES = 8   # settlement / city by relative seat
+EDGE_FEATURES = 4     # road by relative seat
+BOARD_SIZE = (N_HEXES * HEX_FEATURES + N_PORTS * PORT_FEATURES + N_VERTICES * VERTEX_FEATURES
+              + N_EDGES * EDGE_FEATURES)
 PLAYER_FEATURES = 17
 TAIL_SIZE = 5 + 10 + 1 + 4 * PLAYER_FEATURES + 11 + 27 + 80
 VECTOR_SIZE = BOARD_SIZE + TAIL_SIZE
@@ -80,20 +84,20 @@ def encode_board(s, observer, out):
         out[o + 7] = PIPS[s[HEX_NUMBER + h]] / 5.0
         if s[ROBBER] == h:
             out[o + 8] = 1.0
-    base = 19 * HEX_FEATURES
+    base = N_HEXES * HEX_FEATURES
     for i in range(N_PORTS):
-        out[base + i * 6 + s[PORT_TYPE + i]] = 1.0
-    base += 54
+        out[base + i * PORT_FEATURES + s[PORT_TYPE + i]] = 1.0
+    base += N_PORTS * PORT_FEATURES
     for v in range(N_VERTICES):
         owner = s[V_OWNER + v]
         if owner >= 0:
             lvl = s[V_LEVEL + v]
-            out[base + v * 8 + (lvl - 1) * 4 + _rel(s, owner, observer)] = 1.0
-    base += 54 * 8
+            out[base + v * VERTEX_FEATURES + (lvl - 1) * MAX_PLAYERS + _rel(s, owner, observer)] = 1.0
+    base += N_VERTICES * VERTEX_FEATURES
     for e in range(N_EDGES):
         owner = s[E_OWNER + e]
         if owner >= 0:
-            out[base + e * 4 + _rel(s, owner, observer)] = 1.0
+            out[base + e * EDGE_FEATURES + _rel(s, owner, observer)] = 1.0
 
 
 @njit(cache=True)

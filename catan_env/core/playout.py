@@ -16,11 +16,12 @@ from numba import njit
 from . import actions as A
 from .layout import (
     PHASE, PH_GAME_OVER, ROBBER, STATE_SIZE, TURN, V_OWNER, WINNER,
-    ROADS_LEFT, SETTLEMENTS_LEFT, CITIES_LEFT,
+    ROADS_LEFT, SETTLEMENTS_LEFT, CITIES_LEFT, MAX_PLAYERS,
 )
 from .rng import randint, seed_rng
 from .cards import current_decider, total_vp
 from .rules import apply_action, legal_actions, new_random_game
+from .tables import CITIES_PER_PLAYER, ROADS_PER_PLAYER, SETTLEMENTS_PER_PLAYER
 from .topology import HEX_VERTICES
 
 POLICY_RANDOM = 0
@@ -79,8 +80,8 @@ def action_weight(s, p, a, road_weight, knight_weight):
 @njit(cache=True)
 def action_weights(s, p, buf, n, out):
     """Szita et al.'s weight of each of the n actions in buf for seat p, into out."""
-    roads = 15 - s[ROADS_LEFT + p]
-    towns = (5 - s[SETTLEMENTS_LEFT + p]) + (4 - s[CITIES_LEFT + p])
+    roads = ROADS_PER_PLAYER - s[ROADS_LEFT + p]
+    towns = (SETTLEMENTS_PER_PLAYER - s[SETTLEMENTS_LEFT + p]) + (CITIES_PER_PLAYER - s[CITIES_LEFT + p])
     ratio = roads / max(towns, 1)
     road_weight = 10.0 / 10.0 ** ratio
     knight_weight = 100.0 if _robber_blocks(s, p) else 1.0
@@ -140,8 +141,8 @@ def playout(state, policy, seed, max_turns):
     """Run a copy of state to the end; return (final VP per seat, winner or -1)."""
     s = state.copy()
     playout_inplace(s, policy, seed, max_turns)
-    vp = np.zeros(4, dtype=np.int64)
-    for p in range(4):
+    vp = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for p in range(MAX_PLAYERS):
         vp[p] = total_vp(s, p)
     return vp, s[WINNER]
 

@@ -110,7 +110,7 @@ def _dev_plays(s, p, buf, n):
     if _dev_playable(s, p, ROAD_BUILDING) and s[ROADS_LEFT + p] > 0 and any_road_spot(s, p):
         n = _push(buf, n, A.PLAY_ROAD_BUILDING)
     if _dev_playable(s, p, YEAR_OF_PLENTY):
-        for i in range(15):
+        for i in range(len(A.YOP_R1)):
             r1 = A.YOP_R1[i]
             r2 = A.YOP_R2[i]
             if r1 == r2:
@@ -120,7 +120,7 @@ def _dev_plays(s, p, buf, n):
             if ok:
                 n = _push(buf, n, A.YOP0 + i)
     if _dev_playable(s, p, MONOPOLY):
-        for r in range(5):
+        for r in range(N_RES):
             n = _push(buf, n, A.MONOPOLY0 + r)
     return n
 
@@ -148,7 +148,7 @@ def legal_actions(s, buf):
         n = _push(buf, n, A.ROLL)
         return _dev_plays(s, p, buf, n)
     if ph == PH_DISCARD:
-        for r in range(5):
+        for r in range(N_RES):
             if s[hand_i(p, r)] > 0:
                 n = _push(buf, n, A.DISCARD0 + r)
         return n
@@ -275,7 +275,7 @@ def _produce(s, number):
             o = s[V_OWNER + v]
             if o >= 0:
                 owed[o, r] += s[V_LEVEL + v]
-    for r in range(5):
+    for r in range(N_RES):
         total = 0
         owed_players = 0
         last = -1
