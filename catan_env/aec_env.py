@@ -144,6 +144,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             obs = {"board": G.observe(self._state, seat, "planes"), "vector": vec[BOARD_SIZE:].copy()}
         return {"observation": obs, "action_mask": mask}
 
+    @property
+    def game_state(self):
+        """The true state vector, read-only (for recording, debugging and tests; agents
+        must not read it: they get ``observe()`` and ``infoset()``)."""
+        view = self._state.view()
+        view.setflags(write=False)
+        return view
+
     def state(self):
         return G.full_state_tensor(self._state)
 

@@ -55,7 +55,7 @@ class CatanGymEnv(gymnasium.Env):
     @property
     def game_state(self):
         """The true state (for debugging and tests; agents must not read it)."""
-        return self._aec._state
+        return self._aec.game_state
 
     def _learner(self):
         return self._aec.possible_agents[self.learner_seat]

@@ -274,6 +274,34 @@ def test_trading_agents_complete_domestic_trades():
     assert sum(sum(r["trades"]) for r in results) > 0
 
 
+def test_game_stats_come_from_the_game_for_every_agent():
+    """Offers and trades are counted by the env from the actions, whoever made them:
+    here uniformly random agents (no trading bookkeeping of their own)."""
+    env = catan_env.raw_env(players=3)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    offers = [0, 0, 0]
+    trades = [0, 0, 0]
+    steps = 0
+    for name in env.agent_iter(6000):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[name]
+        a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        offers[seat] += int(A.OFFER0 <= a < A.TRADE_ACCEPT)
+        if A.CONFIRM0 <= a < A.TRADE_CANCEL:
+            trades[seat] += 1
+            trades[(seat + a - A.CONFIRM0 + 1) % 3] += 1
+        env.step(a)
+        steps += 1
+    stats = env.game_stats()
+    assert stats["offers"] == offers and sum(offers) > 0
+    assert stats["trades"] == trades and sum(trades) > 0
+    assert stats["steps"] == steps and stats["turns"] == int(env.game_state[L.TURN])
+
+
 def test_agents_in_a_plain_pettingzoo_loop():
     env = catan_env.env(players=3)
     env.reset(seed=2)

@@ -118,10 +118,10 @@ def test_vp_shaping_rewards():
 def test_raw_env_illegal_action_raises_and_keeps_state():
     e = catan_env.raw_env()
     e.reset(seed=0)
-    before = e._state.copy()
+    before = e.game_state.copy()
     with pytest.raises(catan_env.IllegalActionError, match=r"END_TURN .*illegal"):
         e.step(A.END_TURN)
-    assert np.array_equal(before, e._state)
+    assert np.array_equal(before, e.game_state)
 
 
 def test_wrapped_env_terminates_on_illegal_action():
@@ -153,14 +153,14 @@ def test_infoset_hides_truth_and_determinizes():
     agent = e.agent_selection
     info = e.infoset()
     seat = e.agent_name_mapping[agent]
-    assert np.array_equal(info.hand(), G.L.view(e._state, "hand")[seat])
-    assert np.array_equal(info.observe(), G.observe(e._state, seat))
+    assert np.array_equal(info.hand(), G.L.view(e.game_state, "hand")[seat])
+    assert np.array_equal(info.observe(), G.observe(e.game_state, seat))
     d = info.determinize(7)
-    assert np.array_equal(G.observe(d, seat), G.observe(e._state, seat))
+    assert np.array_equal(G.observe(d, seat), G.observe(e.game_state, seat))
     pub = info.public_state()
     other = (seat + 1) % 4
     assert (G.L.view(pub, "hand")[other] == -1).all()
-    assert list(info.legal_actions()) == list(G.legal_actions(e._state))
+    assert list(info.legal_actions()) == list(G.legal_actions(e.game_state))
 
 
 def test_gym_env_checkers_and_illegal_actions():
