@@ -6,9 +6,10 @@ kernel only when the kernel's *own* file changes, so editing ``layout.py`` would
 every other module's cached kernels running the old layout, silently.
 
 ``clear_stale(module_dir)`` runs when a package of jitted modules is imported: it hashes
-the sources of the rules core and, when that digest differs from the one stamped beside
-the module directory's numba cache, deletes that directory's cached kernels (``.nbi`` /
-``.nbc``) and stamps the new digest.  Numba then recompiles on first use.
+the sources of the rules core and of module_dir (kernels there bake in constants from
+both) and, when that digest differs from the one stamped beside the module directory's
+numba cache, deletes that directory's cached kernels (``.nbi`` / ``.nbc``) and stamps
+the new digest.  Numba then recompiles on first use.
 """
 import glob
 import hashlib
@@ -17,13 +18,14 @@ import os
 from numba.core.caching import CompileResultCacheImpl
 
 CORE_DIR = os.path.dirname(os.path.abspath(__file__))
-STAMP_NAME = "catan_env-core-sources.sha256"
+STAMP_NAME = "catan_env-sources.sha256"
 
 
-def core_digest():
-    """sha256 over the rules core's Python sources (names and contents, sorted)."""
+def sources_digest(*dirs):
+    """sha256 over the Python sources of dirs (names and contents, sorted)."""
     h = hashlib.sha256()
-    for path in sorted(glob.glob(os.path.join(CORE_DIR, "*.py"))):
+    paths = {os.path.abspath(p) for d in dirs for p in glob.glob(os.path.join(d, "*.py"))}
+    for path in sorted(paths):
         h.update(os.path.basename(path).encode())
         with open(path, "rb") as f:
             h.update(f.read())
@@ -49,7 +51,7 @@ def cache_dir_for(py_file):
 def clear_stale(module_dir, digest=None):
     """Delete the cached kernels of every module in module_dir if the core's sources
     changed since they were cached.  Returns the number of files removed."""
-    digest = digest or core_digest()
+    digest = digest or sources_digest(CORE_DIR, module_dir)
     removed = 0
     seen = set()
     for py_file in sorted(glob.glob(os.path.join(module_dir, "*.py"))):
