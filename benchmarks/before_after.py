@@ -52,7 +52,10 @@ def main():
     ap.add_argument("revision", help="the earlier revision, e.g. a49cfc2 or HEAD~5")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--only", choices=["core", "env"], help="run one of the two scripts")
     args = ap.parse_args()
+    scripts = [s for s in ("core_throughput.py", "env_throughput.py")
+               if args.only is None or s.startswith(args.only)]
     with tempfile.TemporaryDirectory() as tmp:
         before = os.path.join(tmp, "before")
         subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "-f", before, args.revision],
@@ -60,11 +63,11 @@ def main():
         try:
             trees = {"before": before, "after": ROOT}
             results = {label: {name: [] for name in FIGURES} for label in trees}
-            for script in ("core_throughput.py", "env_throughput.py"):  # warm the numba caches
+            for script in scripts:  # warm the numba caches
                 for tree in trees.values():
                     run_tree(tree, script, 0.2)
             for r in range(args.rounds):
-                for script in ("core_throughput.py", "env_throughput.py"):
+                for script in scripts:
                     for label, tree in trees.items():
                         for name, value in parse(run_tree(tree, script, args.seconds), script).items():
                             results[label][name].append(value)

@@ -114,7 +114,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.agent_selection = self.possible_agents[G.decider(self._state)]
         self._shaping_base = self._shaping_values()
         n = self.options.players
-        self._counts = {"steps": 0, "offers": [0] * n, "trades": [0] * n, "maritime": [0] * n}
+        self._steps = 0
+        self._counts = {"offers": [0] * n, "trades": [0] * n, "maritime": [0] * n}
 
     def _shaping_values(self):
         s = self._state
@@ -170,7 +171,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         if action is None:
             raise G.IllegalActionError(f"{agent} must act (it decides now); got None")
         G.step(self._state, int(action))  # raises IllegalActionError, state unchanged
-        self._count(seat, int(action))
+        self._steps += 1
+        if action >= A.MARITIME0:  # trades are the only actions counted by kind
+            self._count_trade(seat, int(action))
         self._obs_cache = {}
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
@@ -196,11 +199,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         if self.render_mode == "human":
             self.render()
 
-    def _count(self, seat, action):
+    def _count_trade(self, seat, action):
         c = self._counts
-        c["steps"] += 1
-        if action < A.MARITIME0:
-            return
         if action < A.OFFER0:
             c["maritime"][seat] += 1
         elif action < A.TRADE_ACCEPT:
@@ -216,7 +216,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         s = self._state
         c = self._counts
         return {"winner": G.winner(s), "vp": G.victory_points(s), "turns": int(s[L.TURN]),
-                "steps": c["steps"], "over": G.is_over(s), "offers": list(c["offers"]),
+                "steps": self._steps, "over": G.is_over(s), "offers": list(c["offers"]),
                 "trades": list(c["trades"]), "maritime": list(c["maritime"])}
 
     # ------------------------------------------------------------------ rendering

@@ -258,6 +258,19 @@ def test_record_round_trip_and_corruption(tmp_path):
     with pytest.raises(C.CorruptStateError, match="digest"):
         C.GameRecord.from_dict(d)
     d = json.loads(path.read_text())
+    d["final"]["vp"] = [v + 1 for v in d["final"]["vp"]]
+    with pytest.raises(C.CorruptStateError, match="vp"):
+        C.GameRecord.from_dict(d)
+    # a version-1 record (raw-state checksum, layout-dependent) loads on steps, VP, winner
+    d = json.loads(path.read_text())
+    d["version"] = 1
+    d["final"]["checksum"] = "f" * 64
+    del d["final"]["digest"]
+    assert np.array_equal(C.GameRecord.from_dict(d).final_state(), s)
+    d["final"]["steps"] += 1
+    with pytest.raises(C.CorruptStateError, match="steps"):
+        C.GameRecord.from_dict(d)
+    d = json.loads(path.read_text())
     d["version"] = 99
     with pytest.raises(C.CorruptStateError, match="version"):
         C.GameRecord.from_dict(d)
