@@ -38,8 +38,10 @@ def wilson(wins, n, z=1.96):
     return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
-def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decisions=False):
-    """One game; specs[i] plays seat i.  Returns a dict with the outcome per seat."""
+def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decisions=False,
+              record_path=None):
+    """One game; specs[i] plays seat i.  Returns a dict with the outcome per seat.
+    record_path: also save the game's record there (JSON, replayable)."""
     options = dict(options or {})
     n = len(specs)
     env = catan_env.raw_env(players=n, max_turns=max_turns, **options)
@@ -60,6 +62,8 @@ def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decis
             times[seat].append(time.perf_counter() - t0)
         env.step(action)
     stats = env.game_stats()
+    if record_path is not None:
+        env.record().save(record_path)
     vp, win = stats["vp"], stats["winner"]
     order = sorted(range(n), key=lambda p: (-(p == win), -vp[p]))
     rank = [0] * n
@@ -86,10 +90,17 @@ def schedule(players, games, seed):
     return out
 
 
-def run_tournament(players, games, workers=1, seed=0, max_turns=DEFAULT_MAX_TURNS, options=None, progress=True):
-    """Play the games (in worker processes when workers > 1); return the game list."""
+def run_tournament(players, games, workers=1, seed=0, max_turns=DEFAULT_MAX_TURNS, options=None,
+                   progress=True, save_games=None):
+    """Play the games (in worker processes when workers > 1); return the game list.
+    save_games: a folder that receives one replayable record per game
+    (``game-00001.json``, ...; ``catan-render`` replays and draws them)."""
     plan = schedule(players, games, seed)
-    jobs = [(specs, gseed, max_turns, options) for specs, gseed in plan]
+    if save_games is not None:
+        os.makedirs(save_games, exist_ok=True)
+    jobs = [(specs, gseed, max_turns, options, False,
+             None if save_games is None else os.path.join(save_games, f"game-{i + 1:05d}.json"))
+            for i, (specs, gseed) in enumerate(plan)]
     results = []
     bar = _Progress(games) if progress else None
     if workers <= 1:
@@ -225,6 +236,8 @@ def main(argv=None):
     ap.add_argument("--no-trade", action="store_true", help="turn domestic trade off")
     ap.add_argument("--vp", type=int, default=10, help="VP to win")
     ap.add_argument("--out", default=None, help="folder for summary.json, games.csv and plots")
+    ap.add_argument("--save-games", default=None, metavar="DIR",
+                    help="also write one replayable JSON record per game into DIR")
     args = ap.parse_args(argv)
     players = [p.strip() for p in args.players.split(",") if p.strip()]
     if not 2 <= len(players) <= 4:
@@ -235,7 +248,8 @@ def main(argv=None):
         except ValueError as exc:
             ap.error(str(exc))
     options = {"domestic_trade": not args.no_trade, "vp_to_win": args.vp}
-    results = run_tournament(players, args.games, args.workers, args.seed, args.max_turns, options)
+    results = run_tournament(players, args.games, args.workers, args.seed, args.max_turns, options,
+                             save_games=args.save_games)
     summary = summarise(results, players)
     print(format_table(summary))
     if args.out:

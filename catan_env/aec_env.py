@@ -102,8 +102,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     def reset(self, seed=None, options=None):
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
-        game_seed = int(self._np_random.integers(0, 2 ** 62))
+        # one meaning of a seed: reset(seed=s) plays the game new_game(seed=s) and
+        # GameRecord(options, seed=s) describe
+        game_seed = int(seed) if seed is not None else int(self._np_random.integers(0, 2 ** 62))
+        self._game_seed = game_seed
         self._state = G.new_game(self.options, seed=game_seed)
+        self._history = []  # (action, chance outcome or None) per step, for record()
         self._obs_cache = {}
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -172,6 +176,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             raise G.IllegalActionError(f"{agent} must act (it decides now); got None")
         G.step(self._state, int(action))  # raises IllegalActionError, state unchanged
         self._steps += 1
+        self._history.append((int(action), G.chance_outcome(self._state, int(action))))
         if action >= A.MARITIME0:  # trades are the only actions counted by kind
             self._count_trade(seat, int(action))
         self._obs_cache = {}
@@ -208,6 +213,14 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         elif A.CONFIRM0 <= action < A.TRADE_CANCEL:
             c["trades"][seat] += 1
             c["trades"][(seat + action - A.CONFIRM0 + 1) % self.options.players] += 1
+
+    def record(self):
+        """The game so far as a ``GameRecord`` (options, board, seed, every action with
+        its chance outcome), at any moment: ``env.record().save("game.json")``."""
+        from .core.record import GameRecord
+        if self._state is None:
+            raise RuntimeError("record() needs a game: call reset() first")
+        return GameRecord.from_actions(self.options, self._game_seed, self._history)
 
     def game_stats(self):
         """Per-game statistics read from the game itself (whatever the agents are):

@@ -52,6 +52,10 @@ class CatanGymEnv(gymnasium.Env):
         self._illegal = 0
 
     # ------------------------------------------------------------------ helpers
+    def record(self):
+        """The game so far (every seat's actions) as a ``GameRecord``."""
+        return self._aec.record()
+
     @property
     def game_state(self):
         """The true state (for debugging and tests; agents must not read it)."""
@@ -103,7 +107,10 @@ class CatanGymEnv(gymnasium.Env):
     # ------------------------------------------------------------------ API
     def reset(self, seed=None, options=None):
         super().reset(seed=seed)
-        self._aec.reset(seed=int(self.np_random.integers(0, 2 ** 62)))
+        # one meaning of a seed: the same game as raw_env().reset(seed=seed) and
+        # GameRecord(options, seed=seed); unseeded resets draw game seeds from np_random
+        game_seed = seed if seed is not None else int(self.np_random.integers(0, 2 ** 62))
+        self._aec.reset(seed=game_seed)
         n = len(self._aec.possible_agents)
         self.learner_seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(n))
         for o in self.opponents:

@@ -72,8 +72,14 @@ def test_import_catan_env_core_loads_no_env_layer():
 
 
 def test_wheel_installs_agents_and_wrappers_inside_the_package(tmp_path):
-    build = _run(["-m", "pip", "wheel", "--no-deps", "-q",
-                  "-w", str(tmp_path / "dist"), ROOT])
+    src = tmp_path / "src"  # build from a copy: setuptools writes build/ into the tree
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(os.path.join(ROOT, name), src / name)
+    for name in ("catan_env", "agents", "wrappers"):
+        shutil.copytree(os.path.join(ROOT, name), src / name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    build = _run(["-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(src)])
     assert build.returncode == 0, build.stderr
     wheel = next((tmp_path / "dist").glob("catan_env-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()

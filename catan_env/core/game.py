@@ -142,11 +142,12 @@ def step(state, action, outcome=None):
 
 def chance_outcome(state, action):
     """Which chance outcome the last applied action had: dice total, stolen resource
-    (-1 if none) or drawn card type; None for actions without chance."""
+    or drawn card type; None for actions without chance (a robber move without a
+    victim included)."""
     if action == A.ROLL:
         return int(state[L.LAST_ROLL])
     if A.ROBBER0 <= action < A.DISCARD0:
-        return int(state[L.LAST_STEAL])
+        return int(state[L.LAST_STEAL]) if (action - A.ROBBER0) % 4 else None
     if action == A.BUY_DEV:
         return int(state[L.LAST_DRAW])
     return None

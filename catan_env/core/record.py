@@ -5,27 +5,34 @@ raw state vectors.  Loading validates and replays; a corrupt or mismatched recor
 Record format (version 2)::
 
     {"format": "catan_env.record", "version": 2, "options": {...}, "board": {...},
-     "seed": 7, "actions": [[id, forced_outcome_or_null], ...],
+     "seed": 7, "chance": "forced" | "rng", "actions": [[id, outcome_or_null], ...],
      "final": {"steps": N, "vp": [...], "winner": -1, "digest": "sha256 of the outcome"}}
 
-The digest covers a canonical description of the final position (buildings, roads,
+``chance``: the outcomes listed (dice totals, stolen resources, drawn cards) were forced
+("forced", the default: chosen dice in tests and scenarios) or drawn by the game's RNG
+("rng": games recorded from an env or the arena; the replay draws them again and checks
+them).  The digest covers a canonical description of the final position (buildings, roads,
 hands, development cards, VP, holders, robber, winner, action count), not the raw state
 vector, so records stay valid when the state layout changes.  Version 1 records (whose
 checksum hashed the raw vector) still load; their steps, VP and winner are checked.
 """
 import hashlib
 import json
+import os
 
 import numpy as np
 
+from . import actions as A
 from . import layout as L
-from .game import CorruptStateError, IllegalActionError, new_game, step, victory_points, winner
+from .game import (CorruptStateError, IllegalActionError, chance_outcome, new_game, step,
+                   victory_points, winner)
 from .board import read_board
 from .invariants import check
 from .options import make_options
 
 FORMAT = "catan_env.record"
 VERSION = 2
+CHANCE_MODES = ("forced", "rng")
 READS_VERSIONS = (1, 2)
 
 
@@ -51,13 +58,31 @@ def outcome_digest(state):
 class GameRecord:
     """A game as options + board + seed + action list; replays to the same state."""
 
-    def __init__(self, options, seed, board=None):
+    def __init__(self, options, seed, board=None, chance="forced"):
         opts = make_options(options)
         self.seed = int(seed)
         initial = new_game(opts, seed=self.seed)
         self.board = board or read_board(initial)
         self.options = make_options(opts, board=self.board)
-        self.actions = []  # list of (action, forced outcome or None)
+        if chance not in CHANCE_MODES:
+            raise ValueError(f"chance must be one of {CHANCE_MODES}, got {chance!r}")
+        self.chance = chance
+        self.actions = []  # list of (action, chance outcome or None)
+
+    @classmethod
+    def from_actions(cls, options, seed, actions, board=None, chance="rng"):
+        """A record of the game new_game(options, seed=seed) followed by actions, a list
+        of (action id, chance outcome or None) as the state's RNG produced them: what an
+        env's ``record()`` returns."""
+        rec = cls(options, seed, board=board, chance=chance)
+        for a, outcome in actions:
+            rec.append(a, outcome)
+        return rec
+
+    @classmethod
+    def from_env(cls, env):
+        """The game so far in a PettingZoo or Gymnasium catan_env env."""
+        return env.record()
 
     def initial_state(self):
         return new_game(self.options, seed=self.seed)
@@ -66,14 +91,20 @@ class GameRecord:
         self.actions.append((int(action), None if outcome is None else int(outcome)))
 
     def replay(self, upto=None):
-        """Yield the state after each action (the initial state first)."""
+        """Yield the state after each action (the initial state first).  Chance outcomes
+        are forced (``chance="forced"``: chosen dice, as in tests and scenarios) or were
+        produced by the state's RNG (``chance="rng"``: games recorded from an env), in
+        which case the replay draws them again, bit for bit, and checks each one."""
         s = self.initial_state()
         yield s.copy()
-        for i, (a, forced) in enumerate(self.actions[:upto]):
+        for i, (a, outcome) in enumerate(self.actions[:upto]):
             try:
-                step(s, a, forced)
+                step(s, a, outcome if self.chance == "forced" else None)
             except IllegalActionError as exc:
                 raise CorruptStateError(f"record action #{i} cannot be replayed: {exc}") from None
+            if self.chance == "rng" and outcome is not None and chance_outcome(s, a) != outcome:
+                raise CorruptStateError(f"record action #{i} ({A.action_name(a)}): the game's RNG "
+                                        f"gives {chance_outcome(s, a)}, the record says {outcome}")
             yield s.copy()
 
     def final_state(self):
@@ -87,7 +118,8 @@ class GameRecord:
         opts = self.options.to_dict()
         opts.pop("board")
         return {"format": FORMAT, "version": VERSION, "options": opts, "board": self.board,
-                "seed": self.seed, "actions": [[a, f] for a, f in self.actions],
+                "seed": self.seed, "chance": self.chance,
+                "actions": [[a, f] for a, f in self.actions],
                 "final": {"steps": len(self.actions), "vp": victory_points(final),
                           "winner": winner(final), "digest": outcome_digest(final)}}
 
@@ -95,8 +127,20 @@ class GameRecord:
         return json.dumps(self.to_dict(), **kw)
 
     def save(self, path):
-        with open(path, "w") as f:
-            f.write(self.to_json(indent=1))
+        """Write the record as JSON atomically: the text is built and checked (it replays
+        and reads back) before anything touches path, then written to a temporary file
+        beside it and renamed, so path never holds an empty or partial record."""
+        text = self.to_json(indent=1)  # replays every action: raises on an illegal one
+        type(self).from_json(text)     # and reads back
+        path = os.fspath(path)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        try:
+            with open(tmp, "w") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
 
     @classmethod
     def from_dict(cls, d):
@@ -114,7 +158,10 @@ class GameRecord:
             raise CorruptStateError(f"record has bad options or board: {exc}") from None
         if not isinstance(d["seed"], int):
             raise CorruptStateError("record seed must be an int")
-        rec = cls(opts, d["seed"], board=opts.board)
+        chance = d.get("chance", "forced")
+        if chance not in CHANCE_MODES:
+            raise CorruptStateError(f"record chance must be one of {CHANCE_MODES}, got {chance!r}")
+        rec = cls(opts, d["seed"], board=opts.board, chance=chance)
         for i, item in enumerate(d["actions"]):
             if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int)
                     and (item[1] is None or isinstance(item[1], int))):
