@@ -38,3 +38,25 @@ def test_policy_agent_plays_legal_moves_in_the_arena_and_self_play():
         obs, rew, done, info = selfplay.step(action)
     with pytest.raises(ValueError, match="vec"):
         make_vec_env(1, vec="ray")
+
+
+def test_policy_agent_opponents_in_subprocess_envs(tmp_path):
+    """A model object (not picklable itself) and a saved model's path both serve as
+    opponents in SubprocVecEnv workers, and play the same moves as in this process."""
+    venv = make_vec_env(1, vec="dummy", max_turns=50)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=64, seed=0)
+    model.save(tmp_path / "snap.zip")
+    for agent in (PolicyAgent(model), PolicyAgent(tmp_path / "snap.zip")):
+        selfplay = make_vec_env(2, vec="subproc", opponents=[agent] * 3, max_turns=30)
+        try:
+            selfplay.reset()
+            for _ in range(30):
+                masks = get_action_masks(selfplay)
+                selfplay.step([int(np.flatnonzero(m)[0]) for m in masks])
+        finally:
+            selfplay.close()
+    import pickle
+    clone = pickle.loads(pickle.dumps(PolicyAgent(model)))
+    obs = {"observation": np.zeros(venv.observation_space.shape, np.float32),
+           "action_mask": np.ones(432, np.int8)}
+    assert clone.act(obs, None) == PolicyAgent(model).act(obs, None)

@@ -3,14 +3,17 @@
     from sb3_contrib import MaskablePPO
     from catan_env.wrappers.sb3 import make_vec_env, PolicyAgent
 
-    venv = make_vec_env(8, opponents=["random"] * 3)          # SubprocVecEnv by default
-    model = MaskablePPO("MlpPolicy", venv).learn(1_000_000)   # masks from action_masks()
-    frozen = PolicyAgent(model)                               # an agents.Agent
-    venv2 = make_vec_env(8, opponents=[frozen] * 3, vec="dummy")  # self-play vs a snapshot
+    if __name__ == "__main__":          # SubprocVecEnv starts worker processes
+        venv = make_vec_env(8, opponents=["random"] * 3)          # SubprocVecEnv by default
+        model = MaskablePPO("MlpPolicy", venv).learn(1_000_000)   # masks from action_masks()
+        frozen = PolicyAgent(model)                               # an agents.Agent (picklable)
+        venv2 = make_vec_env(8, opponents=[frozen] * 3)           # self-play vs a snapshot
 
 Env factories are module-level callables (picklable), as SubprocVecEnv's forkserver needs.
 """
 import functools
+import io
+import os
 
 import numpy as np
 
@@ -45,14 +48,44 @@ def make_vec_env(n_envs, vec="subproc", seed=0, **kwargs):
 
 class PolicyAgent(Agent):
     """Plays with an SB3 model (MaskablePPO uses the mask; other models are masked by
-    falling back to a random legal action when they pick an illegal one)."""
+    falling back to a random legal action when they pick an illegal one).
+
+    model: a model object, or the path of one saved with ``model.save(path)`` (then
+    ``algo`` is its class, MaskablePPO by default), loaded on first use.  The agent
+    pickles (SubprocVecEnv sends opponents to its worker processes): a model object
+    travels as its saved bytes and is loaded again, on the CPU, in the child."""
 
     name = "sb3_policy"
 
-    def __init__(self, model, deterministic=True, seed=None):
+    def __init__(self, model, deterministic=True, seed=None, algo=None):
         super().__init__(seed)
-        self.model = model
         self.deterministic = deterministic
+        self._blob = None
+        if isinstance(model, (str, os.PathLike)):
+            self._path, self._model = os.fspath(model), None
+            self._algo = algo
+        else:
+            self._path, self._model = None, model
+            self._algo = algo or type(model)
+
+    @property
+    def model(self):
+        if self._model is None:
+            algo = self._algo
+            if algo is None:
+                from sb3_contrib import MaskablePPO as algo
+            source = io.BytesIO(self._blob) if self._blob is not None else self._path
+            self._model = algo.load(source, device="cpu")
+        return self._model
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        if self._path is None and self._blob is None:
+            buf = io.BytesIO()
+            self._model.save(buf)
+            state["_blob"] = buf.getvalue()
+        state["_model"] = None
+        return state
 
     def act(self, observation, infoset):
         obs = observation["observation"]
