@@ -33,12 +33,13 @@ from .core import actions as A
 from .core import layout as L
 from .core.actions import N_ACTIONS, action_name
 from .core.observe import BOARD_SIZE, FULL_SIZE, TAIL_SIZE, VECTOR_SIZE
-from .core.options import DEFAULT_MAX_TURNS, make_options
+from .core.options import DEFAULT_MAX_TURNS, check_keywords, make_options
 from .core.topology import GRID_H, GRID_W
 from .core.observe import PLANES
 from .infoset import InfoSet
 
 OBS_TYPES = ("vector", "planes")
+ENV_KEYWORDS = ("render_mode", "obs_type", "max_turns", "vp_reward")  # besides the game options
 OBS_HIGH = 100.0  # every feature is a small count or a fraction; the turn feature is capped
 
 
@@ -60,6 +61,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         EzPickle.__init__(self, render_mode=render_mode, obs_type=obs_type, max_turns=max_turns,
                           vp_reward=vp_reward, **options)
         super().__init__()
+        check_keywords(options, ENV_KEYWORDS)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
                              f"got {render_mode!r}")

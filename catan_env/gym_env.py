@@ -20,7 +20,22 @@ from gymnasium import spaces
 
 from .core import game as G
 from .core.actions import N_ACTIONS
-from .aec_env import DEFAULT_MAX_TURNS, raw_env
+from .aec_env import DEFAULT_MAX_TURNS, ENV_KEYWORDS, raw_env
+from .core.options import check_keywords
+
+GYM_KEYWORDS = ("opponents", "learner_seat", "illegal_penalty", "max_illegal")
+
+
+def _resolve_opponent(o, i):
+    """An agent object, a callable, "random", or an agent spec as the CLIs take them
+    ("jsettlers", "weighted", "mcts:iterations=200"; built by ``catan_env.agents``)."""
+    if o == "random" or callable(o) or hasattr(o, "act"):
+        return o
+    if isinstance(o, str):
+        from .agents import make_agent  # the agents package is loaded only for specs
+        return make_agent(o, seed=i)
+    raise ValueError(f"an opponent must be an agent spec such as 'random' or 'jsettlers', an "
+                     f"agent (with act()) or a callable; got {o!r}")
 
 
 class CatanGymEnv(gymnasium.Env):
@@ -29,17 +44,20 @@ class CatanGymEnv(gymnasium.Env):
     def __init__(self, opponents=None, learner_seat=None, obs_type="vector",
                  max_turns=DEFAULT_MAX_TURNS, illegal_penalty=-0.1, max_illegal=100,
                  vp_reward=0.0, render_mode=None, **options):
+        check_keywords(options, GYM_KEYWORDS + ENV_KEYWORDS)
         self._aec = raw_env(render_mode=render_mode, obs_type=obs_type, max_turns=max_turns,
                             vp_reward=vp_reward, **options)
         n = len(self._aec.possible_agents)
         if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
             raise ValueError(f"learner_seat must be None or an int in 0..{n - 1}, got {learner_seat!r}")
-        opponents = list(opponents) if opponents is not None else ["random"] * (n - 1)
+        if opponents is None:
+            opponents = "random"
+        if isinstance(opponents, str):  # one spec for every opponent seat
+            opponents = [opponents] * (n - 1)
+        opponents = list(opponents)
         if len(opponents) != n - 1:
             raise ValueError(f"opponents needs {n - 1} entries for {n} players, got {len(opponents)}")
-        for o in opponents:
-            if not (o == "random" or callable(o) or hasattr(o, "act")):
-                raise ValueError(f"an opponent must be 'random', a callable or have act(); got {o!r}")
+        opponents = [_resolve_opponent(o, i) for i, o in enumerate(opponents)]
         self.opponents = opponents
         self.fixed_seat = learner_seat
         self.learner_seat = learner_seat if learner_seat is not None else 0
@@ -113,9 +131,13 @@ class CatanGymEnv(gymnasium.Env):
         self._aec.reset(seed=game_seed)
         n = len(self._aec.possible_agents)
         self.learner_seat = self.fixed_seat if self.fixed_seat is not None else int(self.np_random.integers(n))
-        for o in self.opponents:
+        for o in self.opponents:  # agents reseeded from the episode's seed: reproducible
             if hasattr(o, "reset"):
-                o.reset()
+                agent_seed = int(self.np_random.integers(0, 2 ** 62))
+                try:
+                    o.reset(seed=agent_seed)
+                except TypeError:  # a reset() without a seed
+                    o.reset()
         self._illegal = 0
         self._advance()
         return self._obs(), self._info()

@@ -115,3 +115,34 @@ def test_forced_outcomes_are_read_back():
     s = game_after_setup()
     C.step(s, A.ROLL, outcome=9)
     assert C.chance_outcome(s, A.ROLL) == 9 and s[L.LAST_DIE1] + s[L.LAST_DIE2] == 9
+
+
+def test_clear_messages_for_boards_and_keywords(tmp_path):
+    import catan_env
+    import gymnasium
+    with pytest.raises(ValueError, match=r"unknown board 'beginer'; use 'random', 'beginner', a dict or a JSON file"):
+        catan_env.raw_env(board="beginer")
+    path = tmp_path / "board.json"
+    path.write_text(json.dumps(BEGINNER_BOARD))
+    e = catan_env.raw_env(board=str(path))          # a JSON file works too
+    e.reset(seed=0)
+    assert C.read_board(e.game_state) == BEGINNER_BOARD
+    with pytest.raises(ValueError, match="max_turn.*accepted keywords: .*obs_type.*max_turns.*vp_reward.*players"):
+        catan_env.raw_env(max_turn=5)
+    with pytest.raises(ValueError, match="foo.*accepted keywords: .*opponents.*learner_seat.*max_turns.*players"):
+        gymnasium.make("catan_env/Catan-v0", foo=1)
+
+
+def test_gym_env_takes_agent_specs_like_the_clis():
+    import gymnasium
+    from catan_env.agents import JSettlersAgent
+    g = gymnasium.make("catan_env/Catan-v0", opponents="jsettlers", players=3).unwrapped
+    assert all(isinstance(o, JSettlersAgent) for o in g.opponents) and len(g.opponents) == 2
+    g = gymnasium.make("catan_env/Catan-v0", opponents=["weighted", "mcts:iterations=5", "random"]).unwrapped
+    obs, _ = g.reset(seed=1)
+    for _ in range(40):
+        _, _, term, trunc, _ = g.step(int(np.flatnonzero(g.action_masks())[0]))
+        if term or trunc:
+            break
+    with pytest.raises(ValueError, match="unknown agent"):
+        gymnasium.make("catan_env/Catan-v0", opponents="grandmaster")

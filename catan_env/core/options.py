@@ -1,5 +1,6 @@
 """Game options, validated: a bad value raises ValueError naming the option and what
 is allowed; an unknown option name raises ValueError listing the known ones."""
+import os
 from dataclasses import asdict, dataclass, field, fields
 
 from .board import BEGINNER_BOARD, validate_board
@@ -19,7 +20,7 @@ class GameOptions:
     friendly_robber: bool = False  # no stealing from players with <= 2 public VP
     domestic_trade: bool = True   # player-to-player trade menu on/off
     max_offers_per_turn: int = 3  # cap on domestic offers per turn (0..20)
-    board: object = field(default="random")  # "random", "beginner" or a board dict
+    board: object = field(default="random")  # "random", "beginner", a board dict, JSON or file
 
     def __post_init__(self):
         _check_int("players", self.players, 2, 4)
@@ -30,6 +31,13 @@ class GameOptions:
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"option {name!r} must be True or False, got {getattr(self, name)!r}")
         if isinstance(self.board, str) and self.board in ("random", "beginner"):
+            return
+        if isinstance(self.board, str) and not self.board.lstrip().startswith("{"):
+            if not os.path.isfile(self.board):
+                raise ValueError(f"unknown board {self.board!r}; use 'random', 'beginner', a dict "
+                                 f"or a JSON file")
+            with open(self.board) as f:
+                object.__setattr__(self, "board", validate_board(f.read()))
             return
         if isinstance(self.board, (dict, str)):
             object.__setattr__(self, "board", validate_board(self.board))
@@ -57,6 +65,15 @@ def _check_int(name, value, lo, hi):
         raise ValueError(f"option {name!r} must be an int in {lo}..{hi}, got {value!r}")
 
 
+def check_keywords(given, accepted):
+    """Raise ValueError naming unknown keywords and listing every accepted one (the game
+    options and the caller's own keywords)."""
+    unknown = sorted(set(given) - set(accepted) - set(OPTION_NAMES))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown}; accepted keywords: "
+                         f"{', '.join(list(accepted) + list(OPTION_NAMES))}")
+
+
 def make_options(options=None, **kwargs):
     """GameOptions from a GameOptions, a dict, keyword arguments, or a mix."""
     base = {}
@@ -67,7 +84,5 @@ def make_options(options=None, **kwargs):
     elif options is not None:
         raise TypeError(f"options must be a GameOptions or dict, got {type(options).__name__}")
     base.update(kwargs)
-    unknown = set(base) - set(OPTION_NAMES)
-    if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)}; known options: {list(OPTION_NAMES)}")
+    check_keywords(base, ())
     return GameOptions(**base)
