@@ -8,7 +8,6 @@ workers.  The report gives, per distinct agent spec: games, wins, win rate with 
 Wilson interval, mean VP, mean rank, mean game length (turns) and trades made; and per
 seat, the win rate.  Results go to ``summary.json``, ``games.csv`` and PNG plots.
 """
-import argparse
 import csv
 import json
 import math
@@ -22,6 +21,8 @@ import numpy as np
 
 import catan_env
 from catan_env.core.options import DEFAULT_MAX_TURNS
+
+from catan_env.cli import Progress, compile_notice, parser, positive_int, user_errors
 
 from .registry import make_agent
 
@@ -63,6 +64,7 @@ def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decis
         env.step(action)
     stats = env.game_stats()
     if record_path is not None:
+        os.makedirs(os.path.dirname(os.path.abspath(record_path)), exist_ok=True)
         env.record().save(record_path)
     vp, win = stats["vp"], stats["winner"]
     order = sorted(range(n), key=lambda p: (-(p == win), -vp[p]))
@@ -96,13 +98,16 @@ def run_tournament(players, games, workers=1, seed=0, max_turns=DEFAULT_MAX_TURN
     save_games: a folder that receives one replayable record per game
     (``game-00001.json``, ...; ``catan-render`` replays and draws them)."""
     plan = schedule(players, games, seed)
-    if save_games is not None:
-        os.makedirs(save_games, exist_ok=True)
+    if progress:
+        compiled = compile_notice()
+        if compiled is not None:  # compile once here, not once per worker process
+            play_game(plan[0][0], seed, max_turns=2, options=options)
+            compiled()
     jobs = [(specs, gseed, max_turns, options, False,
              None if save_games is None else os.path.join(save_games, f"game-{i + 1:05d}.json"))
             for i, (specs, gseed) in enumerate(plan)]
     results = []
-    bar = _Progress(games) if progress else None
+    bar = Progress(games) if progress else None
     if workers <= 1:
         for job in jobs:
             results.append(_job(job))
@@ -152,7 +157,10 @@ def summarise(results, players):
 
 
 def write_outputs(results, summary, out):
+    """summary.json, games.csv and (with matplotlib) two plots in out; returns the paths
+    written."""
     os.makedirs(out, exist_ok=True)
+    written = [os.path.join(out, "summary.json"), os.path.join(out, "games.csv")]
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     with open(os.path.join(out, "games.csv"), "w", newline="") as f:
@@ -167,8 +175,8 @@ def write_outputs(results, summary, out):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("matplotlib not installed: skipping plots (pip install 'catan_env[viz]')", file=sys.stderr)
-        return
+        print("matplotlib not installed: skipping plots (pip install \"catan_env[viz]\")", file=sys.stderr)
+        return written
     specs = list(summary["agents"])
     fig, ax = plt.subplots(figsize=(7, 4))
     data = [[res["vp"][seat] for res in results for seat, sp in enumerate(res["specs"]) if sp == spec]
@@ -176,9 +184,11 @@ def write_outputs(results, summary, out):
     ax.boxplot(data)
     ax.set_xticks(range(1, len(specs) + 1), specs, rotation=15)
     ax.set_ylabel("final VP")
-    ax.set_title("VP distribution per agent")
+    lineup = ", ".join(summary["players"])
+    ax.set_title(f"VP distribution per agent\n{lineup} ({summary['games']} games)", fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "vp_distribution.png"))
+    written.append(os.path.join(out, "vp_distribution.png"))
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(7, 4))
     n = len(summary["players"])
@@ -188,14 +198,24 @@ def write_outputs(results, summary, out):
         ax.bar(np.arange(n) + i * width, rates, width, label=spec)
     ax.set_xticks(np.arange(n) + width * (len(specs) - 1) / 2, [f"seat {i}" for i in range(n)])
     ax.set_ylabel("win rate")
-    ax.set_title("Win rate by seat")
-    ax.legend()
+    ax.set_title(f"Win rate by seat\n{lineup} ({summary['games']} games)", fontsize=10)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "win_rate_by_seat.png"))
+    written.append(os.path.join(out, "win_rate_by_seat.png"))
     plt.close(fig)
+    return written
 
 
-def format_table(summary):
+TABLE_LEGEND = """Columns: agent spec (* = the agent under test); copies = seats it holds in each
+game; wins = games won, over all its copies; win rate = wins / (games x copies), with a
+95% Wilson interval (1 / players is parity); mean VP = final victory points; rank = mean
+finishing place (1 = winner, then by VP); trades/g = completed domestic trades it took part
+in per game, counted by the env from the actions (either side of the trade)."""
+
+
+def format_table(summary, under_test=None):
+    """The summary as a text table; under_test (a spec) is marked with *."""
     lines = [f"{summary['games']} games, mean length {summary['mean_game_length_turns']:.1f} turns, "
              f"{summary['truncated_games']} truncated, "
              f"{summary['completed_domestic_trades_per_game']:.2f} domestic trades/game",
@@ -203,38 +223,26 @@ def format_table(summary):
              f"{'mean VP':>8s} {'rank':>5s} {'trades/g':>8s}"]
     for spec, d in summary["agents"].items():
         lo, hi = d["win_rate_ci95"]
-        lines.append(f"{spec:32s} {d['copies_per_game']:6d} {d['wins']:6d} {d['win_rate']:9.3f} "
+        name = f"{spec} *" if spec == under_test else spec
+        lines.append(f"{name:32s} {d['copies_per_game']:6d} {d['wins']:6d} {d['win_rate']:9.3f} "
                      f"[{lo:.3f}, {hi:.3f}] {d['mean_vp']:8.2f} {d['mean_rank']:5.2f} "
                      f"{d['trades_per_game']:8.2f}")
     return "\n".join(lines)
 
 
-class _Progress:
-    def __init__(self, total):
-        self.total = total
-        self.t0 = time.perf_counter()
-
-    def update(self, k):
-        width = 30
-        filled = int(width * k / self.total)
-        el = time.perf_counter() - self.t0
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {k}/{self.total} games {el:6.1f}s")
-        sys.stderr.flush()
-
-    def done(self):
-        sys.stderr.write("\n")
-
-
+@user_errors("catan-arena")
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="catan-arena", description=__doc__.split("\n\n")[0])
+    ap = parser("catan-arena", __doc__.split("\n\n")[0])
     ap.add_argument("--players", default="jsettlers,random,random,random",
                     help="comma-separated agent specs, one per seat (2-4)")
-    ap.add_argument("--games", type=int, default=100)
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS)
+    ap.add_argument("--games", type=positive_int, default=100, help="games to play")
+    ap.add_argument("--workers", type=positive_int, default=1, help="worker processes")
+    ap.add_argument("--seed", type=int, default=0, help="tournament seed (seats and game seeds)")
+    ap.add_argument("--max-turns", type=positive_int, default=DEFAULT_MAX_TURNS,
+                    help="a game still running after this many turns ends without a winner")
     ap.add_argument("--no-trade", action="store_true", help="turn domestic trade off")
-    ap.add_argument("--vp", type=int, default=10, help="VP to win")
+    ap.add_argument("--vp", type=int, default=10, choices=range(3, 21), metavar="3..20",
+                    help="VP to win")
     ap.add_argument("--out", default=None, help="folder for summary.json, games.csv and plots")
     ap.add_argument("--save-games", default=None, metavar="DIR",
                     help="also write one replayable JSON record per game into DIR")
@@ -253,8 +261,7 @@ def main(argv=None):
     summary = summarise(results, players)
     print(format_table(summary))
     if args.out:
-        write_outputs(results, summary, args.out)
-        print(f"wrote {args.out}/summary.json, games.csv, vp_distribution.png, win_rate_by_seat.png")
+        print("wrote " + ", ".join(write_outputs(results, summary, args.out)))
     return 0  # console scripts exit with main()'s value
 
 

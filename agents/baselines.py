@@ -6,10 +6,11 @@ Each line-up plays ``--games`` games; the table (win rate with a 95% Wilson inte
 VP, mean rank, trades per game) is printed and written to <out>/<lineup>/ (summary.json,
 games.csv, plots), plus <out>/table.md with every line-up.
 """
-import argparse
 import os
 
-from .arena import format_table, run_tournament, summarise, write_outputs
+from catan_env.cli import parser, positive_int, user_errors
+
+from .arena import TABLE_LEGEND, format_table, run_tournament, summarise, write_outputs
 
 LINEUPS = {
     "jsettlers_vs_random": ["jsettlers", "random", "random", "random"],
@@ -21,14 +22,16 @@ LINEUPS = {
 }
 
 
+@user_errors("catan-baselines")
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="catan-baselines", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=100, help="games per line-up")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="results/baselines")
+    ap = parser("catan-baselines", __doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=positive_int, default=100, help="games per line-up")
+    ap.add_argument("--workers", type=positive_int, default=2, help="worker processes")
+    ap.add_argument("--seed", type=int, default=0, help="tournament seed")
+    ap.add_argument("--out", default="results/baselines", help="output folder")
     ap.add_argument("--only", nargs="*", choices=sorted(LINEUPS), help="run only these line-ups")
     args = ap.parse_args(argv)
+    print(TABLE_LEGEND, flush=True)
     tables = []
     for name, players in LINEUPS.items():
         if args.only and name not in args.only:
@@ -36,13 +39,13 @@ def main(argv=None):
         print(f"\n=== {name}: {', '.join(players)}", flush=True)
         results = run_tournament(players, args.games, args.workers, args.seed)
         summary = summarise(results, players)
-        table = format_table(summary)
+        table = format_table(summary, under_test=players[0])
         print(table, flush=True)
         write_outputs(results, summary, os.path.join(args.out, name))
         tables.append(f"## {name}\n\n```\n{table}\n```\n")
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "table.md"), "w") as f:
-        f.write("\n".join(tables))
+        f.write("# Baseline line-ups\n\n" + TABLE_LEGEND + "\n\n" + "\n".join(tables))
     print(f"\nwrote {args.out}/table.md")
     return 0
 

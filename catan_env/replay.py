@@ -3,15 +3,15 @@
     for step in catan_env.replay("game.json", render_mode="ansi"):
         print(step.action_name, step.frame)
 
-CLI: ``catan-render game.json --out frames/ [--gif game.gif] [--every 10]``
+CLI: ``catan-render game.json --out frames/ [--gif game.gif] [--every 10] [--html game.html]``
 """
-import argparse
 import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from .core.actions import action_name
+from .cli import parser, positive_int, require, user_errors
 from .core.record import GameRecord
 
 
@@ -73,19 +73,29 @@ def export_frames(record, out_dir=None, gif=None, every=1, fps=4):
     return len(picked)
 
 
+@user_errors("catan-render")
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="catan-render", description="Render a recorded game.")
-    ap.add_argument("record", help="a game record (JSON)")
+    ap = parser("catan-render", "Replay a recorded game as PNG frames, a GIF or an HTML page.")
+    ap.add_argument("record", help="a game record (JSON), e.g. from catan-arena --save-games")
     ap.add_argument("--out", help="folder for PNG frames")
     ap.add_argument("--gif", help="path of an animated GIF to write")
-    ap.add_argument("--every", type=int, default=1, help="keep every k-th position")
-    ap.add_argument("--fps", type=float, default=4)
+    ap.add_argument("--html", help="path of a self-contained HTML page to watch in a browser")
+    ap.add_argument("--every", type=positive_int, default=1, help="keep every k-th position (PNG/GIF)")
+    ap.add_argument("--fps", type=float, default=4, help="GIF frames per second")
     args = ap.parse_args(argv)
-    if not args.out and not args.gif:
-        ap.error("give --out and/or --gif")
-    n = export_frames(args.record, args.out, args.gif, max(1, args.every), args.fps)
-    print(f"wrote {n} frames" + (f" to {args.out}" if args.out else "") + (f", gif {args.gif}" if args.gif else ""))
+    if not (args.out or args.gif or args.html):
+        ap.error("give --out, --gif and/or --html")
+    record = GameRecord.load(args.record)  # a bad record fails here, before anything is written
+    if args.html:
+        from .html_replay import write_html
+        n = write_html(record, args.html)
+        print(f"wrote {args.html} ({n} positions)")
+    if args.out or args.gif:
+        require("PIL", "viz")
+        n = export_frames(record, args.out, args.gif, args.every, args.fps)
+        print(f"wrote {n} frames" + (f" to {args.out}" if args.out else "") + (f", gif {args.gif}" if args.gif else ""))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

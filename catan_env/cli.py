@@ -1,0 +1,113 @@
+"""Shared command-line behaviour: a user mistake prints one line and exits 2 (never a
+traceback), argument types that refuse impossible values, a missing optional dependency
+names the extra to install, progress that suits a terminal or a log file, and a notice
+before the first (slow) numba compilation."""
+import argparse
+import functools
+import os
+import sys
+import time
+
+from .core.game import CorruptStateError, IllegalActionError
+
+
+class UserError(Exception):
+    """A mistake in what the user asked for: reported in one line, exit status 2."""
+
+
+def require(module, extra):
+    """Import an optional dependency, or raise UserError naming the extra to install."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise UserError(f"this needs {module.split('.')[0]}: pip install \"catan_env[{extra}]\"") from None
+
+
+def positive_int(text):
+    """argparse type: an int >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def parser(prog, description):
+    """An ArgumentParser that shows every option's default in --help."""
+    return argparse.ArgumentParser(prog=prog, description=description,
+                                   formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+
+
+def user_errors(prog):
+    """Decorate a CLI main(argv) so user mistakes print ``prog: error: ...`` and return 2."""
+    def wrap(main):
+        @functools.wraps(main)
+        def run(argv=None):
+            try:
+                return main(argv)
+            except (UserError, CorruptStateError, IllegalActionError, FileNotFoundError,
+                    IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+                message = str(exc) if not isinstance(exc, OSError) else \
+                    f"{exc.strerror}: {exc.filename}"
+                print(f"{prog}: error: {message}", file=sys.stderr)
+                return 2
+            except KeyboardInterrupt:
+                print(f"{prog}: interrupted", file=sys.stderr)
+                return 130
+        return run
+    return wrap
+
+
+class Progress:
+    """Games done so far: a redrawn bar on a terminal, a plain line every tenth of the
+    run (and at the end) in a log file."""
+
+    def __init__(self, total, stream=None, what="games"):
+        self.total = total
+        self.what = what
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.t0 = time.perf_counter()
+        self.next_line = max(1, total // 10)
+
+    def update(self, k):
+        el = time.perf_counter() - self.t0
+        if self.tty:
+            width = 30
+            filled = int(width * k / self.total)
+            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {k}/{self.total} "
+                              f"{self.what} {el:6.1f}s")
+        elif k >= self.next_line or k == self.total:
+            self.stream.write(f"{k}/{self.total} {self.what} ({100 * k // self.total}%) {el:.1f}s\n")
+            self.next_line = k + max(1, self.total // 10)
+        self.stream.flush()
+
+    def done(self):
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def compile_notice(stream=None):
+    """Say so before the rules core is compiled (first run after install or after a core
+    change: about 40 s); returns a callable that reports the time once done, or None
+    when the compiled kernels are already cached."""
+    from .core import cache_guard
+    rules = os.path.join(cache_guard.CORE_DIR, "rules.py")
+    cache_dir = cache_guard.cache_dir_for(rules)
+    cached = cache_dir is not None and os.path.isdir(cache_dir) and any(
+        n.startswith("rules.apply_action-") and n.endswith(".nbi") for n in os.listdir(cache_dir))
+    if cached:
+        return None
+    stream = stream or sys.stderr
+    stream.write("compiling the rules core and agents (first run only, about 40 s)...\n")
+    stream.flush()
+    t0 = time.perf_counter()
+
+    def finished():
+        stream.write(f"compiled in {time.perf_counter() - t0:.0f} s\n")
+        stream.flush()
+    return finished
