@@ -3,11 +3,13 @@
 ``SolverOpeningAgent`` places its set-up settlements with the backward-induction
 ``OpeningSolver`` and plays the rest of the game as its base agent (random or weighted).
 """
-import argparse
+import sys
 
 
 from catan_env.core import actions as A
 from catan_env.core import layout as L
+
+from catan_env.cli import UserError, parser, require, user_errors
 
 from .base import Agent
 from .opening_solver import OpeningSolver
@@ -42,22 +44,26 @@ class SolverOpeningAgent(Agent):
         return self.base.act(observation, infoset)
 
 
+@user_errors("catan-solve-opening")
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="catan-solve-opening",
-                                 description="Solve a board's optimal set-up placements.")
+    ap = parser("catan-solve-opening", "Solve a board's optimal set-up placements.")
     ap.add_argument("--seed", type=int, default=0, help="random board seed")
-    ap.add_argument("--board", default=None, help="'beginner' or a board JSON file")
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--modality", type=int, default=3, choices=(1, 2, 3))
-    ap.add_argument("--competitive", action="store_true")
+    ap.add_argument("--board", default=None, help="'beginner' or a board JSON file (default: random)")
+    ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4), help="players")
+    ap.add_argument("--modality", type=int, default=3, choices=(1, 2, 3),
+                    help="1 feasibility pruning, 2 + memoisation, 3 + upper bound and move ordering")
+    ap.add_argument("--competitive", action="store_true", help="competitiveness-aware objective")
     ap.add_argument("--png", default=None, help="write the board with the placements marked")
     args = ap.parse_args(argv)
     from catan_env.core import game as G
-    board = args.board
-    if board and board != "beginner":
-        with open(board) as f:
-            board = f.read()
-    s = G.new_game(seed=args.seed, players=args.players, board=board or "random")
+    if args.png:
+        require("PIL", "viz")
+    try:
+        s = G.new_game(seed=args.seed, players=args.players, board=args.board or "random")
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    print("compiling the placement solver (about 8 s; numba cannot cache this recursive "
+          "kernel)...", file=sys.stderr, flush=True)
     res = OpeningSolver(modality=args.modality, competitive=args.competitive).solve_state(s)
     for p in range(args.players):
         print(f"player {p}: first v{res['first'][p]}, second v{res['second'][p]}, "

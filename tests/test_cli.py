@@ -1,0 +1,56 @@
+"""CLIs: one-line errors with exit status 2 and nothing written on a failed run; progress
+as plain lines in a log; the baselines table explains itself."""
+import io
+import json
+
+import pytest
+
+from catan_env.cli import Progress
+from catan_env.replay import main as render_main
+
+
+def test_render_reports_user_mistakes_in_one_line(tmp_path, capsys):
+    out = tmp_path / "game.html"
+    assert render_main([str(tmp_path / "missing.json"), "--html", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "catan-render: error:" in err and "missing.json" in err
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "catan_env.record", "version": 2}))
+    assert render_main([str(bad), "--html", str(out)]) == 2
+    assert "missing 'options'" in capsys.readouterr().err
+    assert not out.exists()
+    with pytest.raises(SystemExit) as exc:
+        render_main([str(bad), "--every", "0", "--html", str(out)])
+    assert exc.value.code == 2
+
+
+def test_arena_refuses_impossible_values(capsys):
+    from catan_env.agents.arena import main as arena_main
+    for argv in (["--games", "0"], ["--workers", "-1"], ["--vp", "99"], ["--players", "random"]):
+        with pytest.raises(SystemExit) as exc:
+            arena_main(argv)
+        assert exc.value.code == 2, argv
+    assert "--games: must be at least 1" in capsys.readouterr().err
+
+
+def test_progress_is_plain_lines_in_a_log():
+    log = io.StringIO()
+    bar = Progress(50, stream=log)
+    for k in range(1, 51):
+        bar.update(k)
+    bar.done()
+    text = log.getvalue()
+    assert "\r" not in text
+    lines = text.strip().splitlines()
+    assert 5 <= len(lines) <= 11 and lines[-1].startswith("50/50 games (100%)")
+
+
+def test_baselines_table_marks_the_agent_under_test(tmp_path, capsys):
+    from catan_env.agents.baselines import main as baselines_main
+    out = tmp_path / "b"
+    assert baselines_main(["--games", "2", "--workers", "1", "--only", "weighted_vs_random",
+                           "--out", str(out)]) == 0
+    table = (out / "table.md").read_text()
+    assert "Columns:" in table and "* = the agent under test" in table
+    assert "weighted *" in table
+    assert "trades/g" in capsys.readouterr().out
