@@ -15,7 +15,7 @@ from .core import layout as L
 from .core.cards import hand_size
 from .core.topology import EDGE_VERTICES, HEX_VERTICES, HEX_XY, PORT_VERTICES, VERTEX_XY
 from .render import PLAYER_COLOURS, PLAYER_NAMES, PORT_LABEL, SCALE, TERRAIN_COLOURS
-from .replay import replay
+from .replays import replay
 
 OX, OY = 300, 320  # board origin, as in render_rgb
 

@@ -108,3 +108,19 @@ def test_wheel_installs_agents_and_wrappers_inside_the_package(tmp_path):
                          cwd=str(tmp_path))
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "JSettlersAgent"
+
+
+def test_lazy_names_stay_functions_after_every_submodule_is_imported():
+    """catan_env.env / raw_env / InfoSet / replay load lazily; no submodule may share
+    their names (importing it would replace the function by the module)."""
+    code = ("import importlib, pkgutil, catan_env\n"
+            "for m in pkgutil.walk_packages(catan_env.__path__, 'catan_env.'):\n"
+            "    if not m.name.startswith(('catan_env.agents', 'catan_env.wrappers')):\n"
+            "        importlib.import_module(m.name)\n"
+            "import types\n"
+            "for name in ('env', 'raw_env', 'InfoSet', 'replay'):\n"
+            "    obj = getattr(catan_env, name)\n"
+            "    assert callable(obj) and not isinstance(obj, types.ModuleType), name\n"
+            "print('ok')\n")
+    out = _run(["-c", code], cwd=ROOT)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
