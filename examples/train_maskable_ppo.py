@@ -1,13 +1,17 @@
-"""Train sb3-contrib's MaskablePPO on one seat against three random opponents.
+"""Train sb3-contrib's MaskablePPO on one seat against three opponents.
 
     pip install torch==2.13.0 && pip install -e ".[rl]"
-    python examples/train_maskable_ppo.py --timesteps 200000
+    python examples/train_maskable_ppo.py --timesteps 200000 --out runs/ppo
 
 The learner sees the seat-relative vector observation; illegal actions are masked via
-the env's ``action_masks()``.  At the end the policy is evaluated over a few games
-against the same opponents and its win rate printed (25% is parity with random).
+the env's ``action_masks()``.  Progress is printed every ``--log-every`` learner steps
+(episodes finished, mean episode reward, win rate over the last 100 episodes); at the end
+the model is saved (``<out>/model.zip``, loadable as ``PolicyAgent("<out>/model.zip")``),
+the learning curve drawn (``<out>/learning_curve.png``, with matplotlib) and the policy
+evaluated over a few games against the same opponents (25% is parity).
 """
 import argparse
+import os
 from dataclasses import dataclass
 
 import gymnasium
@@ -21,11 +25,47 @@ class Args:
     eval_games: int = 50          # games to evaluate the final policy on
     seed: int = 0                 # seed for the env and the learner
     vp_reward: float = 0.05       # VP-difference shaping (0 for the pure win/loss signal)
+    opponents: str = "random"     # agent spec for the three opponents ("weighted", "jsettlers", ...)
+    log_every: int = 10_000       # print a progress line every this many learner steps
+    out: str = "runs/maskable_ppo"  # folder for model.zip, learning_curve.png, curve.csv
+    torch_threads: int = 1        # one thread: on 2 cores, torch threads fight the env's work
 
 
 def make_env(args):
-    return gymnasium.make("catan_env/Catan-v0", opponents=["random"] * 3, vp_reward=args.vp_reward,
+    return gymnasium.make("catan_env/Catan-v0", opponents=args.opponents, vp_reward=args.vp_reward,
                           max_turns=300)
+
+
+def progress_callback(args, curve):
+    """An SB3 callback printing a line every log_every steps and collecting the curve."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Progress(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.rewards, self.wins, self.episode_reward, self.next_log = [], [], 0.0, args.log_every
+
+        def _on_step(self):
+            self.episode_reward += float(self.locals["rewards"][0])
+            info = self.locals["infos"][0]
+            if self.locals["dones"][0]:
+                self.rewards.append(self.episode_reward)
+                self.wins.append(int(info.get("winner") == info.get("learner_seat")))
+                self.episode_reward = 0.0
+            if self.num_timesteps >= self.next_log:
+                self.next_log += args.log_every
+                if not self.rewards:
+                    print(f"step {self.num_timesteps:>8d}  episodes     0 (the first is still running)",
+                          flush=True)
+                    return True
+                recent = self.wins[-100:]
+                row = (self.num_timesteps, len(self.rewards), sum(self.rewards[-100:]) / len(self.rewards[-100:]),
+                       sum(recent) / len(recent))
+                curve.append(row)
+                print(f"step {row[0]:>8d}  episodes {row[1]:>5d}  mean reward (last 100) {row[2]:+.3f}  "
+                      f"win rate (last 100) {row[3]:.0%}", flush=True)
+            return True
+    return Progress()
 
 
 def evaluate(model, env, games, seed):
@@ -41,18 +81,51 @@ def evaluate(model, env, games, seed):
     return wins / games
 
 
+def save_curve(curve, out):
+    with open(os.path.join(out, "curve.csv"), "w") as f:
+        f.write("step,episodes,mean_reward_last100,win_rate_last100\n")
+        f.writelines(",".join(str(x) for x in row) + "\n" for row in curve)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print('matplotlib not installed: no learning_curve.png (pip install "catan_env[viz]")')
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot([r[0] for r in curve], [r[3] for r in curve], marker="o")
+    ax.axhline(0.25, color="grey", linestyle="--", label="parity (4 players)")
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate, last 100 episodes")
+    ax.set_title("MaskablePPO learning curve")
+    ax.legend()
+    fig.tight_layout()
+    path = os.path.join(out, "learning_curve.png")
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     for name, default in Args.__dataclass_fields__.items():
         ap.add_argument(f"--{name.replace('_', '-')}", type=type(default.default), default=default.default)
     args = Args(**vars(ap.parse_args()))
+    import torch
     from sb3_contrib import MaskablePPO
+    torch.set_num_threads(args.torch_threads)
+    os.makedirs(args.out, exist_ok=True)
     env = make_env(args)
     model = MaskablePPO("MlpPolicy", env, seed=args.seed, n_steps=512, batch_size=128, verbose=0)
-    model.learn(total_timesteps=args.timesteps)
+    curve = []
+    model.learn(total_timesteps=args.timesteps, callback=progress_callback(args, curve))
+    model.save(os.path.join(args.out, "model.zip"))
+    png = save_curve(curve, args.out)
     rate = evaluate(model, env, args.eval_games, seed=10_000)
-    print(f"MaskablePPO after {args.timesteps} steps: win rate {rate:.2%} vs 3 random opponents "
+    print(f"MaskablePPO after {args.timesteps} steps: win rate {rate:.2%} vs 3 {args.opponents} opponents "
           f"over {args.eval_games} games")
+    print(f"wrote {args.out}/model.zip, curve.csv" + (", learning_curve.png" if png else ""))
     return rate
 
 

@@ -232,15 +232,23 @@ def test_render_modes_and_replay(tmp_path):
     assert (tmp_path / "g.gif").stat().st_size > 1000
 
 
-def test_train_example_runs_with_a_tiny_budget():
+def test_train_example_runs_with_a_tiny_budget(tmp_path):
     pytest.importorskip("sb3_contrib")
     import subprocess
     import os
     script = os.path.join(os.path.dirname(__file__), "..", "examples", "train_maskable_ppo.py")
-    out = subprocess.run([sys.executable, script, "--timesteps", "256",
-                          "--eval-games", "1"], capture_output=True, text=True, timeout=600)
+    out = subprocess.run([sys.executable, script, "--timesteps", "1536", "--log-every", "512",
+                          "--eval-games", "1", "--out", str(tmp_path)], capture_output=True,
+                         text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert "win rate" in out.stdout
+    assert "win rate" in out.stdout and "step " in out.stdout          # progress lines
+    assert (tmp_path / "model.zip").exists() and (tmp_path / "curve.csv").exists()
+    assert (tmp_path / "learning_curve.png").exists()
+    from catan_env.wrappers.sb3 import PolicyAgent                     # the saved model plays
+    agent = PolicyAgent(str(tmp_path / "model.zip"))
+    obs = {"observation": np.zeros(catan_env.core.VECTOR_SIZE, np.float32),
+           "action_mask": np.ones(catan_env.N_ACTIONS, np.int8)}
+    assert 0 <= agent.act(obs, None) < catan_env.N_ACTIONS
 
 
 def test_human_render_mode_draws_without_a_screen():
