@@ -66,18 +66,23 @@ def main(argv=None):
           "kernel)...", file=sys.stderr, flush=True)
     res = OpeningSolver(modality=args.modality, competitive=args.competitive).solve_state(s)
     for p in range(args.players):
-        print(f"player {p}: first v{res['first'][p]}, second v{res['second'][p]}, "
-              f"objective {res['objective'][p]:.4f}")
+        print(f"player {p}: first v{res['first'][p]} (placed #{p + 1}), second v{res['second'][p]} "
+              f"(placed #{2 * args.players - p}), objective {res['objective'][p]:.4f}")
     print(f"recursive calls: {res['calls']:,}")
+    print(f"(#k = the k-th settlement placed: #1-#{args.players} first settlements, "
+          f"#{args.players + 1}-#{2 * args.players} second settlements, snake order)")
     if args.png:
         from PIL import Image
         from catan_env.render import render_rgb
         t = s.copy()
-        for p in range(args.players):
-            for v in (res["first"][p], res["second"][p]):
+        labels = {}
+        n = args.players
+        for p in range(n):
+            for k, (v, order) in enumerate(((res["first"][p], p + 1), (res["second"][p], 2 * n - p))):
                 t[L.V_OWNER + v] = p
                 t[L.V_LEVEL + v] = 1
-        Image.fromarray(render_rgb(t)).save(args.png)
+                labels[int(v)] = f"#{order} v{int(v)}"
+        Image.fromarray(render_rgb(t, labels=labels)).save(args.png)
         print(f"wrote {args.png}")
     return 0  # console scripts exit with main()'s value
 

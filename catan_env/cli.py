@@ -103,7 +103,7 @@ def compile_notice(stream=None):
     if cached:
         return None
     stream = stream or sys.stderr
-    stream.write("compiling the rules core and agents (first run only, about 40 s)...\n")
+    stream.write("compiling the rules core and agents (first run only, 20-40 s)...\n")
     stream.flush()
     t0 = time.perf_counter()
 

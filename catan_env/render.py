@@ -4,7 +4,6 @@ The picture needs Pillow (the ``[viz]`` extra), imported only when a picture is 
 Both show public information only (hands as counts), so they are safe to show players.
 """
 import math
-import textwrap
 
 import numpy as np
 
@@ -78,9 +77,11 @@ def _px(x, y, ox, oy):
     return (ox + x * SCALE * math.sqrt(3) / 2, oy + y * SCALE / 2)
 
 
-def render_rgb(s, width=900, height=640):
+def render_rgb(s, width=960, height=640, labels=None):
     """A picture of the board (uint8 H x W x 3): terrain colours, numbers with pips,
-    harbours, roads, settlements (small squares) and cities (large), robber, side panel."""
+    harbours, roads, settlements (small squares) and cities (large), robber, and a side
+    panel with every player's public state and a legend.  labels: optional
+    {vertex: text} tags drawn beside vertices."""
     try:
         from PIL import Image, ImageDraw
     except ImportError as exc:  # pragma: no cover - exercised without the extra
@@ -96,7 +97,7 @@ def render_rgb(s, width=900, height=640):
         if num:
             d.ellipse([cx - 15, cy - 15, cx + 15, cy + 15], fill=(250, 240, 210), outline=(0, 0, 0))
             colour = (200, 0, 0) if num in (6, 8) else (0, 0, 0)
-            d.text((cx - 6 if num > 9 else cx - 3, cy - 10), str(num), fill=colour)
+            d.text((cx, cy - 3), str(num), fill=colour, font=_font(15), anchor="mm")
             pips = 6 - abs(7 - num)
             for k in range(pips):
                 px = cx - (pips - 1) * 2.5 + k * 5
@@ -110,7 +111,10 @@ def render_rgb(s, width=900, height=640):
         norm = math.hypot(dx, dy) or 1.0
         tx, ty = mx + dx / norm * 26, my + dy / norm * 26
         d.line([a, (tx, ty), b], fill=(110, 80, 40), width=3)
-        d.text((tx - 14, ty - 6), PORT_LABEL[int(s[L.PORT_TYPE + i])], fill=(255, 255, 255))
+        d.text((tx, ty), PORT_LABEL[int(s[L.PORT_TYPE + i])], fill=(255, 255, 255), font=_font(12),
+               anchor="mm", stroke_width=2, stroke_fill=(40, 60, 90))
+    if labels:  # under the pieces, so a tag never hides a building
+        _draw_labels(d, labels, ox, oy)
     for e in range(N_EDGES):
         o = int(s[L.E_OWNER + e])
         if o >= 0:
@@ -123,15 +127,77 @@ def render_rgb(s, width=900, height=640):
             x, y = _px(*VERTEX_XY[v], ox, oy)
             r = 7 if s[L.V_LEVEL + v] == 1 else 11
             d.rectangle([x - r, y - r, x + r, y + r], fill=PLAYER_COLOURS[o], outline=(0, 0, 0), width=2)
-    panel_x = 610
-    d.rectangle([panel_x - 10, 0, width, height], fill=(245, 245, 240))
-    y = 12
-    for line in _status_lines(s):
-        colour = (0, 0, 0)
-        if line.startswith("P") and line[1:2].isdigit():
-            colour = tuple(int(c * 0.7) for c in PLAYER_COLOURS[int(line[1])])
-        for chunk in textwrap.wrap(" ".join(line.split()), 40):
-            d.text((panel_x, y), chunk, fill=colour)
-            y += 16
-        y += 6
+    _side_panel(d, s, 600, width, height)
     return np.asarray(img, dtype=np.uint8)
+
+
+def _font(size):
+    from PIL import ImageFont
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow < 10.1: one fixed size
+        return ImageFont.load_default()
+
+
+def _side_panel(d, s, x0, width, height):
+    """Public state, one block per player (a colour swatch, never coloured text), the bank
+    and a legend of the board's symbols."""
+    d.rectangle([x0, 0, width, height], fill=(245, 245, 240))
+    big, small = _font(15), _font(13)
+    x = x0 + 14
+    y = 12
+    phase = L.PHASE_NAMES[int(s[L.PHASE])].replace("_", " ")
+    roll = int(s[L.LAST_ROLL])
+    d.text((x, y), f"turn {int(s[L.TURN])}, {phase}" + (f", last roll {roll}" if roll else ""),
+           fill=(0, 0, 0), font=big)
+    y += 26
+    for p in range(int(s[L.OPT_PLAYERS])):
+        d.rectangle([x, y + 2, x + 14, y + 16], fill=PLAYER_COLOURS[p], outline=(0, 0, 0))
+        tags = [t for t, on in (("longest road", s[L.LR_HOLDER] == p), ("largest army", s[L.LA_HOLDER] == p)) if on]
+        mover = "  (to play)" if int(R.current_decider(s)) == p else ""
+        d.text((x + 22, y), f"{PLAYER_NAMES[p]}  {int(s[L.PUBLIC_VP + p])} VP{mover}", fill=(0, 0, 0), font=big)
+        y += 21
+        d.text((x + 22, y), f"{int(R.hand_size(s, p))} cards, {int(L.view(s, 'dev_hand')[p].sum())} dev, "
+               f"{int(s[L.KNIGHTS + p])} knights, road {int(s[L.ROAD_LEN + p])}", fill=(40, 40, 40), font=small)
+        y += 17
+        d.text((x + 22, y), f"left: {int(s[L.ROADS_LEFT + p])} roads, {int(s[L.SETTLEMENTS_LEFT + p])} "
+               f"settlements, {int(s[L.CITIES_LEFT + p])} cities", fill=(40, 40, 40), font=small)
+        y += 17
+        if tags:
+            d.text((x + 22, y), ", ".join(tags), fill=(120, 60, 0), font=small)
+            y += 17
+        y += 8
+    bank = ", ".join(f"{RES_SHORT[r]} {int(s[L.BANK + r])}" for r in range(L.N_RES))
+    d.text((x, y), f"bank: {bank}", fill=(0, 0, 0), font=small)
+    y += 17
+    d.text((x, y), f"development deck: {int(L.view(s, 'deck').sum())}", fill=(0, 0, 0), font=small)
+    y += 17
+    if s[L.PHASE] == L.PH_GAME_OVER:
+        d.text((x, y + 4), f"game over: {PLAYER_NAMES[int(s[L.WINNER])]} wins", fill=(160, 0, 0), font=big)
+    # legend
+    y = height - 118
+    d.text((x, y), "legend", fill=(0, 0, 0), font=big)
+    y += 22
+    d.rectangle([x + 3, y + 3, x + 11, y + 11], fill=(180, 180, 180), outline=(0, 0, 0), width=2)
+    d.text((x + 22, y), "settlement", fill=(0, 0, 0), font=small)
+    d.rectangle([x + 120, y, x + 134, y + 14], fill=(180, 180, 180), outline=(0, 0, 0), width=2)
+    d.text((x + 142, y), "city", fill=(0, 0, 0), font=small)
+    d.ellipse([x + 190, y, x + 204, y + 14], fill=(20, 20, 20))
+    d.text((x + 212, y), "robber", fill=(0, 0, 0), font=small)
+    y += 20
+    d.line([x, y + 7, x + 14, y + 7], fill=(110, 80, 40), width=3)
+    d.text((x + 22, y), "harbour: 2:1 B/L/W/G/O (that resource) or 3:1", fill=(0, 0, 0), font=small)
+    y += 18
+    d.text((x + 22, y), "B brick, L lumber, W wool, G grain, O ore", fill=(0, 0, 0), font=small)
+    y += 18
+    d.text((x + 22, y), "red numbers (6, 8) roll most often; dots = odds", fill=(0, 0, 0), font=small)
+
+
+def _draw_labels(d, labels, ox, oy):
+    """Text tags next to vertices: {vertex: "1st P0"}, for the opening-solver picture."""
+    font = _font(13)
+    for v, text in labels.items():
+        x, y = _px(*VERTEX_XY[v], ox, oy)
+        w = d.textlength(text, font=font)
+        d.rectangle([x + 8, y - 22, x + 14 + w, y - 6], fill=(255, 255, 230), outline=(0, 0, 0))
+        d.text((x + 11, y - 22), text, fill=(0, 0, 0), font=font)
