@@ -41,3 +41,33 @@ def test_readme_block_runs(line, code, tmp_path):
     out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
                          text=True, timeout=600, env=env)
     assert out.returncode == 0, f"README block at line {line} failed:\n{out.stderr[-3000:]}"
+
+
+def readme_commands():
+    """The catan-* commands of the README's bash blocks, in order (pip and pytest lines
+    are what CI itself does)."""
+    with open(README) as f:
+        text = f.read()
+    out = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            line = line.split("#")[0].strip()
+            for part in line.split("&&"):
+                part = part.strip()
+                if part.startswith("catan-"):
+                    out.append(part)
+    return out
+
+
+def test_readme_commands_run(tmp_path):
+    commands = readme_commands()
+    assert any(c.startswith("catan-baselines") for c in commands)
+    bindir = os.path.dirname(sys.executable)
+    for cmd in commands:
+        if cmd.startswith(("catan-baselines", "catan-arena")):
+            cmd = re.sub(r"--games \d+", "", cmd) + " --games 2"
+        exe, *args = cmd.split()
+        out = subprocess.run([os.path.join(bindir, exe), *args], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=600)
+        assert out.returncode == 0, f"README command {cmd!r} failed:\n{out.stderr[-3000:]}"
+    assert (tmp_path / "results" / "baselines" / "table.md").exists()
