@@ -1,5 +1,6 @@
-"""catanatron-gym 4.0 (1 learner vs 1 random bot), uniformly random valid actions;
-prints env steps/s.  Usage: python catanatron_gym.py [SECONDS]"""
+"""catanatron-gym 4.0 (1 learner vs 1 random bot), uniformly random valid actions (this file
+is not named catanatron_gym.py: it would import itself instead of the package);
+prints env steps/s.  Usage: python catanatron_gym_env.py [SECONDS]"""
 import random
 import sys
 import time
