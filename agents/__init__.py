@@ -6,7 +6,8 @@ import os as _os
 
 from catan_env.core.cache_guard import clear_stale as _clear_stale
 
-_clear_stale(_os.path.dirname(_os.path.abspath(__file__)))  # jitted agents bake core constants
+# jitted agents (here and in subpackages such as jsettlers/) bake in core constants
+_clear_stale(_os.path.dirname(_os.path.abspath(__file__)))
 from .base import Agent
 from .jsettlers import JSettlersAgent
 from .mcts import MCTSAgent

@@ -8,20 +8,23 @@ are inline.  ``game.html#step=120`` opens at step 120; ``#play`` starts playing.
 """
 import html
 import json
-import math
 import os
 
 from .core import layout as L
 from .core.cards import hand_size
 from .core.topology import EDGE_VERTICES, HEX_VERTICES, HEX_XY, PORT_VERTICES, VERTEX_XY
-from .render import PLAYER_COLOURS, PLAYER_NAMES, PORT_LABEL, SCALE, TERRAIN_COLOURS
+from .render import (PLAYER_COLOURS, PLAYER_NAMES, PORT_LABEL, TERRAIN_COLOURS, board_px,
+                     harbour_geometry)
+
 from .replays import replay
 
 OX, OY = 300, 320  # board origin, as in render_rgb
 
 
 def _px(x, y):
-    return round(OX + x * SCALE * math.sqrt(3) / 2, 1), round(OY + y * SCALE / 2, 1)
+    """render's pixel mapping with the same origin, rounded for a compact page."""
+    px, py = board_px(x, y, OX, OY)
+    return round(px, 1), round(py, 1)
 
 
 def _rgb(c):
@@ -47,11 +50,8 @@ def _static_board(s):
                 px = cx - (pips - 1) * 2.5 + k * 5
                 parts.append(f'<circle cx="{px:.1f}" cy="{cy + 8}" r="1.5" fill="{colour}"/>')
     for i in range(len(PORT_VERTICES)):
-        (ax, ay), (bx, by) = (_px(*VERTEX_XY[v]) for v in PORT_VERTICES[i])
-        mx, my = (ax + bx) / 2, (ay + by) / 2
-        dx, dy = mx - OX, my - OY
-        norm = math.hypot(dx, dy) or 1.0
-        tx, ty = mx + dx / norm * 26, my + dy / norm * 26
+        (ax, ay), (bx, by), (tx, ty) = harbour_geometry(i, OX, OY)
+        ax, ay, bx, by = (round(c, 1) for c in (ax, ay, bx, by))
         parts.append(f'<polyline points="{ax},{ay} {tx:.1f},{ty:.1f} {bx},{by}" fill="none" '
                      f'stroke="#6e5028" stroke-width="3"/>'
                      f'<text x="{tx:.1f}" y="{ty + 4:.1f}" text-anchor="middle" font-size="11" '

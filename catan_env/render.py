@@ -73,8 +73,19 @@ def render_ansi(s):
 SCALE = 50.0  # pixels per half unit (x) ; hex side = 2 half units in y
 
 
-def _px(x, y, ox, oy):
+def board_px(x, y, ox, oy):
+    """Pixel position of a point given in the topology's half units, board origin (ox, oy)."""
     return (ox + x * SCALE * math.sqrt(3) / 2, oy + y * SCALE / 2)
+
+
+def harbour_geometry(i, ox, oy, offset=26):
+    """Pixel points of harbour slot i: its two vertices and the label point beyond the
+    coast (shared by the PNG and the HTML renders)."""
+    a, b = (board_px(*VERTEX_XY[v], ox, oy) for v in PORT_VERTICES[i])
+    mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
+    dx, dy = mx - ox, my - oy
+    norm = math.hypot(dx, dy) or 1.0
+    return a, b, (mx + dx / norm * offset, my + dy / norm * offset)
 
 
 def render_rgb(s, width=960, height=640, labels=None):
@@ -90,9 +101,9 @@ def render_rgb(s, width=960, height=640, labels=None):
     d = ImageDraw.Draw(img)
     ox, oy = 300, 320
     for h in range(N_HEXES):
-        pts = [_px(*VERTEX_XY[v], ox, oy) for v in HEX_VERTICES[h]]
+        pts = [board_px(*VERTEX_XY[v], ox, oy) for v in HEX_VERTICES[h]]
         d.polygon(pts, fill=TERRAIN_COLOURS[int(s[L.HEX_TERRAIN + h])], outline=(30, 30, 30))
-        cx, cy = _px(*HEX_XY[h], ox, oy)
+        cx, cy = board_px(*HEX_XY[h], ox, oy)
         num = int(s[L.HEX_NUMBER + h])
         if num:
             d.ellipse([cx - 15, cy - 15, cx + 15, cy + 15], fill=(250, 240, 210), outline=(0, 0, 0))
@@ -105,11 +116,7 @@ def render_rgb(s, width=960, height=640, labels=None):
         if s[L.ROBBER] == h:
             d.ellipse([cx + 8, cy - 22, cx + 22, cy - 8], fill=(20, 20, 20))
     for i in range(N_PORTS):
-        a, b = (_px(*VERTEX_XY[v], ox, oy) for v in PORT_VERTICES[i])
-        mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
-        dx, dy = mx - ox, my - oy
-        norm = math.hypot(dx, dy) or 1.0
-        tx, ty = mx + dx / norm * 26, my + dy / norm * 26
+        a, b, (tx, ty) = harbour_geometry(i, ox, oy)
         d.line([a, (tx, ty), b], fill=(110, 80, 40), width=3)
         d.text((tx, ty), PORT_LABEL[int(s[L.PORT_TYPE + i])], fill=(255, 255, 255), font=_font(12),
                anchor="mm", stroke_width=2, stroke_fill=(40, 60, 90))
@@ -118,13 +125,13 @@ def render_rgb(s, width=960, height=640, labels=None):
     for e in range(N_EDGES):
         o = int(s[L.E_OWNER + e])
         if o >= 0:
-            a, b = (_px(*VERTEX_XY[v], ox, oy) for v in EDGE_VERTICES[e])
+            a, b = (board_px(*VERTEX_XY[v], ox, oy) for v in EDGE_VERTICES[e])
             d.line([a, b], fill=(0, 0, 0), width=9)
             d.line([a, b], fill=PLAYER_COLOURS[o], width=6)
     for v in range(N_VERTICES):
         o = int(s[L.V_OWNER + v])
         if o >= 0:
-            x, y = _px(*VERTEX_XY[v], ox, oy)
+            x, y = board_px(*VERTEX_XY[v], ox, oy)
             r = 7 if s[L.V_LEVEL + v] == 1 else 11
             d.rectangle([x - r, y - r, x + r, y + r], fill=PLAYER_COLOURS[o], outline=(0, 0, 0), width=2)
     _side_panel(d, s, 600, width, height)
@@ -197,7 +204,7 @@ def _draw_labels(d, labels, ox, oy):
     """Text tags next to vertices: {vertex: "1st P0"}, for the opening-solver picture."""
     font = _font(13)
     for v, text in labels.items():
-        x, y = _px(*VERTEX_XY[v], ox, oy)
+        x, y = board_px(*VERTEX_XY[v], ox, oy)
         w = d.textlength(text, font=font)
         d.rectangle([x + 8, y - 22, x + 14 + w, y - 6], fill=(255, 255, 230), outline=(0, 0, 0))
         d.text((x + 11, y - 22), text, fill=(0, 0, 0), font=font)

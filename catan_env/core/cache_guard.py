@@ -5,11 +5,11 @@ tables, action ids) that numba folds into the compiled code.  Numba invalidates 
 kernel only when the kernel's *own* file changes, so editing ``layout.py`` would leave
 every other module's cached kernels running the old layout, silently.
 
-``clear_stale(module_dir)`` runs when a package of jitted modules is imported: it hashes
-the sources of the rules core and of module_dir (kernels there bake in constants from
-both) and, when that digest differs from the one stamped beside the module directory's
-numba cache, deletes that directory's cached kernels (``.nbi`` / ``.nbc``) and stamps
-the new digest.  Numba then recompiles on first use.
+``clear_stale(package_dir)`` runs when a package of jitted modules is imported: for the
+package folder and each subpackage folder it hashes the sources of the rules core and of
+that folder (kernels there bake in constants from both) and, when the digest differs from
+the one stamped beside the folder's numba cache, deletes the folder's cached kernels
+(``.nbi`` / ``.nbc``) and stamps the new digest.  Numba then recompiles on first use.
 """
 import glob
 import hashlib
@@ -48,38 +48,49 @@ def cache_dir_for(py_file):
     return None
 
 
-def clear_stale(module_dir, digest=None):
-    """Delete the cached kernels of every module in module_dir if the core's sources
-    changed since they were cached.  Returns the number of files removed."""
-    digest = digest or sources_digest(CORE_DIR, module_dir)
+def _package_dirs(root):
+    """root and every subpackage folder below it."""
+    return [d for d, _, files in os.walk(root) if "__init__.py" in files or d == root]
+
+
+def clear_stale(package_dir):
+    """Delete the cached kernels of every module in package_dir and its subpackages whose
+    sources (with the core's) changed since they were cached.  Returns the number of
+    files removed."""
     removed = 0
-    seen = set()
-    for py_file in sorted(glob.glob(os.path.join(module_dir, "*.py"))):
-        cache_dir = cache_dir_for(py_file)
-        if cache_dir is None or cache_dir in seen:
-            continue
-        seen.add(cache_dir)
-        stamp = os.path.join(cache_dir, STAMP_NAME)
-        try:
-            with open(stamp) as f:
-                if f.read().strip() == digest:
-                    continue
-        except OSError:
-            pass
-        modules = {os.path.splitext(os.path.basename(p))[0]
-                   for p in glob.glob(os.path.join(module_dir, "*.py"))}
-        for name in os.listdir(cache_dir) if os.path.isdir(cache_dir) else ():
-            if name.endswith((".nbi", ".nbc")) and name.split(".", 1)[0] in modules:
-                try:
-                    os.remove(os.path.join(cache_dir, name))
-                    removed += 1
-                except OSError:
-                    pass
-        try:
-            tmp = f"{stamp}.{os.getpid()}"
-            with open(tmp, "w") as f:
-                f.write(digest)
-            os.replace(tmp, stamp)
-        except OSError:
-            pass
+    for module_dir in _package_dirs(package_dir):
+        removed += _clear_dir(module_dir, sources_digest(CORE_DIR, module_dir))
+    return removed
+
+
+def _clear_dir(module_dir, digest):
+    py_files = sorted(glob.glob(os.path.join(module_dir, "*.py")))
+    if not py_files:
+        return 0
+    cache_dir = cache_dir_for(py_files[0])  # one cache folder per source folder
+    if cache_dir is None:
+        return 0
+    stamp = os.path.join(cache_dir, STAMP_NAME)
+    try:
+        with open(stamp) as f:
+            if f.read().strip() == digest:
+                return 0
+    except OSError:
+        pass
+    modules = {os.path.splitext(os.path.basename(p))[0] for p in py_files}
+    removed = 0
+    for name in os.listdir(cache_dir) if os.path.isdir(cache_dir) else ():
+        if name.endswith((".nbi", ".nbc")) and name.split(".", 1)[0] in modules:
+            try:
+                os.remove(os.path.join(cache_dir, name))
+                removed += 1
+            except OSError:
+                pass
+    try:
+        tmp = f"{stamp}.{os.getpid()}"
+        with open(tmp, "w") as f:
+            f.write(digest)
+        os.replace(tmp, stamp)
+    except OSError:
+        pass
     return removed
