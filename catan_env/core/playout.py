@@ -106,12 +106,19 @@ def _pick_weighted(s, buf, n, rng, w):
 
 
 @njit(cache=True)
-def choose_action(s, buf, n, policy, rng):
+def pick_action(s, buf, n, policy, rng, weights):
+    """The policy's choice among the n legal actions in buf; weights is scratch space of
+    at least n floats (used by the weighted policy)."""
     if policy == POLICY_PRUNING:
         return _pick_pruning(s, buf, n, rng)
     if policy == POLICY_WEIGHTED:
-        return _pick_weighted(s, buf, n, rng, np.empty(n))
+        return _pick_weighted(s, buf, n, rng, weights)
     return buf[randint(rng, n)]
+
+
+@njit(cache=True)
+def choose_action(s, buf, n, policy, rng):
+    return pick_action(s, buf, n, policy, rng, np.empty(n))
 
 
 @njit(cache=True)
@@ -125,13 +132,7 @@ def playout_inplace(s, policy, seed, max_turns):
     steps = 0
     while s[PHASE] != PH_GAME_OVER and s[TURN] <= max_turns:
         n = legal_actions(s, buf)
-        if policy == POLICY_RANDOM:
-            a = buf[randint(rng, n)]
-        elif policy == POLICY_PRUNING:
-            a = _pick_pruning(s, buf, n, rng)
-        else:
-            a = _pick_weighted(s, buf, n, rng, weights)
-        apply_action(s, a, -1)
+        apply_action(s, pick_action(s, buf, n, policy, rng, weights), -1)
         steps += 1
     return steps
 

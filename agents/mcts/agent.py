@@ -1,0 +1,125 @@
+"""The MCTS agent: one search, many presets (``agents/mcts/config.py``).
+
+    make_agent("mcts:variant=mp_ensemble:playouts=10000")
+    MCTSAgent(variant="mpt_ensemble", playouts=1000, threads=2)
+
+Each decision samples the seat's view from its information set (never the true state),
+searches it (``run_search``) and plays the most visited root move.  Domestic trade: with
+``trading=False`` the agent rejects offers and makes none; with ``trading=True`` it runs
+the trade-optimistic search of "Optimizing UCT" (``trading.py``): one trading round per
+turn, 1:1 offers to everyone for the chosen optimistic move, accept-only confirmations
+(counter-offers ignored) and a two-option search (accept / reject) to answer offers.
+"""
+import numpy as np
+
+from catan_env.core import actions as A
+from catan_env.core.layout import (
+    OFFERS_MADE, OPT_MAX_OFFERS, OPT_PLAYERS, OPT_TRADE, PHASE, PH_MAIN, PH_TRADE_CONFIRM,
+    PH_TRADE_RESPONSE, RESP_ACCEPT, TRADE_RESP, TURN, TURN_PLAYER,
+)
+
+from ..base import Agent, legal_from
+from . import kernel as K
+from .config import make_config
+from .search import run_search
+from .trading import hand_of, optimistic_moves, trades_needed
+
+NON_TRADE = np.ones(A.N_ACTIONS, dtype=np.int8)
+NON_TRADE[A.OFFER0:A.TRADE_CANCEL + 1] = 0
+ANSWER = np.zeros(A.N_ACTIONS, dtype=np.int8)
+ANSWER[[A.TRADE_ACCEPT, A.TRADE_REJECT]] = 1
+
+
+class MCTSAgent(Agent):
+    """MCTS of the papers' family; ``variant`` picks a preset, other keywords override
+    its options (``playouts``/``iterations``, ``seconds``, ``c``, ``determinize``,
+    ``chance``, ``ensemble``, ``threads``, ``trading``, ...: see ``SearchConfig``).
+    ``evaluate`` and ``prior`` plug in jitted hooks (``kernel.make_grow``)."""
+
+    name = "mcts"
+
+    def __init__(self, seed=None, variant="best", evaluate=None, prior=None, **options):
+        super().__init__(seed)
+        self.variant = variant
+        self.config = make_config(variant, **options)
+        self._grow = K.make_grow(evaluate, prior) if (evaluate or prior) else None
+        self._pool = None
+        self.last = None
+        self.reset(seed)
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self._turn = -1
+        self._queue = []
+        self._trade_round = True
+        self.offers_made = 0
+        self.offers_accepted = 0
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_pool"] = None
+        return state
+
+    def _seed(self):
+        return int(self.rng.integers(2 ** 62))
+
+    def search(self, infoset, allowed, optimistic=None):
+        """Search the seat's information set; returns the SearchResult."""
+        if self.config.threads > 1 and self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+            self._pool = ThreadPoolExecutor(self.config.threads)
+        view = infoset.determinize(self._seed())
+        self.last = run_search(view, infoset.seat, self.config, self._seed(), allowed,
+                               optimistic, self._grow, self._pool)
+        return self.last
+
+    def act(self, observation, infoset):
+        legal = legal_from(observation)
+        if len(legal) == 1:
+            return int(legal[0])
+        seat = infoset.seat
+        view = infoset.determinize(0)     # read only for public facts and the own hand
+        phase = int(view[PHASE])
+        if phase == PH_TRADE_RESPONSE:
+            if self.config.trading and A.TRADE_ACCEPT in legal:
+                return self._best(self.search(infoset, ANSWER), seat)
+            return A.TRADE_REJECT
+        if phase == PH_TRADE_CONFIRM:
+            return self._confirm(view, seat, legal)
+        if int(view[TURN]) != self._turn:
+            self._turn = int(view[TURN])
+            self._queue = []
+            self._trade_round = True
+        while self._queue:
+            offer = self._queue.pop(0)
+            if offer in legal:
+                self.offers_made += 1
+                return offer
+        optimistic = None
+        if (self.config.trading and self._trade_round and phase == PH_MAIN
+                and int(view[TURN_PLAYER]) == seat and view[OPT_TRADE]
+                and view[OFFERS_MADE] < view[OPT_MAX_OFFERS]):
+            optimistic = optimistic_moves(view, seat)
+        candidates = legal[NON_TRADE[legal] == 1]
+        if len(candidates) == 1 and (optimistic is None or len(optimistic) == 0):
+            return int(candidates[0])
+        key = self._best(self.search(infoset, NON_TRADE, optimistic), seat)
+        if key < K.OPTIMISTIC:
+            return key
+        self._trade_round = False
+        self._queue = trades_needed(hand_of(view, seat), key - K.OPTIMISTIC, self.rng)
+        return self.act(observation, infoset)
+
+    def _best(self, result, seat):
+        return result.stats.best(seat, self.rng)
+
+    def _confirm(self, view, seat, legal):
+        """As proposer: close with the first player who accepted; counters are ignored."""
+        n = int(view[OPT_PLAYERS])
+        for a in legal:
+            if A.CONFIRM0 <= a < A.TRADE_CANCEL:
+                partner = (seat + int(a) - A.CONFIRM0 + 1) % n
+                if view[TRADE_RESP + partner] == RESP_ACCEPT:
+                    self.offers_accepted += 1
+                    return int(a)
+        return A.TRADE_CANCEL

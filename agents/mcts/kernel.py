@@ -1,0 +1,505 @@
+"""The search kernel: one numba function grows one tree by n iterations.
+
+A tree lives in preallocated arrays (:class:`agents.mcts.tree.Tree`), so a search can be
+grown in chunks (budgets in seconds), several trees can grow in parallel threads (the
+kernel releases the GIL) and be merged at the root (Ensemble UCT).  Every option of the
+paper variants is a number in two config arrays (``ci`` ints, ``cf`` floats; indices
+below), so one cached kernel serves every preset.
+
+Per iteration:
+  1. a world: a fresh determinization of the searcher's view (ISMCTS), or a copy of the
+     tree's one world with a fresh RNG (determinized UCT); never the true state;
+  2. selection from the root: children legal in this world gain availability; the
+     decider maximises its own mean + ``c*sqrt(ln avail / visits)`` (UCB) or, with a
+     prior, ``Q + c*P*sqrt(N_parent)/(1+N)`` (PUCT, unvisited children valued at ``fpu``);
+     chance the searcher sees (any dice roll, its own steals and draws) becomes an outcome
+     node sampled by the simulator (sparse UCT, at most ``chance_width`` outcomes, at most
+     ``chance_depth`` chance layers on a path), the rest is open loop;
+  3. expansion of one child (random untried action, or the highest domain weight first),
+     optionally with virtual wins and progressive widening;
+  4. a playout (random / pruning / weighted, or per seat drawn from a mixture), to the
+     end or cut after ``rollout_turns`` turns and scored by the evaluator;
+  5. backup of the reward vector (one-hot winner or VP-scaled) along the path.
+"""
+import types
+
+import numpy as np
+from numba import njit
+
+from catan_env.core import actions as A
+from catan_env.core.cards import current_decider, hand_size, total_vp
+from catan_env.core.determinize import determinize
+from catan_env.core.layout import (
+    BANK, DECK, LAST_DRAW, LAST_ROLL, LAST_STEAL, MAX_PLAYERS, N_RES, OPT_PLAYERS, OPT_TRADE,
+    OPT_VP, PHASE, PH_GAME_OVER, STATE_SIZE, TURN, TURN_PLAYER, WINNER, hand_i,
+)
+from catan_env.core.playout import action_weights, pick_action
+from catan_env.core.rng import randint, seed_rng
+from catan_env.core.rules import apply_action, legal_actions
+from catan_env.core.tables import CITY_COST, DEV_COST, ROAD_COST, SETTLEMENT_COST
+
+# ---- integer options (ci)
+I_DET = 0            # 0: a determinization per iteration (ISMCTS); 1: one per tree
+I_CHANCE = 1         # 0: open loop; 1: sparse chance nodes for chance the searcher sees
+I_CHANCE_WIDTH = 2   # most outcome children per chance node
+I_CHANCE_DEPTH = 3   # most chance layers on a path (deeper chance is open loop)
+I_VIRTUAL = 4        # virtual wins on expansion (20 settlement, 10 city), not backed up
+I_PRUNE = 5          # move pruning in the tree: cities, else settlements, else all
+I_EXPAND = 6         # 0: random untried action; 1: highest domain weight first
+I_POLICY = 7         # playout policy 0 random, 1 pruning, 2 weighted, 3 mixture per seat
+I_REWARD = 8         # 0: win (one-hot; capped game 1/n); 1: VP share of the target
+I_ROLLOUT_TURNS = 9  # -1 play to the end; 0 evaluate the leaf; k: cut after k turns
+I_TURN_CAP = 10      # absolute turn cap of playouts
+I_PRIOR = 11         # 0: UCB; 1: PUCT with the prior hook
+I_NO_TRADE = 12      # 1: no domestic offers below the root (the search's trade model)
+N_CI = 13
+# ---- float options (cf)
+F_C = 0              # exploration constant (Cp)
+F_PW_C = 1           # progressive widening: at most ceil(pw_c * N^pw_alpha) children
+F_PW_ALPHA = 2       #   (pw_alpha == 0: off)
+F_MIX = 3            # mixture weights of the three playout policies (3 floats)
+F_FPU = 6            # PUCT value of an unvisited child
+N_CF = 7
+
+OPTIMISTIC = A.N_ACTIONS   # key of an optimistic root move: OPTIMISTIC + action id
+VIRTUAL_SETTLEMENT = 20.0
+VIRTUAL_CITY = 10.0
+OUTCOME_NONE = -1
+
+
+@njit(cache=True)
+def action_cost(a):
+    """The resource price of a build or card purchase (zeros for other actions)."""
+    if A.ROAD0 <= a < A.SETTLEMENT0:
+        return ROAD_COST
+    if A.SETTLEMENT0 <= a < A.CITY0:
+        return SETTLEMENT_COST
+    if A.CITY0 <= a < A.BUY_DEV:
+        return CITY_COST
+    if a == A.BUY_DEV:
+        return DEV_COST
+    return np.zeros(N_RES, dtype=np.int64)
+
+
+@njit(cache=True)
+def virtual_wins(a):
+    if A.SETTLEMENT0 <= a < A.CITY0:
+        return VIRTUAL_SETTLEMENT
+    if A.CITY0 <= a < A.BUY_DEV:
+        return VIRTUAL_CITY
+    return 0.0
+
+
+@njit(cache=True)
+def prune_moves(buf, n):
+    """MP-UCT's move pruning in place: only cities if any, else only settlements if
+    any, else everything.  Returns the new count."""
+    m = 0
+    for i in range(n):
+        if A.CITY0 <= buf[i] < A.BUY_DEV:
+            buf[m] = buf[i]
+            m += 1
+    if m > 0:
+        return m
+    for i in range(n):
+        if A.SETTLEMENT0 <= buf[i] < A.CITY0:
+            buf[m] = buf[i]
+            m += 1
+    return m if m > 0 else n
+
+
+@njit(cache=True)
+def optimistic_swap(s, p, a):
+    """Make action a affordable for p by 1:1 swaps of spare cards (the trade-optimistic
+    assumption): each missing card comes from an opponent who holds it (nearest seat
+    after p), else from the bank, in exchange for a spare card of p's.  Returns False
+    (state unspecified) when some missing card exists nowhere."""
+    cost = action_cost(a)
+    n = s[OPT_PLAYERS]
+    for r in range(N_RES):
+        while s[hand_i(p, r)] < cost[r]:
+            spare = -1
+            best = 0
+            for q in range(N_RES):
+                extra = s[hand_i(p, q)] - cost[q]
+                if extra > best:
+                    best = extra
+                    spare = q
+            if spare < 0:
+                return False
+            partner = -1
+            for k in range(1, n):
+                o = (p + k) % n
+                if s[hand_i(o, r)] > 0:
+                    partner = o
+                    break
+            if partner >= 0:
+                s[hand_i(partner, r)] -= 1
+                s[hand_i(partner, spare)] += 1
+            elif s[BANK + r] > 0:
+                s[BANK + r] -= 1
+                s[BANK + spare] += 1
+            else:
+                return False
+            s[hand_i(p, spare)] -= 1
+            s[hand_i(p, r)] += 1
+    return True
+
+
+@njit(cache=True)
+def builtin_evaluate(s, seat):
+    """Default leaf value: each seat's share of the VP on the board (a crude win chance)."""
+    out = np.zeros(MAX_PLAYERS)
+    n = s[OPT_PLAYERS]
+    total = 0.0
+    for p in range(n):
+        out[p] = total_vp(s, p) + 1.0
+        total += out[p]
+    for p in range(n):
+        out[p] /= total
+    return out
+
+
+@njit(cache=True)
+def builtin_prior(s, seat, actions, n, out):
+    """Default prior: Szita et al.'s domain weights of the actions, normalised."""
+    total = action_weights(s, seat, actions, n, out)
+    for i in range(n):
+        out[i] /= total
+
+
+@njit(cache=True)
+def _outcome_kind(s, a, seat):
+    """Which chance outcome the searcher observes after action a: 1 dice, 2 own steal
+    (thief or victim), 3 own draw, 0 none (or unseen: stays open loop)."""
+    if a == A.ROLL:
+        return 1
+    if a == A.BUY_DEV:
+        return 3 if current_decider(s) == seat else 0
+    if A.ROBBER0 <= a < A.DISCARD0:
+        k = (a - A.ROBBER0) % 4
+        if k == 0:
+            return 0
+        mover = current_decider(s)
+        victim = (mover + k) % s[OPT_PLAYERS]
+        return 2 if (mover == seat or victim == seat) else 0
+    return 0
+
+
+@njit(cache=True)
+def _forced_ok(s, a, kind, outcome):
+    """Can the outcome be forced in this world (steals need the card, draws the deck)?"""
+    if kind == 1:
+        return True
+    if kind == 3:
+        return s[DECK + outcome] > 0
+    mover = current_decider(s)
+    victim = (mover + (a - A.ROBBER0) % 4) % s[OPT_PLAYERS]
+    return s[hand_i(victim, outcome)] > 0
+
+
+@njit(cache=True)
+def _read_outcome(s, kind):
+    if kind == 1:
+        return s[LAST_ROLL]
+    if kind == 2:
+        return s[LAST_STEAL]
+    return s[LAST_DRAW]
+
+
+@njit(cache=True)
+def _reward(s, mode, out):
+    n = s[OPT_PLAYERS]
+    out[:] = 0.0
+    w = s[WINNER]
+    if mode == 1:
+        for p in range(n):
+            out[p] = min(total_vp(s, p), s[OPT_VP]) / s[OPT_VP]
+        if w >= 0:
+            out[w] = 1.0
+    elif w >= 0:
+        out[w] = 1.0
+    else:
+        for p in range(n):
+            out[p] = 1.0 / n
+
+
+@njit(cache=True)
+def _new_node(key, first, nxt, chance, visits, real, avail, wins, count, parent, k):
+    c = count[0]
+    count[0] += 1
+    key[c] = k
+    first[c] = -1
+    nxt[c] = first[parent]
+    first[parent] = c
+    chance[c] = 0
+    visits[c] = 0.0
+    real[c] = 0.0
+    avail[c] = 0.0
+    wins[c, :] = 0.0
+    return c
+
+
+@njit(cache=True)
+def _playout(s, ci, cf, rng, buf, weights, reward):
+    """Play out from s and write the reward vector; returns True when the evaluator
+    must score s instead (a cut playout)."""
+    turns = ci[I_ROLLOUT_TURNS]
+    if s[PHASE] != PH_GAME_OVER and turns == 0:
+        return True
+    cap = ci[I_TURN_CAP]
+    if turns > 0 and s[TURN] + turns < cap:
+        cap = s[TURN] + turns
+    policies = np.empty(MAX_PLAYERS, dtype=np.int64)
+    for p in range(MAX_PLAYERS):
+        policies[p] = ci[I_POLICY]
+        if ci[I_POLICY] == 3:
+            x = randint(rng, 1 << 30) / float(1 << 30) * (cf[F_MIX] + cf[F_MIX + 1] + cf[F_MIX + 2])
+            policies[p] = 2
+            for j in range(2):
+                if x < cf[F_MIX + j]:
+                    policies[p] = j
+                    break
+                x -= cf[F_MIX + j]
+    while s[PHASE] != PH_GAME_OVER and s[TURN] <= cap:
+        n = legal_actions(s, buf)
+        d = current_decider(s)
+        apply_action(s, pick_action(s, buf, n, policies[d], rng, weights), -1)
+    if s[PHASE] != PH_GAME_OVER and s[TURN] < ci[I_TURN_CAP] and turns > 0:
+        return True
+    _reward(s, ci[I_REWARD], reward)
+    return False
+
+
+evaluate_hook = builtin_evaluate
+prior_hook = builtin_prior
+
+
+@njit(cache=True, nogil=True)
+def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
+         view, seat, n_iter, seed, ci, cf, optimistic, root_allowed):
+    """Grow the tree by n_iter iterations from the searcher's view (see the module doc).
+    optimistic: action ids offered at the root as trade-optimistic moves.
+    root_allowed[a] == 0 keeps action a out of the root.  Returns the iterations done.
+    Leaves are scored by ``evaluate_hook`` and PUCT reads ``prior_hook``: the built-ins
+    here (cached), or your own in a kernel from :func:`make_grow`."""
+    max_nodes = key.shape[0]
+    buf = np.empty(A.N_ACTIONS + optimistic.shape[0], dtype=np.int64)
+    child_of = np.full(2 * A.N_ACTIONS, -1, dtype=np.int64)
+    weights = np.empty(A.N_ACTIONS + optimistic.shape[0])
+    probs = np.empty(A.N_ACTIONS + optimistic.shape[0])
+    cand = np.empty(A.N_ACTIONS + optimistic.shape[0], dtype=np.int64)
+    plain = np.empty(A.N_ACTIONS + optimistic.shape[0], dtype=np.int64)
+    path = np.empty(8192, dtype=np.int64)
+    rng = np.zeros(STATE_SIZE, dtype=np.int64)
+    reward = np.zeros(MAX_PLAYERS)
+    c = cf[F_C]
+    for it in range(n_iter):
+        done = count[1]
+        seed_rng(rng, seed * 7919 + done)
+        if ci[I_DET] == 1:
+            s = world.copy()
+            seed_rng(s, seed * 1_000_003 + done)
+        else:
+            s = determinize(view, seat, seed * 1_000_003 + done)
+        if ci[I_NO_TRADE] == 1:
+            s[OPT_TRADE] = 0
+        node = 0
+        depth = 0
+        path[0] = 0
+        layers = 0
+        while s[PHASE] != PH_GAME_OVER and s[TURN] <= ci[I_TURN_CAP] and depth < 8000:
+            n = legal_actions(s, buf)
+            if node == 0:
+                m = 0
+                for i in range(n):
+                    if root_allowed[buf[i]]:
+                        buf[m] = buf[i]
+                        m += 1
+                n = m
+            if ci[I_PRUNE] == 1 and n > 0:
+                n = prune_moves(buf, n)
+            if node == 0:
+                for i in range(optimistic.shape[0]):
+                    buf[n] = OPTIMISTIC + optimistic[i]
+                    n += 1
+            if n == 0:
+                break
+            d = current_decider(s)
+            n_children = 0
+            k = first[node]
+            while k >= 0:
+                child_of[key[k]] = k
+                n_children += 1
+                k = nxt[k]
+            untried = 0
+            for i in range(n):
+                ch = child_of[buf[i]]
+                if ch < 0:
+                    untried += 1
+                else:
+                    avail[ch] += 1.0
+            can_add = count[0] + 3 <= max_nodes
+            if cf[F_PW_ALPHA] > 0.0 and untried < n:
+                can_add = can_add and n_children < np.ceil(cf[F_PW_C] * (real[node] + 1.0) ** cf[F_PW_ALPHA])
+            chosen = -1
+            new_key = -1
+            if ci[I_PRIOR] == 1:
+                for i in range(n):
+                    b = buf[i]
+                    plain[i] = b - OPTIMISTIC if b >= OPTIMISTIC else b
+                prior_hook(s, d, plain, n, probs)
+                sq = np.sqrt(max(real[node], 1.0))
+                best = -1e300
+                for i in range(n):
+                    ch = child_of[buf[i]]
+                    if ch < 0:
+                        if not can_add:
+                            continue
+                        score = cf[F_FPU] + c * probs[i] * sq
+                    else:
+                        score = wins[ch, d] / visits[ch] + c * probs[i] * sq / (1.0 + visits[ch])
+                    if score > best:
+                        best = score
+                        if ch < 0:
+                            new_key = buf[i]
+                            chosen = -1
+                        else:
+                            chosen = ch
+                            new_key = -1
+            elif untried > 0 and can_add:
+                if ci[I_EXPAND] == 1:
+                    m = 0
+                    for i in range(n):
+                        if child_of[buf[i]] < 0:
+                            b = buf[i]
+                            cand[m] = b
+                            plain[m] = b - OPTIMISTIC if b >= OPTIMISTIC else b
+                            m += 1
+                    action_weights(s, d, plain, m, weights)
+                    top = -1.0
+                    ties = 0
+                    for i in range(m):
+                        if weights[i] > top:
+                            top = weights[i]
+                            ties = 1
+                        elif weights[i] == top:
+                            ties += 1
+                    pick = randint(rng, ties)
+                    for i in range(m):
+                        if weights[i] == top:
+                            if pick == 0:
+                                new_key = cand[i]
+                                break
+                            pick -= 1
+                else:
+                    pick = randint(rng, untried)
+                    for i in range(n):
+                        if child_of[buf[i]] < 0:
+                            if pick == 0:
+                                new_key = buf[i]
+                                break
+                            pick -= 1
+            else:
+                best = -1e300
+                for i in range(n):
+                    ch = child_of[buf[i]]
+                    if ch < 0:
+                        continue
+                    if visits[ch] <= 0:
+                        score = 1e300
+                    else:
+                        score = wins[ch, d] / visits[ch] + c * np.sqrt(np.log(avail[ch]) / visits[ch])
+                    if score > best:
+                        best = score
+                        chosen = ch
+                if chosen < 0 and untried > 0 and count[0] + 3 <= max_nodes:
+                    new_key = buf[randint(rng, n)]   # widening left nothing legal here
+                    while child_of[new_key] >= 0:
+                        new_key = buf[randint(rng, n)]
+            k = first[node]
+            while k >= 0:
+                child_of[key[k]] = -1
+                k = nxt[k]
+            expanded = False
+            if new_key >= 0:
+                chosen = _new_node(key, first, nxt, chance, visits, real, avail, wins, count, node, new_key)
+                avail[chosen] = 1.0
+                expanded = True
+                if ci[I_VIRTUAL] == 1:
+                    v = virtual_wins(new_key - OPTIMISTIC if new_key >= OPTIMISTIC else new_key)
+                    visits[chosen] = v
+                    wins[chosen, d] = v
+            if chosen < 0:
+                break
+            a = key[chosen]
+            if a >= OPTIMISTIC:
+                a -= OPTIMISTIC
+                if not optimistic_swap(s, d, a):
+                    break   # the cards cannot be had in this world: score it from here
+            kind = 0
+            if ci[I_CHANCE] == 1 and layers < ci[I_CHANCE_DEPTH]:
+                kind = _outcome_kind(s, a, seat)
+            depth += 1
+            path[depth] = chosen
+            node = chosen
+            if kind == 0:
+                apply_action(s, a, -1)
+            else:
+                chance[chosen] = 1
+                layers += 1
+                forced = -1
+                n_out = 0
+                total = 0.0
+                k = first[chosen]
+                while k >= 0:
+                    n_out += 1
+                    total += real[k]
+                    k = nxt[k]
+                if n_out >= ci[I_CHANCE_WIDTH] and total > 0:
+                    x = randint(rng, 1 << 30) / float(1 << 30) * total
+                    k = first[chosen]
+                    while k >= 0:
+                        x -= real[k]
+                        if x < 0:
+                            break
+                        k = nxt[k]
+                    if k >= 0 and _forced_ok(s, a, kind, key[k]):
+                        forced = key[k]
+                apply_action(s, a, forced)
+                outcome = _read_outcome(s, kind)
+                oc = first[chosen]
+                while oc >= 0 and key[oc] != outcome:
+                    oc = nxt[oc]
+                if oc < 0 and count[0] < max_nodes:
+                    oc = _new_node(key, first, nxt, chance, visits, real, avail, wins, count, chosen, outcome)
+                if oc < 0:
+                    break
+                depth += 1
+                path[depth] = oc
+                node = oc
+            if expanded:
+                break
+        if _playout(s, ci, cf, rng, buf, weights, reward):
+            reward[:] = evaluate_hook(s, seat)
+        for j in range(depth + 1):
+            nd = path[j]
+            visits[nd] += 1.0
+            real[nd] += 1.0
+            for p in range(MAX_PLAYERS):
+                wins[nd, p] += reward[p]
+        count[1] += 1
+    return n_iter
+
+
+def make_grow(evaluate=None, prior=None):
+    """A kernel with your own hooks: ``evaluate(state, seat) -> float64[4]`` values in
+    [0, 1] per seat, ``prior(state, seat, actions, n, out)`` writing n probabilities;
+    both ``@njit`` functions.  It is :func:`grow`'s code compiled with these hooks in
+    place of the built-ins, once per process (not cached: a new kernel per pair)."""
+    hooks = dict(grow.py_func.__globals__)
+    hooks["evaluate_hook"] = evaluate if evaluate is not None else builtin_evaluate
+    hooks["prior_hook"] = prior if prior is not None else builtin_prior
+    code = grow.py_func
+    fn = types.FunctionType(code.__code__, hooks, "grow_custom", code.__defaults__, code.__closure__)
+    return njit(nogil=True)(fn)
