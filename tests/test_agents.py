@@ -458,20 +458,17 @@ def test_jsettlers_does_not_plan_a_card_from_an_empty_deck():
 def test_mcts_counts_availability_once_per_iteration(max_nodes):
     """Each iteration passes the root once, so a root child is available at most once
     per iteration, and at least as often as it was visited (also once the tree is full:
-    max_nodes=5 fills it after four expansions)."""
-    from catan_env.agents.mcts import search
-    from catan_env.core.playout import POLICY_RANDOM
+    max_nodes=5 fills it after a few expansions)."""
+    from catan_env.agents.mcts import make_config, run_search
     s = game_after_setup()
     quiet_roll(s)
     give(s, 0, brick=3, lumber=3, wool=2, grain=2)   # many legal actions at the root
     view = G.determinize(s, 0, 1)
-    allowed = np.ones(A.N_ACTIONS, dtype=np.int8)
     iterations = 300
-    visits, avail, done = search(view, 0, iterations, 3, 0.25, POLICY_RANDOM, int(view[L.TURN]) + 20,
-                                 max_nodes, False, allowed)
-    assert done == iterations
-    expanded = np.flatnonzero(avail)
-    assert len(expanded) >= 4
-    assert (avail <= iterations).all(), avail.max()
-    assert (avail[expanded] >= visits[expanded]).all()
-    assert visits.sum() == iterations
+    cfg = make_config("ismcts", playouts=iterations, playout="random", horizon=20,
+                      max_nodes=max_nodes, virtual_wins=False)
+    stats = run_search(view, 0, cfg, seed=3).stats
+    assert len(stats.keys) >= 2
+    assert (stats.avail <= iterations).all(), stats.avail.max()
+    assert (stats.avail >= stats.visits).all()
+    assert stats.visits.sum() == iterations

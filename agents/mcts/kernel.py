@@ -30,8 +30,8 @@ from catan_env.core import actions as A
 from catan_env.core.cards import current_decider, hand_size, total_vp
 from catan_env.core.determinize import determinize
 from catan_env.core.layout import (
-    BANK, DECK, LAST_DRAW, LAST_ROLL, LAST_STEAL, MAX_PLAYERS, N_RES, OPT_PLAYERS, OPT_TRADE,
-    OPT_VP, PHASE, PH_GAME_OVER, STATE_SIZE, TURN, TURN_PLAYER, WINNER, hand_i,
+    BANK, LAST_DRAW, LAST_ROLL, LAST_STEAL, MAX_PLAYERS, N_RES, OPT_PLAYERS, OPT_TRADE,
+    OPT_VP, PHASE, PH_GAME_OVER, RNG, STATE_SIZE, TURN, TURN_PLAYER, WINNER, hand_i,
 )
 from catan_env.core.playout import action_weights, pick_action
 from catan_env.core.rng import randint, seed_rng
@@ -187,15 +187,11 @@ def _outcome_kind(s, a, seat):
 
 
 @njit(cache=True)
-def _forced_ok(s, a, kind, outcome):
-    """Can the outcome be forced in this world (steals need the card, draws the deck)?"""
-    if kind == 1:
-        return True
-    if kind == 3:
-        return s[DECK + outcome] > 0
-    mover = current_decider(s)
-    victim = (mover + (a - A.ROBBER0) % 4) % s[OPT_PLAYERS]
-    return s[hand_i(victim, outcome)] > 0
+def _find_child(key, first, nxt, node, k):
+    c = first[node]
+    while c >= 0 and key[c] != k:
+        c = nxt[c]
+    return c
 
 
 @njit(cache=True)
@@ -448,31 +444,32 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
             else:
                 chance[chosen] = 1
                 layers += 1
-                forced = -1
                 n_out = 0
-                total = 0.0
                 k = first[chosen]
                 while k >= 0:
                     n_out += 1
-                    total += real[k]
                     k = nxt[k]
-                if n_out >= ci[I_CHANCE_WIDTH] and total > 0:
-                    x = randint(rng, 1 << 30) / float(1 << 30) * total
-                    k = first[chosen]
-                    while k >= 0:
-                        x -= real[k]
-                        if x < 0:
+                if n_out < ci[I_CHANCE_WIDTH]:
+                    apply_action(s, a, -1)
+                    oc = _find_child(key, first, nxt, chosen, _read_outcome(s, kind))
+                    if oc < 0 and count[0] < max_nodes:
+                        oc = _new_node(key, first, nxt, chance, visits, real, avail, wins, count,
+                                       chosen, _read_outcome(s, kind))
+                else:
+                    # width reached: resample until an existing outcome comes up, so the
+                    # kept outcomes keep their relative probabilities
+                    oc = -1
+                    for attempt in range(32):
+                        trial = s.copy()
+                        apply_action(trial, a, -1)
+                        oc = _find_child(key, first, nxt, chosen, _read_outcome(trial, kind))
+                        if oc >= 0:
+                            s[:] = trial
                             break
-                        k = nxt[k]
-                    if k >= 0 and _forced_ok(s, a, kind, key[k]):
-                        forced = key[k]
-                apply_action(s, a, forced)
-                outcome = _read_outcome(s, kind)
-                oc = first[chosen]
-                while oc >= 0 and key[oc] != outcome:
-                    oc = nxt[oc]
-                if oc < 0 and count[0] < max_nodes:
-                    oc = _new_node(key, first, nxt, chance, visits, real, avail, wins, count, chosen, outcome)
+                        s[RNG] = trial[RNG]            # the next try draws afresh
+                    if oc < 0:
+                        apply_action(s, a, -1)     # open loop from here
+                        break
                 if oc < 0:
                     break
                 depth += 1
