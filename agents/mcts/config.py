@@ -27,7 +27,9 @@ and their sources (the papers in ../shared/seeds):
                 weight (here Szita's action weights) instead of at random.
   dipl_v8       the thesis' version 8: playout opponents drawn per playout from a
                 mixture of policies (random, pruning, weighted).
-  best          this library's strongest setting on its own measurements (README).
+  best          this library's pick (README, measured): ismcts (a determinization per
+                iteration, virtual wins, pruning playouts) with the trade-optimistic
+                trading of mpt_ensemble.
 """
 from dataclasses import dataclass, fields, replace
 
@@ -134,7 +136,7 @@ PRESETS = {
     "szita": dict(playout="weighted"),
     "dipl_v5": dict(expand="weight"),
     "dipl_v8": dict(playout="mixture"),
-    "best": dict(),
+    "best": dict(trading=True),
 }
 ALIASES = {"iterations": "playouts"}
 _FIELDS = {f.name: f.type for f in fields(SearchConfig)}

@@ -1,0 +1,161 @@
+"""Resumable strength evaluations of the MCTS presets (results appended per game).
+
+    nice -n 19 python benchmarks/mcts_eval.py variants --playouts 1000 --games 200 --workers 2
+    python benchmarks/mcts_eval.py variants --playouts 1000 --report      # table only
+
+Experiments (each game appends one JSON line to ``OUT/<experiment>.jsonl``; a rerun skips
+the games already there, so a stopped run continues where it was):
+  variants  each preset against three JSettlersAgent, seats random ("Optimizing UCT" Table I)
+  cp        MP-UCT against three JSettlersAgent for Cp in 0, 0.1, 0.25, 0.5, 1.0
+  budget    one MCTS with twice the playouts against three with the base budget
+            ("Deep Catan" Table 2), seats random
+  seats     fixed seats: four random agents, and four MCTS agents ("MCTS in Settlers of
+            Catan", the seat-order effect): win rate and VP by seat
+Games of all labels are interleaved, so a partial run covers every label evenly.
+"""
+import argparse
+import json
+import os
+import sys
+import zlib
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+import numpy as np
+
+from catan_env.agents.arena import play_game, schedule, wilson
+from catan_env.agents.mcts import PRESETS
+
+JS = "jsettlers"
+CPS = (0.0, 0.1, 0.25, 0.5, 1.0)
+
+
+def lineups(args):
+    """{label: (players, seats_random)} for the experiment; players[0] is under test."""
+    b = args.playouts
+    if args.experiment == "variants":
+        names = args.variants or [v for v in PRESETS if v != "best"] + ["best"]
+        return {f"{v}@{b}": ([f"mcts:variant={v}:playouts={b}", JS, JS, JS], True) for v in names}
+    if args.experiment == "cp":
+        return {f"mp_uct@{b}:c={c}": ([f"mcts:variant=mp_uct:playouts={b}:c={c}", JS, JS, JS], True)
+                for c in CPS}
+    if args.experiment == "budget":
+        out = {}
+        for base in args.budgets:
+            weak = f"mcts:variant={args.variant}:playouts={base}"
+            out[f"{args.variant}@{2 * base}_vs_3x{base}"] = (
+                [f"mcts:variant={args.variant}:playouts={2 * base}", weak, weak, weak], True)
+        return out
+    if args.experiment == "seats":
+        m = f"mcts:variant={args.variant}:playouts={b}"
+        return {"random": (["random"] * 4, False), f"{args.variant}@{b}": ([m] * 4, False)}
+    raise SystemExit(f"unknown experiment {args.experiment!r}")
+
+
+def plan(label, players, seats_random, games, seed):
+    base = seed * 1_000_003 + zlib.crc32(label.encode())
+    if seats_random:
+        return schedule(players, games, base)
+    rng = np.random.default_rng(base)
+    return [(list(players), int(rng.integers(0, 2 ** 62))) for _ in range(games)]
+
+
+def _play(job):
+    label, i, specs, seed, under_test = job
+    res = play_game(specs, seed)
+    res.pop("decision_times", None)
+    res.update(label=label, game=i, under_test=under_test)
+    return res
+
+
+def load(path):
+    done = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    try:
+                        done.append(json.loads(line))
+                    except json.JSONDecodeError:
+                        pass   # a line cut by a kill: that game is played again
+    return done
+
+
+def report(rows, table):
+    """Markdown table: per label, the agent under test (players[0]) and by seat."""
+    lines = ["| label | games | wins | win rate [95% CI] | mean VP | offers/game | trades/game | turns |",
+             "|---|---:|---:|---|---:|---:|---:|---:|"]
+    for label in table:
+        rs = [r for r in rows if r["label"] == label]
+        if not rs:
+            continue
+        spec = table[label][0][0]
+        seats = [[s for s, sp in enumerate(r["specs"]) if sp == spec] for r in rs]
+        n = sum(len(s) for s in seats)
+        wins = sum(int(r["winner"] in s) for r, s in zip(rs, seats))
+        vp = np.mean([r["vp"][k] for r, s in zip(rs, seats) for k in s])
+        offers = np.mean([r["offers"][k] for r, s in zip(rs, seats) for k in s])
+        trades = np.mean([r["trades"][k] for r, s in zip(rs, seats) for k in s])
+        lo, hi = wilson(wins, n)
+        lines.append(f"| {label} | {len(rs)} | {wins} | {wins / n:.3f} [{lo:.3f}, {hi:.3f}] | {vp:.2f} | "
+                     f"{offers:.2f} | {trades:.2f} | {np.mean([r['turns'] for r in rs]):.0f} |")
+    return "\n".join(lines)
+
+
+def seat_report(rows, table):
+    lines = ["| lineup | games | seat | win rate [95% CI] | mean VP |", "|---|---:|---:|---|---:|"]
+    for label in table:
+        rs = [r for r in rows if r["label"] == label]
+        for seat in range(4):
+            wins = sum(int(r["winner"] == seat) for r in rs)
+            if rs:
+                lo, hi = wilson(wins, len(rs))
+                vp = np.mean([r["vp"][seat] for r in rs])
+                lines.append(f"| {label} | {len(rs)} | {seat} | {wins / len(rs):.3f} [{lo:.3f}, {hi:.3f}] | {vp:.2f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("experiment", choices=["variants", "cp", "budget", "seats"])
+    ap.add_argument("--playouts", type=int, default=1000)
+    ap.add_argument("--variants", nargs="*", help="presets to play (variants experiment)")
+    ap.add_argument("--variant", default="best", help="preset of the budget and seats experiments")
+    ap.add_argument("--budgets", type=int, nargs="*", default=[50, 100, 200, 400])
+    ap.add_argument("--games", type=int, default=200, help="games per label")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="results/mcts")
+    ap.add_argument("--tag", default="", help="suffix of the results file")
+    ap.add_argument("--report", action="store_true", help="print the table of what was played and stop")
+    args = ap.parse_args(argv)
+    table = lineups(args)
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, f"{args.experiment}{args.tag}.jsonl")
+    rows = [r for r in load(path) if r["label"] in table]
+    show = seat_report if args.experiment == "seats" else report
+    if not args.report:
+        have = {(r["label"], r["game"]) for r in rows}
+        plans = {lab: plan(lab, pl, sr, args.games, args.seed) for lab, (pl, sr) in table.items()}
+        jobs = []
+        for i in range(args.games):
+            for lab, (pl, _) in table.items():
+                if (lab, i) not in have:
+                    specs, seed = plans[lab][i]
+                    jobs.append((lab, i, specs, seed, pl[0]))
+        print(f"{len(jobs)} games to play -> {path}", flush=True)
+        with open(path, "a") as f, ProcessPoolExecutor(max(1, args.workers)) as pool:
+            futures = [pool.submit(_play, j) for j in jobs]
+            for k, fut in enumerate(as_completed(futures)):
+                res = fut.result()
+                f.write(json.dumps(res) + "\n")
+                f.flush()
+                rows.append(res)
+                if (k + 1) % 20 == 0:
+                    print(f"{k + 1}/{len(jobs)} games", flush=True)
+    print(show(rows, table))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
