@@ -127,9 +127,16 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="results/mcts")
     ap.add_argument("--tag", default="", help="suffix of the results file")
+    ap.add_argument("--labels", nargs="*", help="play only these labels of the experiment")
     ap.add_argument("--report", action="store_true", help="print the table of what was played and stop")
+    ap.add_argument("--plot", metavar="PNG", help="also draw the table as a figure (matplotlib)")
     args = ap.parse_args(argv)
     table = lineups(args)
+    if args.labels:
+        unknown = set(args.labels) - set(table)
+        if unknown:
+            raise SystemExit(f"unknown labels {sorted(unknown)}; this experiment has {list(table)}")
+        table = {k: v for k, v in table.items() if k in args.labels}
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, f"{args.experiment}{args.tag}.jsonl")
     rows = [r for r in load(path) if r["label"] in table]
@@ -154,7 +161,53 @@ def main(argv=None):
                 if (k + 1) % 20 == 0:
                     print(f"{k + 1}/{len(jobs)} games", flush=True)
     print(show(rows, table))
+    if args.plot:
+        plot(rows, table, args.experiment, args.plot)
     return 0
+
+
+def _rates(rows, table):
+    """(label, wins, games) of the agent under test per label."""
+    out = []
+    for label, (players, _) in table.items():
+        rs = [r for r in rows if r["label"] == label]
+        n = sum(r["specs"].count(players[0]) for r in rs)
+        w = sum(int(r["winner"] >= 0 and r["specs"][r["winner"]] == players[0]) for r in rs)
+        if n:
+            out.append((label, w, n))
+    return out
+
+
+def plot(rows, table, experiment, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(8, 4))
+    if experiment == "seats":
+        for j, label in enumerate(table):
+            rs = [r for r in rows if r["label"] == label]
+            rates = [np.mean([r["winner"] == s for r in rs]) for s in range(4)]
+            ax.bar(np.arange(4) + 0.4 * j, rates, 0.4, label=f"{label} ({len(rs)} games)")
+        ax.set_xticks(np.arange(4) + 0.2, [f"seat {s}" for s in range(4)])
+        ax.axhline(0.25, color="grey", lw=0.8)
+        ax.legend()
+        ax.set_ylabel("win rate")
+    else:
+        data = _rates(rows, table)
+        x = np.arange(len(data))
+        rate = np.array([w / n for _, w, n in data])
+        ci = np.array([wilson(w, n) for _, w, n in data])
+        ax.errorbar(x, rate, yerr=[rate - ci[:, 0], ci[:, 1] - rate], fmt="o", capsize=4)
+        ax.set_xticks(x, [f"{lab}\n({n})" for lab, _, n in data], rotation=30, ha="right", fontsize=7)
+        fair = 0.25 if experiment != "budget" else 0.25
+        ax.axhline(fair, color="grey", lw=0.8, label="1 in 4")
+        ax.set_ylabel("win rate (95% CI)")
+        ax.legend()
+    ax.set_title(f"MCTS: {experiment}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

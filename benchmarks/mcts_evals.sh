@@ -5,7 +5,8 @@ set -e
 W=${WORKERS:-2}
 E="python benchmarks/mcts_eval.py"
 $E variants --playouts 1000 --games ${GAMES_1K:-30} --workers $W
-$E seats --variant best --playouts 50 --games ${GAMES_SEATS:-60} --workers $W
+$E seats --variant best --playouts 50 --labels random --games ${GAMES_SEATS_RANDOM:-2000} --workers $W
+$E seats --variant best --playouts 50 --labels best@50 --games ${GAMES_SEATS:-60} --workers $W
 $E budget --variant best --budgets 25 50 100 200 --games ${GAMES_BUDGET:-30} --workers $W
 $E cp --playouts 1000 --games ${GAMES_CP:-16} --workers $W
 $E variants --playouts 10000 --variants best ismcts --games ${GAMES_10K:-10} --workers $W --tag _10k

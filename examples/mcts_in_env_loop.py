@@ -1,9 +1,10 @@
-"""Plug the ISMCTS agent into a plain PettingZoo loop against baseline agents.
+"""Plug an MCTS preset into a plain PettingZoo loop against baseline agents.
 
-    python examples/mcts_in_env_loop.py --games 4 --iterations 200
+    python examples/mcts_in_env_loop.py --games 4 --variant mp_ensemble --playouts 200
 
 The agent sees only its seat's observation and information set; every decision it
-samples determinizations from the information set and searches them in numba.
+samples determinizations from the information set and searches them in numba.  Presets
+(``--variant``): see ``catan_env.agents.mcts.PRESETS`` and the README.
 """
 import argparse
 import time
@@ -12,10 +13,10 @@ import catan_env
 from catan_env.agents import JSettlersAgent, MCTSAgent, RandomAgent
 
 
-def play(seed, iterations):
+def play(seed, variant, playouts):
     env = catan_env.env(players=4)
     env.reset(seed=seed)
-    players = {"player_0": MCTSAgent(seed=seed, iterations=iterations),
+    players = {"player_0": MCTSAgent(seed=seed, variant=variant, playouts=playouts),
                "player_1": JSettlersAgent(seed=seed + 1),
                "player_2": RandomAgent(seed=seed + 2),
                "player_3": RandomAgent(seed=seed + 3)}
@@ -33,12 +34,13 @@ def play(seed, iterations):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=2)
-    ap.add_argument("--iterations", type=int, default=100)
+    ap.add_argument("--variant", default="best")
+    ap.add_argument("--playouts", "--iterations", type=int, default=100)
     args = ap.parse_args()
     wins = {}
     for g in range(args.games):
         t0 = time.perf_counter()
-        rewards, raw = play(g, args.iterations)
+        rewards, raw = play(g, args.variant, args.playouts)
         winner = max(rewards, key=rewards.get)
         wins[winner] = wins.get(winner, 0) + 1
         print(f"game {g}: winner {winner} (player_0 = MCTS, player_1 = JSettlers), "

@@ -14,7 +14,7 @@ import numpy as np
 
 from catan_env.core import actions as A
 from catan_env.core.layout import (
-    OFFERS_MADE, OPT_MAX_OFFERS, OPT_PLAYERS, OPT_TRADE, PHASE, PH_MAIN, PH_TRADE_CONFIRM,
+    OFFERS_MADE, OPT_MAX_OFFERS, OPT_PLAYERS, OPT_TRADE, PHASE, PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM,
     PH_TRADE_RESPONSE, RESP_ACCEPT, TRADE_RESP, TURN, TURN_PLAYER,
 )
 
@@ -34,6 +34,7 @@ class MCTSAgent(Agent):
     """MCTS of the papers' family; ``variant`` picks a preset, other keywords override
     its options (``playouts``/``iterations``, ``seconds``, ``c``, ``determinize``,
     ``chance``, ``ensemble``, ``threads``, ``trading``, ...: see ``SearchConfig``).
+    ``opening="jsettlers"`` or ``"solver"`` hands the set-up placements to that agent.
     ``evaluate`` and ``prior`` plug in jitted hooks (``kernel.make_grow``)."""
 
     name = "mcts"
@@ -45,10 +46,17 @@ class MCTSAgent(Agent):
         self._grow = K.make_grow(evaluate, prior) if (evaluate or prior) else None
         self._pool = None
         self.last = None
+        self._opener = None
+        if self.config.opening != "search":
+            from ..registry import make_agent
+            spec = "jsettlers" if self.config.opening == "jsettlers" else "opening_solver"
+            self._opener = make_agent(spec, seed=seed)
         self.reset(seed)
 
     def reset(self, seed=None):
         super().reset(seed)
+        if getattr(self, "_opener", None) is not None:
+            self._opener.reset(seed)
         self._turn = -1
         self._queue = []
         self._trade_round = True
@@ -80,6 +88,8 @@ class MCTSAgent(Agent):
         seat = infoset.seat
         view = infoset.determinize(0)     # read only for public facts and the own hand
         phase = int(view[PHASE])
+        if self._opener is not None and phase in (PH_SETUP_SETTLEMENT, PH_SETUP_ROAD):
+            return int(self._opener.act(observation, infoset))
         if phase == PH_TRADE_RESPONSE:
             if self.config.trading and A.TRADE_ACCEPT in legal:
                 return self._best(self.search(infoset, ANSWER), seat)

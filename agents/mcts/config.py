@@ -47,6 +47,7 @@ CHOICES = {
     "playout": tuple(PLAYOUTS),
     "reward": ("win", "vp"),
     "prior": ("none", "weights"),
+    "opening": ("search", "jsettlers", "solver"),
 }
 
 
@@ -78,6 +79,7 @@ class SearchConfig:
     ensemble: int = 1            # independent trees merged at the root
     threads: int = 1             # trees grown in parallel threads
     trading: bool = False        # domestic trade: the trade-optimistic search and answers
+    opening: str = "search"      # set-up placements: searched, or JSettlers' / the solver's
     max_nodes: int = 0           # 0: sized from the budget
 
     def __post_init__(self):
