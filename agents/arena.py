@@ -63,6 +63,7 @@ def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decis
             times[seat].append(time.perf_counter() - t0)
         env.step(action)
     stats = env.game_stats()
+    agent_stats = [a.game_stats() if hasattr(a, "game_stats") else None for a in agents]
     if record_path is not None:
         os.makedirs(os.path.dirname(os.path.abspath(record_path)), exist_ok=True)
         env.record().save(record_path)
@@ -74,7 +75,7 @@ def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decis
     return {"seed": seed, "specs": list(specs), "winner": win, "vp": vp, "rank": rank,
             "turns": stats["turns"], "steps": stats["steps"], "truncated": win < 0,
             "offers": stats["offers"], "trades": stats["trades"],
-            "trades_completed": sum(stats["trades"]) // 2,
+            "trades_completed": sum(stats["trades"]) // 2, "agent_stats": agent_stats,
             "decision_times": times if time_decisions else None}
 
 

@@ -102,6 +102,22 @@ def report(rows, table):
     return "\n".join(lines)
 
 
+def trade_report(rows, table):
+    """Offers made / accepted and answers searched / accepted by the agent under test,
+    from the games that recorded the agents' own counts."""
+    lines = ["| label | games | offers made | accepted | others' offers answered | accepted |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for label in table:
+        spec = table[label][0][0]
+        stats = [r["agent_stats"][k] for r in rows if r["label"] == label and r.get("agent_stats")
+                 for k, sp in enumerate(r["specs"]) if sp == spec and r["agent_stats"][k]]
+        if stats and any(s["offers_made"] or s["offers_answered"] for s in stats):
+            tot = {k: sum(s[k] for s in stats) for k in stats[0]}
+            lines.append(f"| {label} | {len(stats)} | {tot['offers_made']} | {tot['offers_accepted']} | "
+                         f"{tot['offers_answered']} | {tot['offers_taken']} |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def seat_report(rows, table):
     lines = ["| lineup | games | seat | win rate [95% CI] | mean VP |", "|---|---:|---:|---|---:|"]
     for label in table:
@@ -161,6 +177,9 @@ def main(argv=None):
                 if (k + 1) % 20 == 0:
                     print(f"{k + 1}/{len(jobs)} games", flush=True)
     print(show(rows, table))
+    trades = trade_report(rows, table)
+    if trades:
+        print("\nTrading (agent under test):\n" + trades)
     if args.plot:
         plot(rows, table, args.experiment, args.plot)
     return 0

@@ -60,8 +60,10 @@ class MCTSAgent(Agent):
         self._turn = -1
         self._queue = []
         self._trade_round = True
-        self.offers_made = 0
-        self.offers_accepted = 0
+        self.offers_made = 0        # our 1:1 offers
+        self.offers_accepted = 0    # ... closed with a player who accepted
+        self.offers_answered = 0    # others' offers we searched an answer for
+        self.offers_taken = 0       # ... and accepted
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -92,7 +94,10 @@ class MCTSAgent(Agent):
             return int(self._opener.act(observation, infoset))
         if phase == PH_TRADE_RESPONSE:
             if self.config.trading and A.TRADE_ACCEPT in legal:
-                return self._best(self.search(infoset, ANSWER), seat)
+                answer = self._best(self.search(infoset, ANSWER), seat)
+                self.offers_answered += 1
+                self.offers_taken += answer == A.TRADE_ACCEPT
+                return answer
             return A.TRADE_REJECT
         if phase == PH_TRADE_CONFIRM:
             return self._confirm(view, seat, legal)
@@ -119,6 +124,11 @@ class MCTSAgent(Agent):
         self._trade_round = False
         self._queue = trades_needed(hand_of(view, seat), key - K.OPTIMISTIC, self.rng)
         return self.act(observation, infoset)
+
+    def game_stats(self):
+        """Trading counts of the game so far (the arena records them per game)."""
+        return {"offers_made": self.offers_made, "offers_accepted": self.offers_accepted,
+                "offers_answered": self.offers_answered, "offers_taken": self.offers_taken}
 
     def _best(self, result, seat):
         return result.stats.best(seat, self.rng)
