@@ -94,7 +94,7 @@ class MCTSAgent(Agent):
             return int(self._opener.act(observation, infoset))
         if phase == PH_TRADE_RESPONSE:
             if self.config.trading and A.TRADE_ACCEPT in legal:
-                answer = self._best(self.search(infoset, ANSWER), seat)
+                answer = self._answer(self.search(infoset, ANSWER).stats, seat)
                 self.offers_answered += 1
                 self.offers_taken += answer == A.TRADE_ACCEPT
                 return answer
@@ -129,6 +129,17 @@ class MCTSAgent(Agent):
         """Trading counts of the game so far (the arena records them per game)."""
         return {"offers_made": self.offers_made, "offers_accepted": self.offers_accepted,
                 "offers_answered": self.offers_answered, "offers_taken": self.offers_taken}
+
+    def _answer(self, stats, seat):
+        """The paper's answer is the most visited of accept / reject; with accept_margin
+        >= 0 accepting must beat rejecting by that much in the seat's mean reward."""
+        margin = self.config.accept_margin
+        if margin < 0:
+            return stats.best(seat, self.rng)
+        mean = {int(k): stats.wins[i, seat] / max(stats.visits[i], 1.0) for i, k in enumerate(stats.keys)}
+        if A.TRADE_ACCEPT in mean and mean[A.TRADE_ACCEPT] > mean.get(A.TRADE_REJECT, 0.0) + margin:
+            return A.TRADE_ACCEPT
+        return A.TRADE_REJECT
 
     def _best(self, result, seat):
         return result.stats.best(seat, self.rng)

@@ -80,6 +80,7 @@ class SearchConfig:
     threads: int = 1             # trees grown in parallel threads
     trading: bool = False        # domestic trade: the trade-optimistic search and answers
     opening: str = "search"      # set-up placements: searched, or JSettlers' / the solver's
+    accept_margin: float = -1.0  # >= 0: accept an offer only if its mean beats rejecting by this
     max_nodes: int = 0           # 0: sized from the budget
 
     def __post_init__(self):
@@ -88,7 +89,7 @@ class SearchConfig:
                 raise ValueError(f"mcts option {name} must be one of {list(allowed)}, "
                                  f"got {getattr(self, name)!r}")
         checks = [("playouts", self.playouts >= 1), ("seconds", self.seconds >= 0),
-                  ("c", self.c >= 0), ("chance_width", self.chance_width >= 1),
+                  ("c", self.c >= 0), ("accept_margin", self.accept_margin >= -1), ("chance_width", self.chance_width >= 1),
                   ("chance_depth", self.chance_depth >= 0), ("rollout_turns", self.rollout_turns >= -1),
                   ("horizon", self.horizon >= 1), ("ensemble", self.ensemble >= 1),
                   ("threads", self.threads >= 1), ("pw_alpha", 0 <= self.pw_alpha <= 1),
