@@ -170,6 +170,8 @@ def test_trade_optimistic_moves_and_queue():
     assert gets == [3, 3, 4]                       # grain, grain, ore missing
     assert gives == [0, 2, 2]                      # the spare brick and wools
     assert all(A.MENU_GIVE_N[a - A.OFFER0] == A.MENU_GET_N[a - A.OFFER0] == 1 for a in queue)
+    assert city_spot not in set(optimistic_moves(s, 0, max_trades=2).tolist())   # needs 3 offers
+    assert A.BUY_DEV in set(optimistic_moves(s, 0, max_trades=2).tolist())        # needs 1
     take_all(s, 0)
     give(s, 0, ore=2, wool=1)                      # 3 cards: no city, a card by trade
     opt = set(optimistic_moves(s, 0).tolist())

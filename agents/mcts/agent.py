@@ -114,7 +114,7 @@ class MCTSAgent(Agent):
         if (self.config.trading and self._trade_round and phase == PH_MAIN
                 and int(view[TURN_PLAYER]) == seat and view[OPT_TRADE]
                 and view[OFFERS_MADE] < view[OPT_MAX_OFFERS]):
-            optimistic = optimistic_moves(view, seat)
+            optimistic = optimistic_moves(view, seat, int(view[OPT_MAX_OFFERS] - view[OFFERS_MADE]))
         candidates = legal[NON_TRADE[legal] == 1]
         if len(candidates) == 1 and (optimistic is None or len(optimistic) == 0):
             return int(candidates[0])

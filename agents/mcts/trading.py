@@ -26,9 +26,11 @@ def hand_of(state, seat):
     return np.array([state[hand_i(seat, r)] for r in range(N_RES)], dtype=np.int64)
 
 
-def optimistic_moves(view, seat):
+def optimistic_moves(view, seat, max_trades=None):
     """Build and card moves that are legal but for the price, and whose price the seat
-    could meet by 1:1 trades (hand size >= price)."""
+    could meet by 1:1 trades (hand size >= price); with max_trades, only those missing at
+    most that many cards (the offers left this turn: a queue the rules cut short cannot
+    complete the move)."""
     buf = np.empty(A.N_ACTIONS, dtype=np.int64)
     affordable = set(buf[:legal_actions(view, buf)].tolist())
     hand = hand_of(view, seat)
@@ -37,8 +39,10 @@ def optimistic_moves(view, seat):
         rich[hand_i(seat, r)] = hand[r] + 5
     out = []
     for a in buf[:legal_actions(rich, buf)].tolist():
-        if _is_build(a) and a not in affordable and hand.sum() >= action_cost(a).sum():
-            out.append(a)
+        cost = action_cost(a)
+        if _is_build(a) and a not in affordable and hand.sum() >= cost.sum():
+            if max_trades is None or missing_cards(hand, cost).sum() <= max_trades:
+                out.append(a)
     return np.array(out, dtype=np.int64)
 
 
