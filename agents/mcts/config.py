@@ -27,9 +27,10 @@ and their sources (the papers in ../shared/seeds):
                 weight (here Szita's action weights) instead of at random.
   dipl_v8       the thesis' version 8: playout opponents drawn per playout from a
                 mixture of policies (random, pruning, weighted).
-  best          this library's pick (README, measured): ismcts (a determinization per
-                iteration, virtual wins, pruning playouts) with the trade-optimistic
-                trading of mpt_ensemble.
+  best          this library's pick on its measurements (README): MP-ISMCTS, i.e.
+                mp_uct's move pruning in the tree and the playouts on ismcts's
+                information-set search (a determinization per iteration, open-loop
+                chance), without virtual wins.
 """
 from dataclasses import dataclass, fields, replace
 
@@ -139,7 +140,7 @@ PRESETS = {
     "szita": dict(playout="weighted"),
     "dipl_v5": dict(expand="weight"),
     "dipl_v8": dict(playout="mixture"),
-    "best": dict(trading=True),
+    "best": dict(prune=True, virtual_wins=False),
 }
 ALIASES = {"iterations": "playouts"}
 _FIELDS = {f.name: f.type for f in fields(SearchConfig)}
