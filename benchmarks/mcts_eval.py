@@ -218,8 +218,7 @@ def plot(rows, table, experiment, path):
         ci = np.array([wilson(w, n) for _, w, n in data])
         ax.errorbar(x, rate, yerr=[rate - ci[:, 0], ci[:, 1] - rate], fmt="o", capsize=4)
         ax.set_xticks(x, [f"{lab}\n({n})" for lab, _, n in data], rotation=30, ha="right", fontsize=7)
-        fair = 0.25 if experiment != "budget" else 0.25
-        ax.axhline(fair, color="grey", lw=0.8, label="1 in 4")
+        ax.axhline(0.25, color="grey", lw=0.8, label="1 in 4")
         ax.set_ylabel("win rate (95% CI)")
         ax.legend()
     ax.set_title(f"MCTS: {experiment}", fontsize=10)

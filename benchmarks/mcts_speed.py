@@ -15,7 +15,6 @@ import time
 import numpy as np
 
 from catan_env.core import game as G
-from catan_env.core import actions as A
 from catan_env.core.layout import TURN
 from catan_env.core.playout import POLICY_PRUNING, choose_action
 from catan_env.core.rng import seed_rng

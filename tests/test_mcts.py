@@ -284,3 +284,29 @@ def test_tree_arrays_and_root_stats():
         t.root_stats().best(0)
     with pytest.raises(ValueError, match="max_nodes"):
         Tree(2)
+
+
+def test_opening_can_be_handed_to_jsettlers():
+    from catan_env.agents import JSettlersAgent
+    s = G.new_game(seed=4)
+    obs, info = _obs(s, 0), InfoSet(s, 0, 2)
+    mine = MCTSAgent(seed=1, variant="best", playouts=50, opening="jsettlers").act(obs, info)
+    assert mine == JSettlersAgent(seed=1).act(obs, info)
+    with pytest.raises(ValueError, match="opening must be one of"):
+        make_config("best", opening="book")
+
+
+def test_answers_follow_the_accept_margin():
+    stats = RootStats(np.array([A.TRADE_ACCEPT, A.TRADE_REJECT]), np.array([100.0, 300.0]),
+                      np.array([[50.0, 0, 0, 0], [90.0, 0, 0, 0]]), np.array([400.0, 400.0]))
+    # accept: mean 0.5 on 100 visits; reject: mean 0.3 on 300 visits
+    assert MCTSAgent(seed=0, accept_margin=-1)._answer(stats, 0) == A.TRADE_REJECT   # most visited
+    assert MCTSAgent(seed=0, accept_margin=0.1)._answer(stats, 0) == A.TRADE_ACCEPT
+    assert MCTSAgent(seed=0, accept_margin=0.25)._answer(stats, 0) == A.TRADE_REJECT
+
+
+def test_trade_queue_stops_when_spares_run_out():
+    # 4 cards, a city needs 5 of them: only as many offers as spare cards
+    queue = trades_needed([0, 0, 1, 0, 3], A.CITY0 + 12, np.random.default_rng(1))
+    assert [A.MENU_GIVE_RES[a - A.OFFER0] for a in queue] == [2]
+    assert [A.MENU_GET_RES[a - A.OFFER0] for a in queue] == [3]

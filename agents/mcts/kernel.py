@@ -27,11 +27,11 @@ import numpy as np
 from numba import njit
 
 from catan_env.core import actions as A
-from catan_env.core.cards import current_decider, hand_size, total_vp
+from catan_env.core.cards import current_decider, total_vp
 from catan_env.core.determinize import determinize
 from catan_env.core.layout import (
     BANK, LAST_DRAW, LAST_ROLL, LAST_STEAL, MAX_PLAYERS, N_RES, OPT_PLAYERS, OPT_TRADE,
-    OPT_VP, PHASE, PH_GAME_OVER, RNG, STATE_SIZE, TURN, TURN_PLAYER, WINNER, hand_i,
+    OPT_VP, PHASE, PH_GAME_OVER, RNG, STATE_SIZE, TURN, WINNER, hand_i,
 )
 from catan_env.core.playout import action_weights, pick_action
 from catan_env.core.rng import randint, seed_rng

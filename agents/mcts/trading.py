@@ -40,9 +40,9 @@ def optimistic_moves(view, seat, max_trades=None):
     out = []
     for a in buf[:legal_actions(rich, buf)].tolist():
         cost = action_cost(a)
-        if _is_build(a) and a not in affordable and hand.sum() >= cost.sum():
-            if max_trades is None or missing_cards(hand, cost).sum() <= max_trades:
-                out.append(a)
+        within = max_trades is None or missing_cards(hand, cost).sum() <= max_trades
+        if _is_build(a) and a not in affordable and hand.sum() >= cost.sum() and within:
+            out.append(a)
     return np.array(out, dtype=np.int64)
 
 
