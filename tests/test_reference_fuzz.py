@@ -39,6 +39,18 @@ def test_legal_mask_matches_reference_and_python_invariants():
     assert checked > 500
 
 
+def test_road_reach_agrees_with_the_edge_by_edge_rule():
+    """The two-pass road enumeration (``road_reach`` bits) against ``road_spot_ok``."""
+    checked = 0
+    for s in _random_states(4, seed=14, every=5):
+        for p in range(C.n_players(s)):
+            reach = P.road_reach(s, p)
+            for e in range(len(P.EDGE_VERTICES)):
+                assert P.road_spot_in(s, reach, e) == P.road_spot_ok(s, p, e)
+                checked += 1
+    assert checked > 50_000
+
+
 def test_longest_road_vp_and_production_match_references():
     for s in _random_states(6, seed=12, every=13):
         n = C.n_players(s)

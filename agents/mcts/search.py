@@ -19,7 +19,7 @@ from .tree import Tree, merge_roots
 
 CHUNK = 64                 # iterations between clock checks under a time budget
 EST_PLAYOUTS_PER_S = 40_000
-MAX_NODES_CAP = 4_000_000
+MAX_NODES_CAP = 2_000_000
 
 
 class SearchResult:

@@ -152,9 +152,34 @@ def settlement_spot_ok(s, p, v):
 
 
 @njit(cache=True)
-def any_road_spot(s, p):
+def road_reach(s, p):
+    """Bit v set when a road of p may end at vertex v: p's building there, or an empty
+    vertex that one of p's roads touches.  (54 vertices fit one int64.)  An empty edge
+    is a legal road spot iff one of its ends is in the reach: the same rule as
+    ``road_spot_ok``, for all edges in two passes."""
+    touched = np.int64(0)
     for e in range(N_EDGES):
-        if road_spot_ok(s, p, e):
+        if s[E_OWNER + e] == p:
+            touched |= (np.int64(1) << EDGE_VERTICES[e, 0]) | (np.int64(1) << EDGE_VERTICES[e, 1])
+    reach = np.int64(0)
+    for v in range(N_VERTICES):
+        owner = s[V_OWNER + v]
+        if owner == p or (owner < 0 and (touched >> v) & 1):
+            reach |= np.int64(1) << v
+    return reach
+
+
+@njit(cache=True)
+def road_spot_in(s, reach, e):
+    """road_spot_ok(s, p, e) given p's road_reach."""
+    return s[E_OWNER + e] < 0 and (((reach >> EDGE_VERTICES[e, 0]) | (reach >> EDGE_VERTICES[e, 1])) & 1) == 1
+
+
+@njit(cache=True)
+def any_road_spot(s, p):
+    reach = road_reach(s, p)
+    for e in range(N_EDGES):
+        if road_spot_in(s, reach, e):
             return True
     return False
 

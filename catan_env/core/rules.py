@@ -33,8 +33,9 @@ from .topology import (EDGE_VERTICES, HEX_NEIGHBOURS, HEX_VERTICES, N_EDGES, N_H
                        N_VERTICES, PORT_VERTICES, VERTEX_HEXES)
 from .rng import randint, seed_rng, shuffle
 from .cards import _gain, _know_lose, _know_steal, _pay, _transfer, can_afford, hand_size, total_vp
-from .placement import (any_road_spot, distance_ok, place_road, place_settlement, road_spot_ok,
-                        settlement_spot_ok, update_largest_army, upgrade_to_city)
+from .placement import (any_road_spot, distance_ok, place_road, place_settlement, road_reach,
+                        road_spot_in, settlement_spot_ok, update_largest_army,
+                        upgrade_to_city)
 
 MASK_SIZE = A.N_ACTIONS
 
@@ -169,8 +170,9 @@ def legal_actions(s, buf):
                         n = _push(buf, n, A.ROBBER0 + 4 * h + k)
         return n
     if ph == PH_ROAD_BUILDING:
+        reach = road_reach(s, p)
         for e in range(N_EDGES):
-            if road_spot_ok(s, p, e):
+            if road_spot_in(s, reach, e):
                 n = _push(buf, n, A.ROAD0 + e)
         return n
     if ph == PH_TRADE_RESPONSE:
@@ -195,8 +197,9 @@ def legal_actions(s, buf):
     # PH_MAIN
     n = _push(buf, n, A.END_TURN)
     if s[ROADS_LEFT + p] > 0 and can_afford(s, p, ROAD_COST):
+        reach = road_reach(s, p)
         for e in range(N_EDGES):
-            if road_spot_ok(s, p, e):
+            if road_spot_in(s, reach, e):
                 n = _push(buf, n, A.ROAD0 + e)
     if s[SETTLEMENTS_LEFT + p] > 0 and can_afford(s, p, SETTLEMENT_COST):
         for v in range(N_VERTICES):
