@@ -118,6 +118,43 @@ def test_road_length_property(edges, blockers, seed):
     assert P.road_length(s, 0) <= len(edges)
 
 
+def _hex_ring(h):
+    """The six edges around hex h."""
+    from catan_env.core.topology import HEX_VERTICES
+    ring = HEX_VERTICES[h]
+    edges = set()
+    for k in range(6):
+        a, b = int(ring[k]), int(ring[(k + 1) % 6])
+        edges |= {e for e in range(len(P.EDGE_VERTICES)) if set(P.EDGE_VERTICES[e].tolist()) == {a, b}}
+    return edges
+
+
+@settings(max_examples=60, deadline=None)
+@given(hexes=st.sets(st.integers(0, 18), min_size=1, max_size=3),
+       extra=st.sets(st.integers(0, 71), max_size=6),
+       blockers=st.sets(st.integers(0, 53), max_size=3), seed=st.integers(0, 3))
+def test_road_length_with_cycles(hexes, extra, blockers, seed):
+    """Rings of roads around hexes (bare cycles, cycles sharing edges, cycles with tails,
+    cut by opponents): the start-pruned search == exhaustive search."""
+    s = C.new_game(seed=seed)
+    edges = set(extra)
+    for h in hexes:
+        edges |= _hex_ring(h)
+    for e in edges:
+        s[L.E_OWNER + e] = 0
+    for v in blockers:
+        s[L.V_OWNER + v] = 1
+        s[L.V_LEVEL + v] = 1
+    assert P.road_length(s, 0) == ref_longest_road(s, 0)
+
+
+def test_bare_ring_is_six_long():
+    s = C.new_game(seed=0)
+    for e in _hex_ring(9):
+        s[L.E_OWNER + e] = 0
+    assert P.road_length(s, 0) == 6
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2 ** 40), warmup=st.integers(20, 3000),
        choices=st.lists(st.integers(0, 10 ** 6), min_size=1, max_size=300),

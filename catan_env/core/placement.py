@@ -23,48 +23,71 @@ def adjacent(v, w):
 
 # ---------------------------------------------------------------- longest road
 @njit(cache=True)
+def _longest_from(s, p, start, used, stack_v, stack_k, stack_e, seen, best):
+    """Depth-first enumeration of p's trails from start; returns max(best, longest).
+    Marks every vertex reached in seen."""
+    depth = 0
+    stack_v[0] = start
+    stack_k[0] = 0
+    stack_e[0] = -1
+    seen[start] = 1
+    while depth >= 0:
+        v = stack_v[depth]
+        k = stack_k[depth]
+        blocked = depth > 0 and s[V_OWNER + v] >= 0 and s[V_OWNER + v] != p
+        if k >= 3 or blocked:
+            if depth > 0:
+                used[stack_e[depth]] = 0
+            depth -= 1
+            continue
+        stack_k[depth] = k + 1
+        e = VERTEX_EDGES[v, k]
+        if e < 0 or s[E_OWNER + e] != p or used[e] != 0:
+            continue
+        used[e] = 1
+        w = EDGE_VERTICES[e, 0]
+        if w == v:
+            w = EDGE_VERTICES[e, 1]
+        depth += 1
+        stack_v[depth] = w
+        stack_k[depth] = 0
+        stack_e[depth] = e
+        seen[w] = 1
+        if depth > best:
+            best = depth
+    return best
+
+
+@njit(cache=True)
 def road_length(s, p):
-    """Longest trail of p's roads; opponents' buildings cut it (a trail may end there)."""
-    used = np.zeros(N_EDGES, dtype=np.bool_)
-    stack_v = np.empty(17, dtype=np.int64)
-    stack_k = np.empty(17, dtype=np.int64)
-    stack_e = np.empty(17, dtype=np.int64)
+    """Longest trail of p's roads; opponents' buildings cut it (a trail may end there).
+
+    Trails are enumerated only from vertices where a longest one can start: an end of a
+    road (one of p's roads there), a fork (three), or an opponent's building.  A longest
+    trail starting at an unblocked vertex with two roads either extends backwards (so it
+    was not longest) or is closed, and a closed trail can be started at any of its
+    vertices; only a component that is one bare cycle has no such vertex, and is then
+    searched from any of its vertices.  (Checked against the exhaustive reference.)"""
+    scratch = np.zeros(N_EDGES + 3 * 17 + 2 * N_VERTICES, dtype=np.int64)  # one allocation
+    used = scratch[:N_EDGES]
+    stack_v = scratch[N_EDGES:N_EDGES + 17]
+    stack_k = scratch[N_EDGES + 17:N_EDGES + 34]
+    stack_e = scratch[N_EDGES + 34:N_EDGES + 51]
+    degree = scratch[N_EDGES + 51:N_EDGES + 51 + N_VERTICES]
+    seen = scratch[N_EDGES + 51 + N_VERTICES:]
+    for e in range(N_EDGES):
+        if s[E_OWNER + e] == p:
+            degree[EDGE_VERTICES[e, 0]] += 1
+            degree[EDGE_VERTICES[e, 1]] += 1
     best = 0
     for start in range(N_VERTICES):
-        touches = False
-        for k in range(3):
-            e = VERTEX_EDGES[start, k]
-            if e >= 0 and s[E_OWNER + e] == p:
-                touches = True
-        if not touches:
+        owner = s[V_OWNER + start]
+        if degree[start] == 0 or (degree[start] == 2 and not (owner >= 0 and owner != p)):
             continue
-        depth = 0
-        stack_v[0] = start
-        stack_k[0] = 0
-        stack_e[0] = -1
-        while depth >= 0:
-            v = stack_v[depth]
-            k = stack_k[depth]
-            blocked = depth > 0 and s[V_OWNER + v] >= 0 and s[V_OWNER + v] != p
-            if k >= 3 or blocked:
-                if depth > 0:
-                    used[stack_e[depth]] = False
-                depth -= 1
-                continue
-            stack_k[depth] = k + 1
-            e = VERTEX_EDGES[v, k]
-            if e < 0 or s[E_OWNER + e] != p or used[e]:
-                continue
-            used[e] = True
-            w = EDGE_VERTICES[e, 0]
-            if w == v:
-                w = EDGE_VERTICES[e, 1]
-            depth += 1
-            stack_v[depth] = w
-            stack_k[depth] = 0
-            stack_e[depth] = e
-            if depth > best:
-                best = depth
+        best = _longest_from(s, p, start, used, stack_v, stack_k, stack_e, seen, best)
+    for start in range(N_VERTICES):   # components that are bare cycles
+        if degree[start] > 0 and seen[start] == 0:
+            best = _longest_from(s, p, start, used, stack_v, stack_k, stack_e, seen, best)
     return best
 
 

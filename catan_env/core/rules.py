@@ -76,18 +76,6 @@ def deck_size(s):
 
 
 @njit(cache=True)
-def _robber_victim_ok(s, mover, victim, h):
-    if victim == mover or hand_size(s, victim) == 0:
-        return False
-    if s[OPT_FRIENDLY] != 0 and s[PUBLIC_VP + victim] <= 2:
-        return False
-    for k in range(6):
-        if s[V_OWNER + HEX_VERTICES[h, k]] == victim:
-            return True
-    return False
-
-
-@njit(cache=True)
 def _dev_playable(s, p, t):
     if s[DEV_PLAYED] != 0:
         return False
@@ -155,18 +143,24 @@ def legal_actions(s, buf):
         return n
     if ph == PH_MOVE_ROBBER:
         np_ = s[OPT_PLAYERS]
+        robbable = 0  # bit k: the seat k places after the mover may be robbed somewhere
+        for k in range(1, np_):
+            q = (p + k) % np_
+            if hand_size(s, q) > 0 and not (s[OPT_FRIENDLY] != 0 and s[PUBLIC_VP + q] <= 2):
+                robbable |= 1 << k
         for h in range(N_HEXES):
             if h == s[ROBBER]:
                 continue
-            any_victim = False
-            for k in range(1, np_):
-                if _robber_victim_ok(s, p, (p + k) % np_, h):
-                    any_victim = True
-            if not any_victim:
+            victims = 0  # seats with a building on h that may be robbed
+            for j in range(6):
+                o = s[V_OWNER + HEX_VERTICES[h, j]]
+                if o >= 0 and o != p:
+                    victims |= (1 << ((o - p) % np_)) & robbable
+            if victims == 0:
                 n = _push(buf, n, A.ROBBER0 + 4 * h)
             else:
                 for k in range(1, np_):
-                    if _robber_victim_ok(s, p, (p + k) % np_, h):
+                    if (victims >> k) & 1:
                         n = _push(buf, n, A.ROBBER0 + 4 * h + k)
         return n
     if ph == PH_ROAD_BUILDING:
