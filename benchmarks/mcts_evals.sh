@@ -1,19 +1,19 @@
 #!/bin/sh
 # The README's MCTS tables, in priority order, resumable: rerun to continue, raise the
 # game counts to extend.  Run at low priority:  nice -n 19 sh benchmarks/mcts_evals.sh
+# (sh reads a script in blocks: edit this file only while it is not running.)
 set -e
 W=${WORKERS:-2}
 E="python benchmarks/mcts_eval.py"
-$E variants --playouts 1000 --games ${GAMES_1K:-30} --workers $W
+$E variants --playouts 1000 --games ${GAMES_1K:-60} --workers $W
 $E seats --variant best --playouts 50 --labels random --games ${GAMES_SEATS_RANDOM:-2000} --workers $W
 $E seats --variant best --playouts 50 --labels best@50 --games ${GAMES_SEATS:-60} --workers $W
 $E budget --variant best --budgets 25 50 100 200 --games ${GAMES_BUDGET:-30} --workers $W
 $E cp --playouts 1000 --games ${GAMES_CP:-20} --workers $W
 $E variants --playouts 10000 --variants best plain_uct --games ${GAMES_10K:-10} --workers $W --tag _10k
-$E variants --playouts 1000 --games ${GAMES_1K_MORE:-60} --workers $W
-$E variants --playouts 10000 --variants best --games ${GAMES_10K_BEST:-40} --workers $W --tag _10k
-$E variants --playouts 10000 --variants plain_uct --games ${GAMES_10K_PLAIN:-30} --workers $W --tag _10k
+$E variants --playouts 10000 --variants best --games ${GAMES_10K_BEST:-30} --workers $W --tag _10k
 $E variants --playouts 1000 --variants best mp_uct --games ${GAMES_1K_TOP:-200} --workers $W
+$E variants --playouts 1000 --variants ismcts plain_uct --games ${GAMES_1K_TOP:-200} --workers $W
 $E cp --playouts 1000 --games ${GAMES_CP_MORE:-40} --workers $W
 $E seats --variant best --playouts 50 --labels best@50 --games ${GAMES_SEATS_MORE:-200} --workers $W
 $E budget --variant best --budgets 25 50 100 200 --games ${GAMES_BUDGET_MORE:-60} --workers $W
