@@ -26,6 +26,9 @@ from catan_env.agents.arena import play_game, schedule, wilson
 from catan_env.agents.mcts import PRESETS
 
 JS = "jsettlers"
+# published win rates against three JSettlers robots: (1,000 playouts, 10,000 playouts)
+PAPER = {"szita": (0.27, 0.49), "mp_uct": (0.261, 0.384), "mp_ensemble": (0.328, 0.413),
+         "mpt_ensemble": (0.40, 0.582)}
 CPS = (0.0, 0.1, 0.25, 0.5, 1.0)
 
 
@@ -216,7 +219,13 @@ def plot(rows, table, experiment, path):
         x = np.arange(len(data))
         rate = np.array([w / n for _, w, n in data])
         ci = np.array([wilson(w, n) for _, w, n in data])
-        ax.errorbar(x, rate, yerr=[rate - ci[:, 0], ci[:, 1] - rate], fmt="o", capsize=4)
+        ax.errorbar(x, rate, yerr=[rate - ci[:, 0], ci[:, 1] - rate], fmt="o", capsize=4,
+                    label="measured here")
+        if experiment == "variants":
+            px = [(i, PAPER[lab.split("@")[0]]) for i, (lab, _, _) in enumerate(data) if lab.split("@")[0] in PAPER]
+            column = 1 if data and data[0][0].endswith("@10000") else 0
+            if px:
+                ax.plot([i for i, _ in px], [v[column] for _, v in px], "rx", ms=9, label="published")
         ax.set_xticks(x, [f"{lab}\n({n})" for lab, _, n in data], rotation=30, ha="right", fontsize=7)
         ax.axhline(0.25, color="grey", lw=0.8, label="1 in 4")
         ax.set_ylabel("win rate (95% CI)")
