@@ -84,24 +84,27 @@ def load(path):
     return done
 
 
+def under_test(rows, table, label):
+    """(row, seats the agent under test held) for the label's games; players[0] is under test."""
+    spec = table[label][0][0]
+    return [(r, [s for s, sp in enumerate(r["specs"]) if sp == spec]) for r in rows if r["label"] == label]
+
+
 def report(rows, table):
-    """Markdown table: per label, the agent under test (players[0]) and by seat."""
+    """Markdown table: per label, the agent under test (players[0])."""
     lines = ["| label | games | wins | win rate [95% CI] | mean VP | offers/game | trades/game | turns |",
              "|---|---:|---:|---|---:|---:|---:|---:|"]
     for label in table:
-        rs = [r for r in rows if r["label"] == label]
-        if not rs:
+        games = under_test(rows, table, label)
+        if not games:
             continue
-        spec = table[label][0][0]
-        seats = [[s for s, sp in enumerate(r["specs"]) if sp == spec] for r in rs]
-        n = sum(len(s) for s in seats)
-        wins = sum(int(r["winner"] in s) for r, s in zip(rs, seats))
-        vp = np.mean([r["vp"][k] for r, s in zip(rs, seats) for k in s])
-        offers = np.mean([r["offers"][k] for r, s in zip(rs, seats) for k in s])
-        trades = np.mean([r["trades"][k] for r, s in zip(rs, seats) for k in s])
+        n = sum(len(s) for _, s in games)
+        wins = sum(int(r["winner"] in s) for r, s in games)
+        vp, offers, trades = (np.mean([r[key][k] for r, s in games for k in s])
+                              for key in ("vp", "offers", "trades"))
         lo, hi = wilson(wins, n)
-        lines.append(f"| {label} | {len(rs)} | {wins} | {wins / n:.3f} [{lo:.3f}, {hi:.3f}] | {vp:.2f} | "
-                     f"{offers:.2f} | {trades:.2f} | {np.mean([r['turns'] for r in rs]):.0f} |")
+        lines.append(f"| {label} | {len(games)} | {wins} | {wins / n:.3f} [{lo:.3f}, {hi:.3f}] | {vp:.2f} | "
+                     f"{offers:.2f} | {trades:.2f} | {np.mean([r['turns'] for r, _ in games]):.0f} |")
     return "\n".join(lines)
 
 
@@ -111,9 +114,8 @@ def trade_report(rows, table):
     lines = ["| label | games | offers made | accepted | others' offers answered | accepted |",
              "|---|---:|---:|---:|---:|---:|"]
     for label in table:
-        spec = table[label][0][0]
-        stats = [r["agent_stats"][k] for r in rows if r["label"] == label and r.get("agent_stats")
-                 for k, sp in enumerate(r["specs"]) if sp == spec and r["agent_stats"][k]]
+        stats = [r["agent_stats"][k] for r, s in under_test(rows, table, label) if r.get("agent_stats")
+                 for k in s if r["agent_stats"][k]]
         if stats and any(s["offers_made"] or s["offers_answered"] for s in stats):
             tot = {k: sum(s[k] for s in stats) for k in stats[0]}
             lines.append(f"| {label} | {len(stats)} | {tot['offers_made']} | {tot['offers_accepted']} | "
@@ -191,12 +193,11 @@ def main(argv=None):
 def _rates(rows, table):
     """(label, wins, games) of the agent under test per label."""
     out = []
-    for label, (players, _) in table.items():
-        rs = [r for r in rows if r["label"] == label]
-        n = sum(r["specs"].count(players[0]) for r in rs)
-        w = sum(int(r["winner"] >= 0 and r["specs"][r["winner"]] == players[0]) for r in rs)
+    for label in table:
+        games = under_test(rows, table, label)
+        n = sum(len(s) for _, s in games)
         if n:
-            out.append((label, w, n))
+            out.append((label, sum(int(r["winner"] in s) for r, s in games), n))
     return out
 
 

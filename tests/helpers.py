@@ -83,6 +83,14 @@ def give_dev(s, p, card, old=True):
         L.view(s, "dev_new")[p, t] += 1
 
 
+def observation(state, seat):
+    """The PettingZoo observation dict of seat (the mask is empty unless seat decides)."""
+    mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+    if C.decider(state) == seat:
+        mask = C.legal_mask(state)
+    return {"observation": C.observe(state, seat), "action_mask": mask}
+
+
 def legal(s):
     return set(C.legal_actions(s).tolist())
 

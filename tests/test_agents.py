@@ -16,17 +16,13 @@ from catan_env.core import game as G
 from catan_env.core import layout as L
 from catan_env.core.board import BEGINNER_BOARD
 from catan_env.core.topology import HEX_VERTICES, VERTEX_HEXES
-from helpers import game_after_setup, give, hidden_variants, quiet_roll, take_all
+from helpers import game_after_setup, give, hidden_variants, observation, quiet_roll, take_all
 
 AGENT_SPECS = ["random", "weighted", "jsettlers", "jsettlers:strategy=smart", "trader",
                "mcts:iterations=20", "opening_solver:base=random"]
 
 
-def _obs(state, seat):
-    mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
-    if G.decider(state) == seat:
-        mask = G.legal_mask(state)
-    return {"observation": G.observe(state, seat), "action_mask": mask}
+_obs = observation
 
 
 def _decision_points(n_states=25, seed=0):

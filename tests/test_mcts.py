@@ -16,14 +16,10 @@ from catan_env.agents.mcts import (MCTSAgent, PRESETS, RootStats, Tree, make_con
                                    merge_roots, run_search)
 from catan_env.agents.mcts import kernel as K
 from catan_env.agents.mcts.trading import optimistic_moves, trades_needed
-from helpers import game_after_setup, give, hidden_variants, quiet_roll, take_all
+from helpers import game_after_setup, give, hidden_variants, observation, quiet_roll, take_all
 
 
-def _obs(state, seat):
-    mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
-    if G.decider(state) == seat:
-        mask = G.legal_mask(state)
-    return {"observation": G.observe(state, seat), "action_mask": mask}
+_obs = observation
 
 
 def _main_phase(**options):
@@ -34,10 +30,14 @@ def _main_phase(**options):
     return s
 
 
-def _wins_now(s, a):
+def _after(s, a):
     t = s.copy()
     G.step(t, int(a))
-    return G.winner(t) == G.decider(s)
+    return t
+
+
+def _wins_now(s, a):
+    return G.winner(_after(s, a)) == G.decider(s)
 
 
 def _city_endgame():
@@ -68,12 +68,6 @@ def _road_endgame():
     take_all(s, 0)
     give(s, 0, brick=1, lumber=1)
     return s
-
-
-def _after(s, a):
-    t = s.copy()
-    G.step(t, int(a))
-    return t
 
 
 @pytest.mark.parametrize("variant", ["ismcts", "mp_uct", "mp_ensemble", "plain_uct", "best"])

@@ -8,8 +8,10 @@ from catan_env.core import layout as L
 from catan_env.core import placement as P
 from catan_env.core.fuzz import CODES, fuzz_games, invariant_code
 from catan_env.core.invariants import problems
+from catan_env.core.topology import HEX_VERTICES
 from catan_env.core.reference import (ref_legal_actions, ref_longest_road, ref_production,
                                       ref_public_vp)
+from helpers import edge_between
 
 
 def _random_states(n_games, seed, every=7, max_steps=3000):
@@ -103,30 +105,31 @@ def test_invariant_checker_catches_corruption():
     assert invariant_code(s) == 4 and problems(s)
 
 
-@settings(max_examples=60, deadline=None)
-@given(edges=st.sets(st.integers(0, 71), max_size=15),
-       blockers=st.sets(st.integers(0, 53), max_size=6), seed=st.integers(0, 3))
-def test_road_length_property(edges, blockers, seed):
-    """Any road set with any opponent buildings: jitted length == exhaustive search."""
+def _roads(seed, edges, blockers):
+    """A new game with seat 0's roads on edges and seat 1's settlements on blockers."""
     s = C.new_game(seed=seed)
     for e in edges:
         s[L.E_OWNER + e] = 0
     for v in blockers:
         s[L.V_OWNER + v] = 1
         s[L.V_LEVEL + v] = 1
+    return s
+
+
+@settings(max_examples=60, deadline=None)
+@given(edges=st.sets(st.integers(0, 71), max_size=15),
+       blockers=st.sets(st.integers(0, 53), max_size=6), seed=st.integers(0, 3))
+def test_road_length_property(edges, blockers, seed):
+    """Any road set with any opponent buildings: jitted length == exhaustive search."""
+    s = _roads(seed, edges, blockers)
     assert P.road_length(s, 0) == ref_longest_road(s, 0)
     assert P.road_length(s, 0) <= len(edges)
 
 
 def _hex_ring(h):
     """The six edges around hex h."""
-    from catan_env.core.topology import HEX_VERTICES
-    ring = HEX_VERTICES[h]
-    edges = set()
-    for k in range(6):
-        a, b = int(ring[k]), int(ring[(k + 1) % 6])
-        edges |= {e for e in range(len(P.EDGE_VERTICES)) if set(P.EDGE_VERTICES[e].tolist()) == {a, b}}
-    return edges
+    ring = [int(v) for v in HEX_VERTICES[h]]
+    return {edge_between(ring[k], ring[(k + 1) % 6]) for k in range(6)}
 
 
 @settings(max_examples=60, deadline=None)
@@ -136,23 +139,15 @@ def _hex_ring(h):
 def test_road_length_with_cycles(hexes, extra, blockers, seed):
     """Rings of roads around hexes (bare cycles, cycles sharing edges, cycles with tails,
     cut by opponents): the start-pruned search == exhaustive search."""
-    s = C.new_game(seed=seed)
     edges = set(extra)
     for h in hexes:
         edges |= _hex_ring(h)
-    for e in edges:
-        s[L.E_OWNER + e] = 0
-    for v in blockers:
-        s[L.V_OWNER + v] = 1
-        s[L.V_LEVEL + v] = 1
+    s = _roads(seed, edges, blockers)
     assert P.road_length(s, 0) == ref_longest_road(s, 0)
 
 
 def test_bare_ring_is_six_long():
-    s = C.new_game(seed=0)
-    for e in _hex_ring(9):
-        s[L.E_OWNER + e] = 0
-    assert P.road_length(s, 0) == 6
+    assert P.road_length(_roads(0, _hex_ring(9), ()), 0) == 6
 
 
 @settings(max_examples=40, deadline=None)

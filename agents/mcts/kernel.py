@@ -35,8 +35,7 @@ from catan_env.core.layout import (
 )
 from catan_env.core.playout import action_weights, pick_action
 from catan_env.core.rng import randint, seed_rng
-from catan_env.core.rules import apply_action, legal_actions
-from catan_env.core.tables import CITY_COST, DEV_COST, ROAD_COST, SETTLEMENT_COST
+from catan_env.core.rules import action_cost, apply_action, legal_actions
 
 # ---- integer options (ci)
 I_DET = 0            # 0: a determinization per iteration (ISMCTS); 1: one per tree
@@ -68,17 +67,9 @@ OUTCOME_NONE = -1
 
 
 @njit(cache=True)
-def action_cost(a):
-    """The resource price of a build or card purchase (zeros for other actions)."""
-    if A.ROAD0 <= a < A.SETTLEMENT0:
-        return ROAD_COST
-    if A.SETTLEMENT0 <= a < A.CITY0:
-        return SETTLEMENT_COST
-    if A.CITY0 <= a < A.BUY_DEV:
-        return CITY_COST
-    if a == A.BUY_DEV:
-        return DEV_COST
-    return np.zeros(N_RES, dtype=np.int64)
+def key_action(k):
+    """The action behind a root key (a trade-optimistic key stands for its build)."""
+    return k - OPTIMISTIC if k >= OPTIMISTIC else k
 
 
 @njit(cache=True)
@@ -343,7 +334,7 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
             if ci[I_PRIOR] == 1:
                 for i in range(n):
                     b = buf[i]
-                    plain[i] = b - OPTIMISTIC if b >= OPTIMISTIC else b
+                    plain[i] = key_action(b)
                 prior_hook(s, d, plain, n, probs)
                 sq = np.sqrt(max(real[node], 1.0))
                 best = -1e300
@@ -370,7 +361,7 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
                         if child_of[buf[i]] < 0:
                             b = buf[i]
                             cand[m] = b
-                            plain[m] = b - OPTIMISTIC if b >= OPTIMISTIC else b
+                            plain[m] = key_action(b)
                             m += 1
                     action_weights(s, d, plain, m, weights)
                     top = -1.0
@@ -423,14 +414,13 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
                 avail[chosen] = 1.0
                 expanded = True
                 if ci[I_VIRTUAL] == 1:
-                    v = virtual_wins(new_key - OPTIMISTIC if new_key >= OPTIMISTIC else new_key)
+                    v = virtual_wins(key_action(new_key))
                     visits[chosen] = v
                     wins[chosen, d] = v
             if chosen < 0:
                 break
-            a = key[chosen]
-            if a >= OPTIMISTIC:
-                a -= OPTIMISTIC
+            a = key_action(key[chosen])
+            if key[chosen] >= OPTIMISTIC:
                 if not optimistic_swap(s, d, a):
                     break   # the cards cannot be had in this world: score it from here
             kind = 0

@@ -11,9 +11,7 @@ import numpy as np
 
 from catan_env.core import actions as A
 from catan_env.core.layout import N_RES, hand_i
-from catan_env.core.rules import legal_actions
-
-from .kernel import action_cost
+from catan_env.core.rules import action_cost, legal_actions
 
 BUILDS = (A.ROAD0, A.BUY_DEV + 1)   # roads, settlements, cities, development card
 

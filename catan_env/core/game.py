@@ -187,10 +187,9 @@ def explain_illegal(state, action):
     allowed = _kinds_possible_in_phase(state)
     if kind not in allowed:
         return f"{kind} is not allowed in phase {phase} (seat {p} decides; allowed: {', '.join(allowed)})"
-    costs = {"BUILD_ROAD": T.ROAD_COST, "BUILD_SETTLEMENT": T.SETTLEMENT_COST,
-             "BUILD_CITY": T.CITY_COST, "BUY_DEV": T.DEV_COST}
-    if ph == L.PH_MAIN and kind in costs and np.any(hand < costs[kind]):
-        return f"seat {p} cannot afford it (hand {hand.tolist()}, cost {costs[kind].tolist()})"
+    cost = R.action_cost(action)
+    if ph == L.PH_MAIN and cost.any() and np.any(hand < cost):
+        return f"seat {p} cannot afford it (hand {hand.tolist()}, cost {cost.tolist()})"
     if kind == "BUILD_ROAD":
         e = args[0]
         if state[L.E_OWNER + e] >= 0:

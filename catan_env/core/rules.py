@@ -67,6 +67,20 @@ def trade_rate(s, p, r):
 
 
 @njit(cache=True)
+def action_cost(a):
+    """The resource price of a build or card purchase (zeros for other actions)."""
+    if A.ROAD0 <= a < A.SETTLEMENT0:
+        return ROAD_COST
+    if A.SETTLEMENT0 <= a < A.CITY0:
+        return SETTLEMENT_COST
+    if A.CITY0 <= a < A.BUY_DEV:
+        return CITY_COST
+    if a == A.BUY_DEV:
+        return DEV_COST
+    return np.zeros(N_RES, dtype=np.int64)
+
+
+@njit(cache=True)
 def deck_size(s):
     """Development cards left in the deck (public)."""
     n = 0
