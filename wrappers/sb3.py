@@ -99,3 +99,92 @@ class PolicyAgent(Agent):
             legal = np.flatnonzero(mask)
             action = int(legal[self.rng.integers(len(legal))])
         return action
+
+
+def make_batched_vec_env(n_envs, seed=0, **kwargs):
+    """n_envs games in one numba-stepped batch, as an SB3 ``VecEnv`` with
+    ``action_masks()`` (MaskablePPO trains on it unchanged).  kwargs go to
+    ``catan_env.batched.BatchedCatan`` (opponents pool, vp_reward, skip_forced, ...)."""
+    return _batched_vec_env_class()(n_envs, seed=seed, **kwargs)
+
+
+@functools.lru_cache(maxsize=None)
+def _batched_vec_env_class():
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+    from catan_env.batched import BatchedCatan
+    from catan_env.batched.vector_env import single_observation_space
+    from gymnasium import spaces
+
+    class _BatchedVecEnv(VecEnv):
+        """SB3 VecEnv over ``BatchedCatan`` (learner mode): same-step autoreset with
+        ``terminal_observation``, ``episode`` ({r, l, t}) and ``is_success`` in the infos
+        of finished games, as SB3's Monitor gives them."""
+
+        def __init__(self, n_envs, seed=0, **kwargs):
+            self.batch = BatchedCatan(n_envs, seed=seed, **kwargs)
+            super().__init__(n_envs, single_observation_space(self.batch.obs_type),
+                             spaces.Discrete(self.batch.masks.shape[1]))
+            self._actions = None
+            self._seed = seed
+
+        def reset(self):
+            seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
+            self._reset_seeds()
+            obs, _ = self.batch.reset(seed=seed)
+            return _copy(obs)
+
+        def step_async(self, actions):
+            self._actions = np.asarray(actions)
+
+        def step_wait(self):
+            obs, rewards, terminated, truncated, _ = self.batch.step(self._actions)
+            dones = terminated | truncated
+            infos = [{} for _ in range(self.num_envs)]
+            if dones.any():
+                for i, st in self.batch.episode_stats().items():
+                    infos[i] = {"terminal_observation": self.batch.final_observation(i),
+                                "episode": {"r": st["r"], "l": st["l"], "t": 0.0},
+                                "is_success": st["won"], "TimeLimit.truncated": st["truncated"],
+                                "turns": st["turns"], "vp": st["vp"]}
+            return _copy(obs), rewards.astype(np.float32), dones.copy(), infos
+
+        def action_masks(self):
+            return self.batch.masks.copy()
+
+        def env_method(self, method_name, *args, indices=None, **kwargs):
+            if method_name == "action_masks":
+                return list(self.batch.masks[self._get_indices(indices)])
+            raise AttributeError(f"BatchedVecEnv has no per-env method {method_name!r}")
+
+        def has_attr(self, attr_name):
+            return attr_name == "action_masks" or hasattr(self.batch, attr_name)
+
+        def get_attr(self, attr_name, indices=None):
+            if attr_name == "render_mode":
+                return [None] * len(list(self._get_indices(indices)))
+            return [getattr(self.batch, attr_name)] * len(list(self._get_indices(indices)))
+
+        def set_attr(self, attr_name, value, indices=None):
+            setattr(self.batch, attr_name, value)
+
+        def env_is_wrapped(self, wrapper_class, indices=None):
+            return [False] * len(list(self._get_indices(indices)))
+
+        def get_images(self):
+            return []
+
+        def close(self):
+            pass
+
+    return _BatchedVecEnv
+
+
+def _copy(obs):
+    return {k: v.copy() for k, v in obs.items()} if isinstance(obs, dict) else obs.copy()
+
+
+def __getattr__(name):
+    if name == "BatchedVecEnv":  # the class is built on first use: SB3 loads lazily
+        return _batched_vec_env_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

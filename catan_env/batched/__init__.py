@@ -1,0 +1,23 @@
+"""Batched Catan: N games stepped in one numba call (``BatchedCatan``), its Gymnasium
+vector-env face (``CatanVectorEnv``), and MLPs evaluated in numba from exported weights
+(``MLPWeights``) for frozen opponents and search hooks."""
+import importlib
+import os as _os
+
+from ..core.cache_guard import clear_stale as _clear_stale
+
+_clear_stale(_os.path.dirname(_os.path.abspath(__file__)))  # before any kernel is loaded
+
+from .env import BatchedCatan  # noqa: E402
+from .mlp import MLPWeights  # noqa: E402
+
+_LAZY = {"CatanVectorEnv": ".vector_env"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["BatchedCatan", "CatanVectorEnv", "MLPWeights"]

@@ -1,0 +1,275 @@
+"""``BatchedCatan``: N games in preallocated numpy arrays, stepped by one numba call.
+
+    venv = BatchedCatan(1024, opponents="random", seed=0)
+    obs, masks = venv.reset()
+    for _ in range(1000):
+        obs, rewards, terminated, truncated, masks = venv.step(venv.sample_actions())
+
+Learner mode (default): each game has one learner seat (random per episode unless
+``learner_seat`` is given); the other seats are opponents drawn per episode from the
+``opponents`` pool and stepped inside numba: "random", "pruning", "weighted" (the core's
+playout policies), an exported MLP (``MLPWeights`` or the path of its .npz: a frozen
+snapshot of a learned policy), or a Python agent / agent spec (``"jsettlers"``: the
+kernel pauses and the agent acts through the usual observation + InfoSet protocol).
+A pool is one entry, a list (drawn uniformly) or a dict ``{entry: weight}``.
+
+All-seats mode (``mode="all_seats"``): the caller acts for every seat (shared-policy
+self-play); ``deciders`` names each game's seat to act, observations are that seat's,
+and rewards have one column per seat.
+
+Semantics match the single envs step for step (see ``kernel``): the same seed gives the
+same game as ``raw_env().reset(seed=...)``; episodes reset automatically in the same
+step, the finished episode's last observation in ``final_obs`` and its statistics in
+``episode_stats()``.
+"""
+import copy
+import os
+
+import numpy as np
+
+from ..core import game as G
+from ..core.actions import N_ACTIONS
+from ..core.layout import RNG, STATE_SIZE
+from ..core.observe import BOARD_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE
+from ..core.options import DEFAULT_MAX_TURNS, make_options
+from . import kernel as K
+from .mlp import MLPWeights, pack
+
+MODES = ("learner", "all_seats")
+BUILTIN_OPPONENTS = {"random": K.OPP_RANDOM, "pruning": K.OPP_PRUNING, "weighted": K.OPP_WEIGHTED}
+
+
+def _pool_entries(opponents):
+    if isinstance(opponents, dict):
+        entries = list(opponents.items())
+    elif isinstance(opponents, (list, tuple)):
+        entries = [(o, 1.0) for o in opponents]
+    else:
+        entries = [(opponents, 1.0)]
+    if not entries:
+        raise ValueError("opponents must name at least one opponent")
+    for o, w in entries:
+        if not (isinstance(w, (int, float)) and w > 0):
+            raise ValueError(f"opponent weights must be positive numbers, got {w!r} for {o!r}")
+    return entries
+
+
+class BatchedCatan:
+    """N Catan games stepped together in numba; see the module docstring."""
+
+    def __init__(self, num_envs, mode="learner", opponents="random", learner_seat=None,
+                 obs_type="vector", max_turns=DEFAULT_MAX_TURNS, vp_reward=0.0,
+                 illegal_penalty=-0.1, max_illegal=100, skip_forced=False, opponent_sample=True,
+                 seed=None, **options):
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if obs_type not in ("vector", "planes"):
+            raise ValueError(f"obs_type must be 'vector' or 'planes', got {obs_type!r}")
+        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
+            raise ValueError(f"max_turns must be a positive int or None, got {max_turns!r}")
+        if not isinstance(max_illegal, int) or max_illegal < 1:
+            raise ValueError(f"max_illegal must be a positive int, got {max_illegal!r}")
+        self.options = make_options(**options)
+        n = self.options.players
+        if learner_seat is not None and not (isinstance(learner_seat, int) and 0 <= learner_seat < n):
+            raise ValueError(f"learner_seat must be None or an int in 0..{n - 1}, got {learner_seat!r}")
+        self.num_envs = num_envs
+        self.mode = mode
+        self.n_players = n
+        self.obs_type = obs_type
+        o = self.options
+        board = o.board_dict()
+        self._template = G.new_game(o, seed=0)
+        self.cfg = np.zeros(K.N_CONFIG, np.int64)
+        self.cfg[[K.C_PLAYERS, K.C_VP, K.C_DISCARD, K.C_FRIENDLY, K.C_TRADE, K.C_MAX_OFFERS]] = (
+            n, o.vp_to_win, o.discard_limit, int(o.friendly_robber), int(o.domestic_trade),
+            o.max_offers_per_turn)
+        self.cfg[K.C_MAX_TURNS] = max_turns or 0
+        self.cfg[K.C_MAX_ILLEGAL] = max_illegal
+        self.cfg[K.C_FIXED_SEAT] = -1 if learner_seat is None else learner_seat
+        self.cfg[K.C_SKIP_FORCED] = int(bool(skip_forced))
+        self.cfg[K.C_ALL_SEATS] = int(mode == "all_seats")
+        self.cfg[K.C_PLANES] = int(obs_type == "planes")
+        self.cfg[K.C_FIXED_BOARD] = int(board is not None)
+        self.cfg[K.C_MLP_SAMPLE] = int(bool(opponent_sample))
+        self.fcfg = np.array([vp_reward, illegal_penalty], dtype=np.float64)
+        self.set_opponents(opponents)
+        B = num_envs
+        self.states = np.zeros((B, STATE_SIZE), np.int64)
+        self.games = np.zeros((B, K.N_GAME_COLS), np.int64)
+        self.vals = np.zeros((B, K.N_VAL_COLS), np.float64)
+        self.rngs = np.zeros((B, RNG + 1), np.int64)
+        cols = n if mode == "all_seats" else 1
+        self.rewards = np.zeros((B, cols), np.float64)
+        self.terminated = np.zeros(B, np.bool_)
+        self.truncated = np.zeros(B, np.bool_)
+        self.final_obs = np.zeros((B, cols, VECTOR_SIZE), np.float32)
+        self.ep_stats = np.zeros((B, K.N_EP_COLS), np.int64)
+        self.ep_returns = np.zeros(B, np.float64)
+        self.obs = np.zeros((B, VECTOR_SIZE), np.float32)
+        self.planes = np.zeros((B if obs_type == "planes" else 1, PLANES, GRID_H, GRID_W), np.float32)
+        self.final_planes = np.zeros_like(self.planes)
+        self.masks = np.zeros((B, N_ACTIONS), np.bool_)
+        self._sample_rng = np.zeros(RNG + 1, np.int64)
+        self._seed = seed
+        self._has_reset = False
+
+    # ------------------------------------------------------------------ opponents
+    def set_opponents(self, opponents):
+        """Replace the opponent pool (takes effect as each game starts its next episode)."""
+        kinds, weights, nets, external, pool_external = [], [], [], [], {}
+        for o, w in _pool_entries(opponents):
+            if isinstance(o, str) and o in BUILTIN_OPPONENTS:
+                kinds.append(BUILTIN_OPPONENTS[o])
+            elif isinstance(o, MLPWeights) or (isinstance(o, (str, os.PathLike))
+                                                and os.fspath(o).endswith(".npz")):
+                net = o if isinstance(o, MLPWeights) else MLPWeights.load(o)
+                if net.n_in != VECTOR_SIZE or net.n_out != N_ACTIONS:
+                    raise ValueError(f"an opponent MLP must map {VECTOR_SIZE} inputs to {N_ACTIONS} "
+                                     f"logits, got {net.n_in} -> {net.n_out}")
+                kinds.append(K.OPP_MLP + len(nets))
+                nets.append(net)
+            elif isinstance(o, str) or hasattr(o, "act"):
+                kinds.append(K.OPP_EXTERNAL)
+                pool_external[len(kinds) - 1] = len(external)
+                external.append(o)
+            else:
+                raise ValueError(f"unknown opponent {o!r}: use 'random', 'pruning', 'weighted', "
+                                 f"an MLPWeights or .npz path, or an agent / agent spec")
+            weights.append(float(w))
+        if self.mode == "all_seats" and (nets or external):
+            raise ValueError("all_seats mode has no opponents: the caller acts for every seat")
+        self._external = external
+        self._pool_external = pool_external  # pool index -> external entry
+        self._external_agents = {}
+        self.pool_kinds = np.array(kinds, np.int64)
+        self.pool_cum = np.cumsum(weights) / np.sum(weights)
+        self.params, self.layers, self.nets = pack(nets)
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed=None):
+        """Start every game; game i plays the game of seed + i (seed None: fresh entropy).
+        Returns (observations, masks)."""
+        if seed is None:
+            seed = self._seed if not self._has_reset and self._seed is not None else \
+                int(np.random.SeedSequence().entropy % (2 ** 62))
+        seeds = np.asarray([(int(seed) + i) % (2 ** 62) for i in range(self.num_envs)], np.int64) \
+            if np.isscalar(seed) else np.asarray(seed, np.int64)
+        if seeds.shape != (self.num_envs,):
+            raise ValueError(f"seed must be an int or {self.num_envs} ints")
+        self._sample_rng[RNG] = int(seeds[0]) * 7919 + 17
+        self._has_reset = True
+        K.reset_games(np.arange(self.num_envs), seeds, *self._arrays())
+        self._run_external()
+        return self.observations(), self.masks
+
+    def step(self, actions):
+        """Apply one action per game (for its learner, or in all_seats mode its decider).
+        Returns (observations, rewards, terminated, truncated, masks); rewards are (N,) in
+        learner mode and (N, players) in all_seats mode."""
+        if not self._has_reset:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions, np.int64).reshape(-1)
+        if actions.shape[0] != self.num_envs:
+            raise ValueError(f"step() needs {self.num_envs} actions, got {actions.shape[0]}")
+        K.step_games(actions, *self._arrays())
+        self._run_external()
+        rewards = self.rewards if self.mode == "all_seats" else self.rewards[:, 0]
+        return self.observations(), rewards, self.terminated, self.truncated, self.masks
+
+    def observations(self):
+        if self.obs_type == "planes":
+            return {"board": self.planes, "vector": self.obs[:, BOARD_SIZE:]}
+        return self.obs
+
+    def final_observation(self, i):
+        """The last observation of game i's episode that ended in the last step."""
+        vec = self.final_obs[i, 0].copy()
+        if self.obs_type == "planes":
+            return {"board": self.final_planes[i].copy(), "vector": vec[BOARD_SIZE:]}
+        return vec
+
+    @property
+    def deciders(self):
+        """Seat to act in each game (all_seats mode: whose observation and mask are given)."""
+        return self.games[:, K.G_DECIDER]
+
+    @property
+    def learner_seats(self):
+        return self.games[:, K.G_LEARNER]
+
+    @property
+    def game_seeds(self):
+        """Seed of each game's current episode (``raw_env().reset(seed=...)`` replays it)."""
+        return self.games[:, K.G_SEED]
+
+    def sample_actions(self):
+        """A uniformly random legal action per game (numba; for baselines and benchmarks)."""
+        out = np.empty(self.num_envs, np.int64)
+        K.sample_legal(self.masks, self._sample_rng, out)
+        return out
+
+    def episode_stats(self):
+        """Statistics of the episodes that ended in the last step, one dict per game
+        that finished: return, length (caller decisions), winner (-1 if none), won,
+        turns, the learner's VP, seat and the episode's seed."""
+        done = np.flatnonzero(self.terminated | self.truncated)
+        out = {}
+        for i in done:
+            e = self.ep_stats[i]
+            learner = int(e[K.E_LEARNER])
+            out[int(i)] = {"r": float(self.ep_returns[i]), "l": int(e[K.E_LEN]),
+                           "winner": int(e[K.E_WINNER]), "won": bool(e[K.E_WINNER] == learner),
+                           "turns": int(e[K.E_TURNS]), "vp": int(e[K.E_VP]),
+                           "learner_seat": learner, "seed": int(e[K.E_SEED]),
+                           "truncated": bool(self.truncated[i])}
+        return out
+
+    # ------------------------------------------------------------------ internals
+    def _arrays(self):
+        return (self.states, self.games, self.vals, self.rngs, self.cfg, self.fcfg, self._template,
+                self.pool_kinds, self.pool_cum, self.rewards, self.terminated, self.truncated,
+                self.final_obs, self.final_planes, self.ep_stats, self.ep_returns, self.obs, self.planes, self.masks,
+                self.params, self.layers, self.nets)
+
+    def _external_agent(self, i, seat):
+        """The Python agent playing seat of game i (one copy per game and seat, reset
+        at each new episode)."""
+        learner = int(self.games[i, K.G_LEARNER])
+        k = (seat - learner) % self.n_players - 1
+        seed = int(self.games[i, K.G_SEED])
+        key = (i, k)
+        entry = self._pool_external[int(self.games[i, K.G_OPP + k])]
+        cached = self._external_agents.get(key)
+        if cached is None or cached[0] != (seed, entry):
+            if isinstance(self._external[entry], str):
+                from ..agents import make_agent
+                agent = make_agent(self._external[entry], seed=seed + k)
+            else:
+                agent = copy.deepcopy(self._external[entry])
+                if hasattr(agent, "reset"):
+                    agent.reset(seed=seed + k)
+            cached = self._external_agents[key] = ((seed, entry), agent)
+        return cached[1]
+
+    def _run_external(self):
+        """Let Python agents act wherever the kernel paused for one, until none waits."""
+        while True:
+            waiting = np.flatnonzero(self.games[:, K.G_WAITING])
+            if waiting.size == 0:
+                return
+            from ..infoset import InfoSet
+            actions = np.empty(waiting.size, np.int64)
+            for j, i in enumerate(waiting):
+                s = self.states[i]
+                seat = G.decider(s)
+                obs = {"observation": G.observe(s, seat), "action_mask": G.legal_mask(s)}
+                agent = self._external_agent(int(i), seat)
+                a = int(agent.act(obs, InfoSet(s, seat, int(self.rngs[i, RNG]) & (2 ** 62 - 1))))
+                if not obs["action_mask"][a]:
+                    raise G.IllegalActionError(f"opponent agent {agent!r} chose illegal action "
+                                               f"{G.A.action_name(a)} in game {i}")
+                actions[j] = a
+            K.resume_games(waiting.astype(np.int64), actions, *self._arrays())

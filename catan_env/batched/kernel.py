@@ -1,0 +1,362 @@
+"""Jitted kernels of the batched env: N games stepped in one call.
+
+Per-game bookkeeping lives in tables with named columns, so the kernels take few
+arguments: ``games`` (int64), ``vals`` (float64) and ``rngs`` (each game's own
+generator, in the core's RNG slot: learner seats, next seeds, opponents' choices).
+Outputs go into the caller's preallocated arrays.  Two modes share the kernels:
+
+- learner mode: one learner seat per game; every other seat is an opponent kind
+  (``OPP_RANDOM``, ``OPP_PRUNING``, ``OPP_WEIGHTED``: the core's playout policies;
+  ``OPP_MLP + k``: net k of the MLP pool; ``OPP_EXTERNAL``: a Python agent: the kernel
+  stops and the caller resumes the game with ``resume``).  A step applies the learner's
+  action, then opponents' moves until the learner decides again or the game ends.
+- all-seats mode: the caller acts for every seat; a step applies the action of each
+  game's current decider and reports rewards for every seat.
+
+Rewards follow the single envs exactly: +1 win / -1 loss at the end, 0 on truncation
+(``max_turns``), plus ``vp_reward`` x the change of (own VP - mean public VP of the
+others); an illegal action costs ``illegal_penalty``, leaves the game unchanged, and
+after ``max_illegal`` of them the episode is truncated.  Finished games reset
+automatically in the same step, their last observation kept in ``final_obs``.
+"""
+import numpy as np
+from numba import njit
+
+from ..core.actions import N_ACTIONS
+from ..core.cards import current_decider, total_vp
+from ..core.layout import (BOARD_END, CITIES_LEFT, MAX_PLAYERS, OPT_PLAYERS, PHASE, PH_GAME_OVER,
+                           PUBLIC_VP, ROADS_LEFT, ROBBER, SETTLEMENTS_LEFT, TURN, WINNER)
+from ..core.observe import BOARD_SIZE, VECTOR_SIZE, encode_board, encode_planes, encode_tail, encode_vector
+from ..core.playout import pick_action
+from ..core.rng import next_u64, randint, seed_rng
+from ..core.rules import apply_action, init_state, legal_actions, new_random_game
+from .mlp import masked_logits
+
+# opponent kinds
+OPP_RANDOM, OPP_PRUNING, OPP_WEIGHTED, OPP_EXTERNAL, OPP_MLP = 0, 1, 2, 3, 4
+
+# config (int64 array)
+C_PLAYERS, C_VP, C_DISCARD, C_FRIENDLY, C_TRADE, C_MAX_OFFERS = 0, 1, 2, 3, 4, 5
+C_MAX_TURNS, C_MAX_ILLEGAL, C_FIXED_SEAT, C_SKIP_FORCED, C_ALL_SEATS = 6, 7, 8, 9, 10
+C_PLANES, C_FIXED_BOARD, C_MLP_SAMPLE = 11, 12, 13
+N_CONFIG = 14
+# float config
+F_VP_REWARD, F_ILLEGAL_PENALTY = 0, 1
+N_FCONFIG = 2
+
+# games table (int64, one row per game)
+G_LEARNER, G_ILLEGAL, G_EP_LEN, G_WAITING, G_NEW, G_SEED, G_DECIDER = 0, 1, 2, 3, 4, 5, 6
+G_OPP = 7           # 3 columns: pool index of the opponents at relative seats 1..3
+G_BOARD_KEY = 10    # board_key of the board part now in the game's observation row
+N_GAME_COLS = 11
+# vals table (float64)
+V_BASE = 0          # 4 columns: each seat's shaping value when it was last rewarded
+V_RETURN = 4        # episode return so far (learner mode: the learner's)
+N_VAL_COLS = 5
+# statistics of the episodes that ended this step (int64 rows; valid where done)
+E_WINNER, E_TURNS, E_LEN, E_LEARNER, E_VP, E_SEED = 0, 1, 2, 3, 4, 5
+N_EP_COLS = 6
+
+
+@njit(cache=True)
+def shaping_value(s, p):
+    """Own VP (cards included) minus the mean public VP of the others."""
+    n = s[OPT_PLAYERS]
+    others = 0
+    for q in range(n):
+        if q != p:
+            others += s[PUBLIC_VP + q]
+    return total_vp(s, p) - others / (n - 1)
+
+
+@njit(cache=True)
+def _uniform(rng):
+    return (next_u64(rng) >> np.uint64(11)) / float(1 << 53)
+
+
+@njit(cache=True)
+def _new_game(s, cfg, template, seed):
+    if cfg[C_FIXED_BOARD]:
+        s[:BOARD_END] = template[:BOARD_END]
+        init_state(s, cfg[C_PLAYERS], cfg[C_VP], cfg[C_DISCARD], cfg[C_FRIENDLY], cfg[C_TRADE],
+                   cfg[C_MAX_OFFERS], seed)
+    else:
+        new_random_game(s, cfg[C_PLAYERS], cfg[C_VP], cfg[C_DISCARD], cfg[C_FRIENDLY],
+                        cfg[C_TRADE], cfg[C_MAX_OFFERS], seed)
+
+
+@njit(cache=True)
+def _start_episode(s, games, vals, rng, i, seed, cfg, template, pool_kinds, pool_cum):
+    """Game i starts the game of seed: learner seat and opponents drawn from its RNG."""
+    games[i, G_SEED] = seed
+    _new_game(s, cfg, template, seed)
+    if cfg[C_FIXED_SEAT] >= 0:
+        games[i, G_LEARNER] = cfg[C_FIXED_SEAT]
+    else:
+        games[i, G_LEARNER] = randint(rng, cfg[C_PLAYERS])
+    for k in range(3):
+        x = _uniform(rng)
+        j = 0
+        while j < pool_cum.shape[0] - 1 and x >= pool_cum[j]:
+            j += 1
+        games[i, G_OPP + k] = j
+    games[i, G_ILLEGAL] = 0
+    games[i, G_EP_LEN] = 0
+    games[i, G_WAITING] = 0
+    games[i, G_NEW] = 1
+    games[i, G_BOARD_KEY] = -1  # a new board: encode it afresh
+    vals[i, V_RETURN] = 0.0
+
+
+@njit(cache=True)
+def _mlp_choice(s, d, buf, n, net, sample, rng, params, layers, nets, x, logits, h1, h2):
+    """Net's move for seat d: argmax of its legal logits, or a softmax sample."""
+    encode_vector(s, d, x)
+    masked_logits(params, layers, nets[net], x, buf, n, logits, h1, h2)
+    best = 0
+    for k in range(1, n):
+        if logits[k] > logits[best]:
+            best = k
+    if not sample:
+        return buf[best]
+    top = logits[best]
+    total = 0.0
+    for k in range(n):
+        logits[k] = np.exp(logits[k] - top)
+        total += logits[k]
+    u = _uniform(rng) * total
+    for k in range(n):
+        u -= logits[k]
+        if u < 0.0:
+            return buf[k]
+    return buf[n - 1]
+
+
+@njit(cache=True)
+def _advance(s, games, rng, i, cfg, pool_kinds, buf, work, params, layers, nets, x, logits, h1, h2):
+    """Play game i's opponents (and with skip_forced any forced move of a caller-controlled
+    seat) until a caller seat decides (0), an external opponent must act (1) or the
+    episode ends (2)."""
+    learner = games[i, G_LEARNER]
+    n_players = cfg[C_PLAYERS]
+    max_turns = cfg[C_MAX_TURNS] if cfg[C_MAX_TURNS] > 0 else np.int64(1) << 62
+    while True:
+        if s[PHASE] == PH_GAME_OVER or s[TURN] > max_turns:
+            return 2
+        d = current_decider(s)
+        if d == learner or cfg[C_ALL_SEATS]:
+            if cfg[C_SKIP_FORCED] and legal_actions(s, buf) == 1:
+                apply_action(s, buf[0], -1)
+                continue
+            return 0
+        kind = pool_kinds[games[i, G_OPP + (d - learner + n_players) % n_players - 1]]
+        if kind == OPP_EXTERNAL:
+            return 1
+        n = legal_actions(s, buf)
+        if kind >= OPP_MLP:
+            a = _mlp_choice(s, d, buf, n, kind - OPP_MLP, cfg[C_MLP_SAMPLE], rng,
+                            params, layers, nets, x, logits, h1, h2)
+        else:
+            a = pick_action(s, buf, n, kind, rng, work)
+        apply_action(s, a, -1)
+
+
+@njit(cache=True)
+def board_key(s, seat):
+    """Changes whenever the board part of seat's observation can change (a piece placed
+    or upgraded, the robber moved, another observer), so an unchanged key lets the
+    encoder keep the board part already in the row (the single envs' tests check it)."""
+    k = s[ROBBER] * 8 + seat
+    for p in range(MAX_PLAYERS):
+        k = k * 4096 + s[ROADS_LEFT + p] * 256 + s[SETTLEMENTS_LEFT + p] * 16 + s[CITIES_LEFT + p]
+    return k
+
+
+@njit(cache=True)
+def _observe(s, seat, games, i, cfg, buf, obs, planes, masks):
+    """Seat's observation and legal mask into row i of the output arrays."""
+    key = board_key(s, seat)
+    if key != games[i, G_BOARD_KEY]:
+        encode_board(s, seat, obs[i])
+        games[i, G_BOARD_KEY] = key
+    encode_tail(s, seat, obs[i], BOARD_SIZE)
+    if cfg[C_PLANES]:
+        encode_planes(s, seat, planes[i])
+    masks[i, :] = False
+    if current_decider(s) == seat:
+        n = legal_actions(s, buf)
+        for k in range(n):
+            masks[i, buf[k]] = True
+
+
+@njit(cache=True)
+def _settle(states, games, vals, rngs, i, cfg, fcfg, template, pool_kinds, pool_cum,
+            rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
+            obs, planes, masks, buf, work, params, layers, nets, x, logits, h1, h2):
+    """After an action in game i: advance it; on an episode's end pay the final rewards,
+    keep the final observation and statistics, start the next game and advance that;
+    finally encode the observation of the seat to act.  Sets G_WAITING when an external
+    opponent must act first (the caller resumes the game)."""
+    s = states[i]
+    rng = rngs[i]
+    vp_reward = fcfg[F_VP_REWARD]
+    all_seats = cfg[C_ALL_SEATS]
+    n_players = cfg[C_PLAYERS]
+    while True:
+        status = _advance(s, games, rng, i, cfg, pool_kinds, buf, work, params, layers, nets, x, logits, h1, h2)
+        if status == 1:
+            games[i, G_WAITING] = 1
+            return
+        games[i, G_WAITING] = 0
+        new = games[i, G_NEW] == 1
+        learner = games[i, G_LEARNER]
+        if not new:  # rewards of this transition (shaping telescopes over skipped moves)
+            for p in range(n_players):
+                if all_seats or p == learner:
+                    v = shaping_value(s, p)
+                    r = vp_reward * (v - vals[i, p])
+                    vals[i, p] = v
+                    if status == 2 and s[PHASE] == PH_GAME_OVER:
+                        r += 1.0 if s[WINNER] == p else -1.0
+                    if all_seats:
+                        rewards[i, p] += r
+                    else:
+                        rewards[i, 0] += r
+                    if p == learner:
+                        vals[i, V_RETURN] += r
+        else:
+            for p in range(n_players):
+                vals[i, p] = shaping_value(s, p)
+            games[i, G_NEW] = 0
+        if status == 0:
+            d = current_decider(s)
+            games[i, G_DECIDER] = d
+            _observe(s, learner if not all_seats else d, games, i, cfg, buf, obs, planes, masks)
+            return
+        _end_episode(states, games, vals, rngs, i, cfg, template, pool_kinds, pool_cum,
+                     terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
+                     s[PHASE] == PH_GAME_OVER)
+
+
+@njit(cache=True)
+def _end_episode(states, games, vals, rngs, i, cfg, template, pool_kinds, pool_cum,
+                 terminated, truncated, final_obs, final_planes, ep_stats, ep_returns, over):
+    """Record game i's finished episode and start the next game (seed from its RNG)."""
+    s = states[i]
+    learner = games[i, G_LEARNER]
+    if over:
+        terminated[i] = True
+    else:
+        truncated[i] = True
+    if cfg[C_ALL_SEATS]:
+        for p in range(cfg[C_PLAYERS]):
+            encode_vector(s, p, final_obs[i, p])
+    else:
+        encode_vector(s, learner, final_obs[i, 0])
+        if cfg[C_PLANES]:
+            encode_planes(s, learner, final_planes[i])
+    ep_returns[i] = vals[i, V_RETURN]
+    ep_stats[i, E_WINNER] = s[WINNER] if over else -1
+    ep_stats[i, E_TURNS] = s[TURN]
+    ep_stats[i, E_LEN] = games[i, G_EP_LEN]
+    ep_stats[i, E_LEARNER] = learner
+    ep_stats[i, E_VP] = total_vp(s, learner)
+    ep_stats[i, E_SEED] = games[i, G_SEED]
+    seed = np.int64(next_u64(rngs[i]) >> np.uint64(2))
+    _start_episode(s, games, vals, rngs[i], i, seed, cfg, template, pool_kinds, pool_cum)
+
+
+@njit(cache=True)
+def reset_games(idx, seeds, states, games, vals, rngs, cfg, fcfg, template, pool_kinds, pool_cum,
+                rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
+                obs, planes, masks, params, layers, nets):
+    """Start games idx from seeds (each game's RNG seeded from its seed too)."""
+    buf, work, x, logits, h1, h2 = _scratch(params, layers)
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        seed_rng(rngs[i], seeds[k] ^ 0x5851F42D4C957F2D)
+        _start_episode(states[i], games, vals, rngs[i], i, seeds[k], cfg, template, pool_kinds, pool_cum)
+        _settle(states, games, vals, rngs, i, cfg, fcfg, template, pool_kinds, pool_cum,
+                rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
+                obs, planes, masks, buf, work, params, layers, nets, x, logits, h1, h2)
+
+
+@njit(cache=True)
+def _scratch(params, layers):
+    width = VECTOR_SIZE  # a one-layer net copies its input into h1
+    for k in range(layers.shape[0]):
+        width = max(width, layers[k, 1])
+    return (np.empty(N_ACTIONS, dtype=np.int64), np.empty(N_ACTIONS),
+            np.empty(VECTOR_SIZE, dtype=np.float32),
+            np.empty(N_ACTIONS), np.empty(width), np.empty(width))
+
+
+@njit(cache=True)
+def step_games(actions, states, games, vals, rngs, cfg, fcfg, template, pool_kinds, pool_cum,
+               rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
+               obs, planes, masks, params, layers, nets):
+    """Apply actions[i] for game i's caller-controlled decider (games waiting for an
+    external opponent are skipped) and settle every game; clears the per-step outputs."""
+    buf, work, x, logits, h1, h2 = _scratch(params, layers)
+    rewards[:] = 0.0
+    terminated[:] = False
+    truncated[:] = False
+    all_seats = cfg[C_ALL_SEATS]
+    for i in range(states.shape[0]):
+        if games[i, G_WAITING]:
+            continue
+        s = states[i]
+        a = actions[i]
+        if a < 0 or a >= N_ACTIONS or not masks[i, a]:
+            games[i, G_ILLEGAL] += 1
+            pen = fcfg[F_ILLEGAL_PENALTY]
+            if all_seats:
+                rewards[i, games[i, G_DECIDER]] += pen
+            else:
+                rewards[i, 0] += pen
+                vals[i, V_RETURN] += pen
+            if games[i, G_ILLEGAL] >= cfg[C_MAX_ILLEGAL]:
+                _end_episode(states, games, vals, rngs, i, cfg, template, pool_kinds, pool_cum,
+                             terminated, truncated, final_obs, final_planes, ep_stats, ep_returns, False)
+                _settle(states, games, vals, rngs, i, cfg, fcfg, template, pool_kinds, pool_cum,
+                        rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
+                        obs, planes, masks, buf, work, params, layers, nets, x, logits, h1, h2)
+            continue
+        apply_action(s, a, -1)
+        games[i, G_EP_LEN] += 1
+        _settle(states, games, vals, rngs, i, cfg, fcfg, template, pool_kinds, pool_cum,
+                rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
+                obs, planes, masks, buf, work, params, layers, nets, x, logits, h1, h2)
+
+
+@njit(cache=True)
+def resume_games(idx, actions, states, games, vals, rngs, cfg, fcfg, template, pool_kinds,
+                 pool_cum, rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
+                 obs, planes, masks, params, layers, nets):
+    """Apply external opponents' actions (legal: the caller checked) in games idx, then
+    settle those games (rewards add to this step's)."""
+    buf, work, x, logits, h1, h2 = _scratch(params, layers)
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        apply_action(states[i], actions[k], -1)
+        _settle(states, games, vals, rngs, i, cfg, fcfg, template, pool_kinds, pool_cum,
+                rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
+                obs, planes, masks, buf, work, params, layers, nets, x, logits, h1, h2)
+
+
+@njit(cache=True)
+def sample_legal(masks, rng, out):
+    """A uniformly random legal action per row of masks into out (benchmarks, baselines)."""
+    for i in range(masks.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                n += 1
+        k = randint(rng, max(n, 1))
+        out[i] = 0
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1

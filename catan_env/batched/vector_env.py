@@ -1,0 +1,85 @@
+"""``CatanVectorEnv``: the batched env behind the Gymnasium vector API.
+
+    envs = CatanVectorEnv(256, opponents="weighted", vp_reward=0.05)
+    obs, info = envs.reset(seed=0)
+    obs, rewards, terminated, truncated, info = envs.step(actions)
+    masks = envs.action_masks()          # also info["action_mask"]
+
+Autoreset is same-step (``metadata["autoreset_mode"]``): a finished game's last
+observation is in ``info["final_obs"]`` (and ``info["_final_obs"]`` marks which), its
+statistics in ``info["episode"]`` (``r`` return, ``l`` learner decisions, ``won``,
+``turns``, ``vp``; ``info["_episode"]`` marks which).  Keyword arguments go to
+``BatchedCatan`` (learner mode).  ``copy=False`` returns the env's own buffers, which
+the next step overwrites.
+"""
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from ..aec_env import OBS_HIGH
+from ..core.actions import N_ACTIONS
+from ..core.observe import GRID_H, GRID_W, PLANES, TAIL_SIZE, VECTOR_SIZE
+from .env import BatchedCatan
+
+
+def single_observation_space(obs_type):
+    if obs_type == "planes":
+        return spaces.Dict({
+            "board": spaces.Box(0.0, OBS_HIGH, (PLANES, GRID_H, GRID_W), np.float32),
+            "vector": spaces.Box(0.0, OBS_HIGH, (TAIL_SIZE,), np.float32)})
+    return spaces.Box(0.0, OBS_HIGH, (VECTOR_SIZE,), np.float32)
+
+
+class CatanVectorEnv(gymnasium.vector.VectorEnv):
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs, copy=True, **kwargs):
+        if kwargs.get("mode", "learner") != "learner":
+            raise ValueError("CatanVectorEnv is one learner per game; use BatchedCatan "
+                             "(mode='all_seats') to act for every seat")
+        self.batch = BatchedCatan(num_envs, **kwargs)
+        self.num_envs = num_envs
+        self.copy = copy
+        self.single_observation_space = single_observation_space(self.batch.obs_type)
+        self.single_action_space = spaces.Discrete(N_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.render_mode = None
+
+    def _out(self, x):
+        if isinstance(x, dict):
+            return {k: self._out(v) for k, v in x.items()}
+        return x.copy() if self.copy else x
+
+    def action_masks(self):
+        """Legal actions of each game's learner, bool (num_envs, N_ACTIONS)."""
+        return self.batch.masks.copy()
+
+    def reset(self, seed=None, options=None):
+        if seed is not None:
+            self._np_random, _ = gymnasium.utils.seeding.np_random(seed if np.isscalar(seed) else seed[0])
+        obs, masks = self.batch.reset(seed=seed)
+        return self._out(obs), {"action_mask": masks.copy()}
+
+    def step(self, actions):
+        obs, rewards, terminated, truncated, masks = self.batch.step(actions)
+        info = {"action_mask": masks.copy()}
+        done = terminated | truncated
+        if done.any():
+            stats = self.batch.episode_stats()
+            final = np.empty(self.num_envs, dtype=object)
+            ep = {k: np.zeros(self.num_envs, t) for k, t in
+                  (("r", np.float64), ("l", np.int64), ("won", np.bool_), ("turns", np.int64),
+                   ("vp", np.int64))}
+            for i, st in stats.items():
+                final[i] = self.batch.final_observation(i)
+                for k in ep:
+                    ep[k][i] = st[k]
+            info["final_obs"], info["_final_obs"] = final, done.copy()
+            info["episode"], info["_episode"] = ep, done.copy()
+        return self._out(obs), rewards.astype(np.float64), terminated.copy(), truncated.copy(), info
+
+    def close(self, **kwargs):
+        pass
