@@ -2,6 +2,7 @@
 ``jsettlers:strategy=smart``, ``trader``, ``opening_solver:base=weighted``, ... Options follow the name as ``:key=value``.
 Register your own with ``register_agent("mine", MyAgent)``."""
 from .jsettlers import JSettlersAgent
+from .learned import MLPPolicyAgent, sb3_agent
 from .mcts import MCTSAgent
 from .opening import SolverOpeningAgent
 from .random_agents import RandomAgent, WeightedRandomAgent
@@ -14,6 +15,8 @@ _REGISTRY = {
     "trader": TraderAgent,
     "opening_solver": SolverOpeningAgent,
     "mcts": MCTSAgent,
+    "ppo": MLPPolicyAgent,
+    "sb3": sb3_agent,
 }
 
 

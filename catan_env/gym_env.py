@@ -13,6 +13,8 @@
   them the episode is truncated.
 - Rewards: +1 win, -1 loss, 0 on truncation, plus optional ``vp_reward`` shaping as in
   the AEC env.
+- ``skip_forced=True`` plays the learner's forced moves (a single legal action) inside
+  ``step()`` too, so every observation the learner sees offers a choice.
 """
 import gymnasium
 import numpy as np
@@ -23,7 +25,7 @@ from .core.actions import N_ACTIONS
 from .aec_env import DEFAULT_MAX_TURNS, ENV_KEYWORDS, raw_env
 from .core.options import check_keywords
 
-GYM_KEYWORDS = ("opponents", "learner_seat", "illegal_penalty", "max_illegal")
+GYM_KEYWORDS = ("opponents", "learner_seat", "illegal_penalty", "max_illegal", "skip_forced")
 
 
 def _resolve_opponent(o, i):
@@ -43,7 +45,7 @@ class CatanGymEnv(gymnasium.Env):
 
     def __init__(self, opponents=None, learner_seat=None, obs_type="vector",
                  max_turns=DEFAULT_MAX_TURNS, illegal_penalty=-0.1, max_illegal=100,
-                 vp_reward=0.0, render_mode=None, **options):
+                 vp_reward=0.0, skip_forced=False, render_mode=None, **options):
         check_keywords(options, GYM_KEYWORDS + ENV_KEYWORDS)
         self._aec = raw_env(render_mode=render_mode, obs_type=obs_type, max_turns=max_turns,
                             vp_reward=vp_reward, **options)
@@ -63,6 +65,7 @@ class CatanGymEnv(gymnasium.Env):
         self.learner_seat = learner_seat if learner_seat is not None else 0
         self.illegal_penalty = float(illegal_penalty)
         self.max_illegal = int(max_illegal)
+        self.skip_forced = bool(skip_forced)
         self.render_mode = render_mode
         agent0 = self._aec.possible_agents[0]
         self.observation_space = self._aec.observation_space(agent0)["observation"]
@@ -116,9 +119,14 @@ class CatanGymEnv(gymnasium.Env):
         learner's reward gathered meanwhile."""
         reward = 0.0
         learner = self._learner()
-        while not self._done() and self._aec.agent_selection != learner:
+        while not self._done():
             agent = self._aec.agent_selection
-            self._aec.step(self._opponent_action(agent))
+            if agent != learner:
+                self._aec.step(self._opponent_action(agent))
+            elif self.skip_forced and int(self._aec.observe(agent)["action_mask"].sum()) == 1:
+                self._aec.step(int(np.flatnonzero(self._aec.observe(agent)["action_mask"])[0]))
+            else:
+                break
             reward += self._aec.rewards[learner]
         return reward
 

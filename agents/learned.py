@@ -1,0 +1,65 @@
+"""Agents that play a learned policy: ``ppo:path=actor.npz`` (an MLP exported with
+``catan_env.batched.MLPWeights``, e.g. by examples/train_ppo_batched.py; numpy and numba
+only, no torch) and ``sb3:path=model.zip`` (a saved Stable-Baselines3 model; needs the
+``[rl]`` extra)."""
+import os
+
+import numpy as np
+
+from catan_env.batched.mlp import MLPWeights, masked_logits, pack
+
+from .base import Agent, legal_from
+
+
+class MLPPolicyAgent(Agent):
+    """Plays the masked argmax (or, with ``deterministic=False``, a softmax sample) of an
+    exported MLP's logits over the seat's flat observation."""
+
+    name = "ppo"
+
+    def __init__(self, path=None, deterministic=True, seed=None, weights=None):
+        super().__init__(seed)
+        if weights is None:
+            if path is None:
+                raise ValueError("ppo agent needs path=<actor.npz> (or weights=MLPWeights)")
+            path = os.fspath(path)
+            if os.path.isdir(path):
+                path = os.path.join(path, "actor.npz")
+            weights = MLPWeights.load(path)
+        self.weights = weights
+        self.path = path
+        self.deterministic = bool(deterministic)
+        self._params, self._layers, self._nets = pack([weights])
+        width = max(w.shape[1] for w, _, _ in weights.layers)
+        self._h1, self._h2 = np.empty(max(width, weights.n_in)), np.empty(max(width, weights.n_in))
+
+    def logits(self, observation):
+        """Logits of the legal actions (in ascending id order) and those ids."""
+        x = np.ascontiguousarray(observation["observation"], dtype=np.float32)
+        if x.shape != (self.weights.n_in,):
+            raise ValueError(f"the policy takes a flat observation of {self.weights.n_in} floats, "
+                             f"got shape {x.shape} (use obs_type='vector')")
+        legal = legal_from(observation).astype(np.int64)
+        out = np.empty(legal.size)
+        masked_logits(self._params, self._layers, self._nets[0], x, legal, legal.size, out,
+                      self._h1, self._h2)
+        return out, legal
+
+    def act(self, observation, infoset):
+        logits, legal = self.logits(observation)
+        if self.deterministic:
+            return int(legal[np.argmax(logits)])
+        p = np.exp(logits - logits.max())
+        return int(legal[self.rng.choice(legal.size, p=p / p.sum())])
+
+    def __repr__(self):
+        return f"MLPPolicyAgent(path={self.path!r})"
+
+
+def sb3_agent(path, deterministic=True, seed=None):
+    """A saved SB3 model (MaskablePPO by default) as an agent (``sb3:path=model.zip``)."""
+    try:
+        from catan_env.wrappers.sb3 import PolicyAgent
+    except ImportError as e:  # pragma: no cover
+        raise ImportError("the sb3 agent needs the [rl] extra: pip install 'catan_env[rl]'") from e
+    return PolicyAgent(path, deterministic=deterministic, seed=seed)
