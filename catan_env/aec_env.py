@@ -17,8 +17,11 @@ Rewards: +1 for the winner, -1 for the others, 0 for all on truncation (``max_tu
 (own VP - mean public VP of the others).
 
 Illegal actions: ``raw_env.step`` raises ``IllegalActionError`` naming the action and the
-reason, with the state unchanged; ``env()`` wraps with PettingZoo's
-``TerminateIllegalWrapper`` (the offender gets -1 and the game ends).
+reason, with the state unchanged; in ``env()`` the offender gets -1 and the game ends.
+
+``env()`` behaves as PettingZoo's classic wrapper chain (``OrderEnforcingWrapper``,
+``AssertOutOfBoundsWrapper``, ``TerminateIllegalWrapper``) with the checks built into
+one class (``CatanEnv``), so no call pays for attribute forwarding through wrappers.
 
 Version history: v0 (first release).
 """
@@ -27,12 +30,15 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env import AECIterable, AECIterator
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .core import game as G
+from .core import rules as R
 from .core import actions as A
 from .core import layout as L
 from .core.actions import N_ACTIONS, action_name
-from .core.observe import BOARD_SIZE, FULL_SIZE, TAIL_SIZE, VECTOR_SIZE
+from .core.observe import BOARD_SIZE, FULL_SIZE, TAIL_SIZE, VECTOR_SIZE, encode_planes, encode_vector
 from .core.options import DEFAULT_MAX_TURNS, check_keywords, make_options
 from .core.topology import GRID_H, GRID_W
 from .core.observe import PLANES
@@ -44,12 +50,18 @@ OBS_HIGH = 100.0  # every feature is a small count or a fraction; the turn featu
 
 
 def env(**kwargs):
-    """The AEC env wrapped as PettingZoo's classic games are."""
+    """The AEC env with the checks of PettingZoo's classic wrappers (order enforcing,
+    action bounds, an illegal move ends the game with -1 for the offender)."""
+    return CatanEnv(**kwargs)
+
+
+def wrapped_env(**kwargs):
+    """raw_env inside PettingZoo's own wrapper chain (the reference ``env()`` is tested
+    against; slower: every attribute goes through three wrappers)."""
     e = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return wrappers.OrderEnforcingWrapper(e)
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
@@ -140,16 +152,20 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         return {"observation": obs, "action_mask": cached["action_mask"].copy()}
 
     def _compute_observation(self, agent):
+        """The agent's observation and mask, straight from the kernels (the state is the
+        env's own, valid by construction)."""
         seat = self.agent_name_mapping[agent]
+        s = self._state
         mask = np.zeros(N_ACTIONS, dtype=np.int8)
-        if self._state is not None and G.decider(self._state) == seat:
-            mask = G.legal_mask(self._state)
+        if int(s[L.PHASE]) != L.PH_GAME_OVER and int(s[L.DECIDER]) == seat:
+            R.legal_mask(s, mask)
+        vec = np.zeros(VECTOR_SIZE, dtype=np.float32)
+        encode_vector(s, seat, vec)
         if self.obs_type == "vector":
-            obs = G.observe(self._state, seat, "vector")
-        else:
-            vec = G.observe(self._state, seat, "vector")
-            obs = {"board": G.observe(self._state, seat, "planes"), "vector": vec[BOARD_SIZE:].copy()}
-        return {"observation": obs, "action_mask": mask}
+            return {"observation": vec, "action_mask": mask}
+        planes = np.zeros((PLANES, GRID_H, GRID_W), dtype=np.float32)
+        encode_planes(s, seat, planes)
+        return {"observation": {"board": planes, "vector": vec[BOARD_SIZE:].copy()}, "action_mask": mask}
 
     @property
     def game_state(self):
@@ -176,11 +192,16 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         seat = self.agent_name_mapping[agent]
         if action is None:
             raise G.IllegalActionError(f"{agent} must act (it decides now); got None")
-        G.step(self._state, int(action))  # raises IllegalActionError, state unchanged
+        action = int(action)
+        cached = self._obs_cache.get(agent)
+        if cached is not None and 0 <= action < N_ACTIONS and cached["action_mask"][action]:
+            R.apply_action(self._state, action, -1)  # legal: the mask is the rules' own
+        else:
+            G.step(self._state, action)  # validates: raises IllegalActionError, state unchanged
         self._steps += 1
-        self._history.append((int(action), G.chance_outcome(self._state, int(action))))
+        self._history.append((action, G.chance_outcome(self._state, action)))
         if action >= A.MARITIME0:  # trades are the only actions counted by kind
-            self._count_trade(seat, int(action))
+            self._count_trade(seat, action)
         self._obs_cache = {}
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
@@ -190,7 +211,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                 self.rewards[a] = self.vp_reward * (values[i] - self._shaping_base[i])
             self._shaping_base = values
         s = self._state
-        if G.is_over(s):
+        over = int(s[L.PHASE]) == L.PH_GAME_OVER
+        if over:
             win = G.winner(s)
             for i, a in enumerate(self.agents):
                 self.rewards[a] += 1.0 if i == win else -1.0
@@ -198,11 +220,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         elif self.max_turns is not None and int(s[L.TURN]) > self.max_turns:
             for a in self.agents:
                 self.truncations[a] = True
+        name = action_name(action)
         for a in self.agents:
-            self.infos[a] = {"last_action": action_name(int(action)), "actor": seat}
+            self.infos[a] = {"last_action": name, "actor": seat}
         self._accumulate_rewards()
-        if not G.is_over(s):
-            self.agent_selection = self.possible_agents[G.decider(s)]
+        if not over:
+            self.agent_selection = self.possible_agents[int(s[L.DECIDER])]
         if self.render_mode == "human":
             self.render()
 
@@ -275,3 +298,90 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             plt.close(self._human_window[0])
             self._human_window = None
 
+
+
+_BEFORE_RESET = frozenset({"rewards", "terminations", "truncations", "infos", "agent_selection",
+                           "num_agents", "agents"})
+
+
+class _OrderEnforcingIterator(AECIterator):
+    def __next__(self):
+        agent = super().__next__()
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        self.env._has_updated = False
+        return agent
+
+
+class _OrderEnforcingIterable(AECIterable):
+    def __iter__(self):
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class CatanEnv(raw_env):
+    """``raw_env`` plus the behaviour of PettingZoo's classic wrapper chain, built in:
+    order enforcing (no step/observe/render/state/agent_iter, and no reading of the
+    agent dicts, before ``reset``), action bounds (an action outside the space is an
+    ``AssertionError``), and an illegal move ends the game: the offender gets -1, the
+    others 0, every agent is terminated and truncated."""
+
+    def __init__(self, **kwargs):
+        self._has_reset = False
+        self._has_updated = False
+        super().__init__(**kwargs)
+
+    def __getattr__(self, name):  # reached only when normal lookup fails: no hot-path cost
+        if name in _BEFORE_RESET and not self.__dict__.get("_has_reset", False):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def reset(self, seed=None, options=None):
+        self._has_reset = True
+        self._has_updated = True
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return super().observe(agent)
+
+    def state(self):
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return super().state()
+
+    def render(self):
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return super().render()
+
+    def agent_iter(self, max_iter=2 ** 63):
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
+
+    def step(self, action):
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        if not self.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)  # only None is valid for a finished agent
+            return
+        if not ((isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+                 and 0 <= action < N_ACTIONS) or self.action_spaces[agent].contains(action)):
+            raise AssertionError("action is not in action space")
+        try:
+            super().step(int(action))
+        except G.IllegalActionError:  # the state is unchanged: end the game, offender -1
+            EnvLogger.warn_on_illegal_move()
+            self._cumulative_rewards[agent] = 0
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.truncations = dict.fromkeys(self.agents, True)
+            self.rewards = dict.fromkeys(self.agents, 0)
+            self.rewards[agent] = -1.0
+            self._accumulate_rewards()
+            self._deads_step_first()

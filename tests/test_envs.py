@@ -14,6 +14,7 @@ import catan_env
 from catan_env.core import actions as A
 from catan_env.core import game as G
 from catan_env.core.observe import TAIL_SIZE, VECTOR_SIZE
+from catan_env.core.actions import N_ACTIONS as C_N_ACTIONS
 
 
 def test_pettingzoo_api_test_vector_and_planes():
@@ -132,6 +133,57 @@ def test_wrapped_env_terminates_on_illegal_action():
         e.step(A.END_TURN)
     assert all(e.terminations.values())
     assert e.rewards[e.possible_agents[0]] == -1
+
+
+def _trace(e, seed, rng_seed, illegal_every, steps=700):
+    """Everything the agents see over random play with an illegal or out-of-range move
+    every so often (and None steps for finished agents until the game is empty)."""
+    e.reset(seed=seed)
+    rng = np.random.default_rng(rng_seed)
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for k, agent in enumerate(e.agent_iter(steps)):
+            obs, r, term, trunc, info = e.last()
+            out.append((agent, r, term, trunc, info.get("last_action"), obs["observation"].sum(),
+                        obs["action_mask"].tobytes()))
+            if term or trunc:
+                action = None
+            elif k % illegal_every == illegal_every - 1:
+                action = int(np.flatnonzero(obs["action_mask"] == 0)[rng.integers(10)])
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            e.step(action)
+    return out
+
+
+@pytest.mark.parametrize("illegal_every", [40, 10 ** 6])
+def test_env_matches_pettingzoo_wrapper_chain(illegal_every):
+    """env() builds the classic wrappers' checks in; it must behave exactly as raw_env
+    inside PettingZoo's own chain (the reference), illegal moves included."""
+    from catan_env.aec_env import wrapped_env
+    for seed in (0, 1):
+        fast = _trace(catan_env.env(vp_reward=0.1, max_turns=30), seed, seed, illegal_every)
+        ref = _trace(wrapped_env(vp_reward=0.1, max_turns=30), seed, seed, illegal_every)
+        assert fast == ref and len(fast) > 30
+
+
+def test_env_order_enforcing_and_bounds_like_the_wrappers():
+    from catan_env.aec_env import wrapped_env
+    for make in (catan_env.env, wrapped_env):
+        e = make()
+        for name in ("rewards", "agent_selection", "agents", "num_agents"):
+            with pytest.raises(AttributeError, match="before reset"):
+                getattr(e, name)
+        for call in (lambda: e.step(0), lambda: e.observe("player_0"), lambda: e.state(),
+                     lambda: e.agent_iter()):
+            with pytest.raises(AssertionError, match="reset"):
+                call()
+        e.reset(seed=0)
+        for bad in (-1, C_N_ACTIONS, None, 2.5):
+            with pytest.raises(AssertionError, match="action space"):
+                e.step(bad)
+        assert not any(e.terminations.values())
 
 
 def test_same_seed_same_trajectory_in_separate_processes():

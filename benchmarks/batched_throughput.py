@@ -1,0 +1,77 @@
+"""Batched env throughput on one core: N games stepped by one numba call, masked
+uniformly random actions (drawn in numba), observations (flat vector) and masks written
+for every game at every step.  Prints lines ending in ``steps/s``:
+
+- learner steps/s: learner mode, three random opponents stepped inside numba (each
+  learner step also plays the opponents' moves until the learner decides again);
+- all-seats steps/s: every action of any seat is a step (what fastcatan's BatchedEnv
+  counts), observations still included;
+- fastcatan's ``BatchedEnv`` in the same run when its venv exists (it writes masks only,
+  no observations): ``bash benchmarks/peers/setup_peers.sh`` creates it.
+
+Usage: python benchmarks/batched_throughput.py [--seconds 5] [--sizes 256,1024]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from catan_env.batched import BatchedCatan
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def steps_per_second(num_envs, seconds, **kwargs):
+    """(steps/s including the action draw, steps/s inside the env step only)."""
+    env = BatchedCatan(num_envs, seed=0, **kwargs)
+    env.reset(seed=0)
+    env.step(env.sample_actions())  # warm up (numba cache load)
+    steps, in_env = 0, 0.0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        actions = env.sample_actions()
+        a = time.perf_counter()
+        env.step(actions)
+        in_env += time.perf_counter() - a
+        steps += num_envs
+    return steps / (time.perf_counter() - t0), steps / in_env
+
+
+def fastcatan_line(num_envs, seconds):
+    peers = os.environ.get("PEERS_DIR", "/tmp/catan_peers")
+    python = os.path.join(peers, "fc312", "bin", "python")
+    if not os.path.exists(python):
+        return "fastcatan BatchedEnv: not installed (bash benchmarks/peers/setup_peers.sh)"
+    out = subprocess.run([python, os.path.join(HERE, "peers", "fastcatan_batched.py"), str(num_envs),
+                          str(seconds)], capture_output=True, text=True,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"}).stdout
+    # "... -> G games/s, X steps/s overall; simulator-only ... -> Y steps/s, ..."
+    overall = out.split("games/s, ")[1].split(" steps/s")[0]
+    simulator = out.split("simulator-only")[1].split("-> ")[1].split(" steps/s")[0]
+    return (f"fastcatan BatchedEnv n={num_envs} (no observations; simulator only {simulator}): "
+            f"{overall} steps/s")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--sizes", default="256,1024")
+    ap.add_argument("--no-peers", action="store_true")
+    args = ap.parse_args()
+    for n in (int(x) for x in args.sizes.split(",")):
+        for trade in (True, False):
+            total, env_only = steps_per_second(n, args.seconds, domestic_trade=trade)
+            print(f"batched n={n} learner mode, 3 random opponents, trading {'on ' if trade else 'off'} "
+                  f"(env step only {env_only:,.0f}): {total:,.0f} steps/s", flush=True)
+        total, env_only = steps_per_second(n, args.seconds, mode="all_seats")
+        print(f"batched n={n} all-seats mode, every action a step (env step only {env_only:,.0f}): "
+              f"{total:,.0f} steps/s", flush=True)
+        if not args.no_peers:
+            print(fastcatan_line(n, args.seconds), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
