@@ -4,7 +4,9 @@
     python examples/train_maskable_ppo.py --timesteps 200000 --out runs/ppo
 
 The learner sees the seat-relative vector observation; illegal actions are masked via
-the env's ``action_masks()``.  Progress is printed every ``--log-every`` learner steps
+the env's ``action_masks()``.  ``--batched 64`` trains on 64 games stepped together in
+numba (``make_batched_vec_env``) instead of one Python env; with it, ``--self-play-every
+50000`` adds a frozen snapshot of the policy to the opponent pool every 50,000 steps.  Progress is printed every ``--log-every`` learner steps
 (episodes finished, mean episode reward, win rate over the last 100 episodes); at the end
 the model is saved (``<out>/model.zip``, loadable as ``PolicyAgent("<out>/model.zip")``),
 the learning curve drawn (``<out>/learning_curve.png``, with matplotlib) and the policy
@@ -29,11 +31,23 @@ class Args:
     log_every: int = 10_000       # print a progress line every this many learner steps
     out: str = "runs/maskable_ppo"  # folder for model.zip, learning_curve.png, curve.csv
     torch_threads: int = 1        # one thread: on 2 cores, torch threads fight the env's work
+    batched: int = 0              # >0: that many games in one numba-stepped VecEnv (much faster)
+    self_play_every: int = 0      # >0 (with --batched): snapshot the policy into the opponent
+                                  # pool every this many steps (opponents stay as anchors)
 
 
 def make_env(args):
     return gymnasium.make("catan_env/Catan-v0", opponents=args.opponents, vp_reward=args.vp_reward,
                           max_turns=300)
+
+
+def make_train_env(args):
+    """The single env, or with --batched N a numba-stepped batch of N games (SB3 VecEnv)."""
+    if not args.batched:
+        return make_env(args)
+    from catan_env.wrappers.sb3 import make_batched_vec_env
+    return make_batched_vec_env(args.batched, seed=args.seed, opponents=args.opponents.split(","),
+                                vp_reward=args.vp_reward, max_turns=300, skip_forced=True)
 
 
 def progress_callback(args, curve):
@@ -43,15 +57,21 @@ def progress_callback(args, curve):
     class Progress(BaseCallback):
         def __init__(self):
             super().__init__()
-            self.rewards, self.wins, self.episode_reward, self.next_log = [], [], 0.0, args.log_every
+            self.rewards, self.wins, self.next_log = [], [], args.log_every
+            self.episode_reward = None
 
         def _on_step(self):
-            self.episode_reward += float(self.locals["rewards"][0])
-            info = self.locals["infos"][0]
-            if self.locals["dones"][0]:
-                self.rewards.append(self.episode_reward)
-                self.wins.append(int(info.get("winner") == info.get("learner_seat")))
-                self.episode_reward = 0.0
+            rewards = self.locals["rewards"]
+            if self.episode_reward is None:
+                self.episode_reward = [0.0] * len(rewards)
+            for i, done in enumerate(self.locals["dones"]):
+                self.episode_reward[i] += float(rewards[i])
+                if done:
+                    info = self.locals["infos"][i]
+                    won = info.get("is_success", info.get("winner") == info.get("learner_seat"))
+                    self.rewards.append(self.episode_reward[i])
+                    self.wins.append(int(won))
+                    self.episode_reward[i] = 0.0
             if self.num_timesteps >= self.next_log:
                 self.next_log += args.log_every
                 if not self.rewards:
@@ -116,10 +136,18 @@ def main():
     from sb3_contrib import MaskablePPO
     torch.set_num_threads(args.torch_threads)
     os.makedirs(args.out, exist_ok=True)
-    env = make_env(args)
-    model = MaskablePPO("MlpPolicy", env, seed=args.seed, n_steps=512, batch_size=128, verbose=0)
+    train_env = make_train_env(args)
+    n_steps = 512 if not args.batched else max(16, 4096 // args.batched)
+    model = MaskablePPO("MlpPolicy", train_env, seed=args.seed, n_steps=n_steps, batch_size=128,
+                        verbose=0)
     curve = []
-    model.learn(total_timesteps=args.timesteps, callback=progress_callback(args, curve))
+    callbacks = [progress_callback(args, curve)]
+    if args.batched and args.self_play_every:
+        from catan_env.wrappers.sb3 import self_play_callback
+        callbacks.append(self_play_callback(train_env, anchors=args.opponents.split(","),
+                                            every=args.self_play_every))
+    model.learn(total_timesteps=args.timesteps, callback=callbacks)
+    env = make_env(args)
     model.save(os.path.join(args.out, "model.zip"))
     png = save_curve(curve, args.out)
     rate = evaluate(model, env, args.eval_games, seed=10_000)

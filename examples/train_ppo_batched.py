@@ -24,7 +24,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from catan_env.batched import BatchedCatan, MLPWeights
+from catan_env.batched import BatchedCatan, snapshot_pool
 from catan_env.batched.mlp import from_torch
 from catan_env.core.actions import N_ACTIONS
 from catan_env.core.observe import VECTOR_SIZE
@@ -59,7 +59,8 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--out", default="runs/ppo_batched")
-    p.add_argument("--resume", action="store_true", help="start from <out>/agent.pt")
+    p.add_argument("--resume", action="store_true", help="continue from <out>/agent.pt")
+    p.add_argument("--init", help="start from the weights of another run's agent.pt")
     return p.parse_args(argv)
 
 
@@ -82,17 +83,6 @@ class Agent(nn.Module):
     def dist(self, obs, mask):
         logits = self.actor(obs).masked_fill(~mask, -1e8)
         return torch.distributions.Categorical(logits=logits)
-
-
-def opponent_pool(anchors, snapshots, anchor_weight):
-    """Anchors share anchor_weight; snapshots the rest, weighted by recency (1, 2, ...)."""
-    if not snapshots:
-        return {a: 1.0 for a in anchors}
-    pool = {a: anchor_weight / len(anchors) for a in anchors}
-    ranks = np.arange(1, len(snapshots) + 1, dtype=float)
-    for snap, r in zip(snapshots, ranks / ranks.sum() * (1 - anchor_weight)):
-        pool[snap] = float(r)
-    return pool
 
 
 @torch.no_grad()
@@ -127,12 +117,15 @@ def main(argv=None):
     anchors = [a.strip() for a in args.opponents.split(",") if a.strip()]
     snapshots = []
 
-    envs = BatchedCatan(args.num_envs, opponents=opponent_pool(anchors, snapshots, args.anchor_weight),
+    envs = BatchedCatan(args.num_envs, opponents=snapshot_pool(anchors, snapshots, args.anchor_weight),
                         skip_forced=True, vp_reward=args.vp_reward, max_turns=args.max_turns,
                         seed=args.seed)
     agent = Agent(args.hidden)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
     step, elapsed_before = 0, 0.0
+    if args.init:
+        agent.load_state_dict(torch.load(args.init)["agent"])
+        print(f"initialised from {args.init}")
     if args.resume and os.path.exists(os.path.join(args.out, "agent.pt")):
         ckpt = torch.load(os.path.join(args.out, "agent.pt"))
         agent.load_state_dict(ckpt["agent"])
@@ -234,7 +227,7 @@ def main(argv=None):
         # ---- self-play pool
         if args.self_play and update % args.snapshot_every == 0:
             snapshots = (snapshots + [from_torch(agent.actor)])[-args.pool_size:]
-            envs.set_opponents(opponent_pool(anchors, snapshots, args.anchor_weight))
+            envs.set_opponents(snapshot_pool(anchors, snapshots, args.anchor_weight))
 
         minutes = (elapsed_before + time.time() - start) / 60
         sps = step / max(elapsed_before + time.time() - start, 1e-9)

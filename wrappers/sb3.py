@@ -188,3 +188,28 @@ def __getattr__(name):
     if name == "BatchedVecEnv":  # the class is built on first use: SB3 loads lazily
         return _batched_vec_env_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def self_play_callback(venv, anchors=("weighted",), every=50_000, pool_size=8, anchor_weight=0.5):
+    """An SB3 callback for self-play on a batched VecEnv: every ``every`` learner steps
+    the current policy is exported to numba (``MLPWeights``) and joins the opponent pool
+    (the newest ``pool_size`` snapshots, drawn by recency) beside the anchors (agent
+    specs such as "weighted" or "jsettlers"), which keep ``anchor_weight`` of the draws."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from catan_env.batched import snapshot_pool
+    from catan_env.batched.mlp import from_torch
+
+    class SelfPlay(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.snapshots, self.next_at = [], every
+
+        def _on_step(self):
+            if self.num_timesteps >= self.next_at:
+                self.next_at += every
+                self.snapshots = (self.snapshots + [from_torch(self.model.policy)])[-pool_size:]
+                venv.batch.set_opponents(snapshot_pool(anchors, self.snapshots, anchor_weight))
+            return True
+
+    return SelfPlay()

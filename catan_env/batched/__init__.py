@@ -8,7 +8,7 @@ from ..core.cache_guard import clear_stale as _clear_stale
 
 _clear_stale(_os.path.dirname(_os.path.abspath(__file__)))  # before any kernel is loaded
 
-from .env import BatchedCatan  # noqa: E402
+from .env import BatchedCatan, snapshot_pool  # noqa: E402
 from .mlp import MLPWeights  # noqa: E402
 
 _LAZY = {"CatanVectorEnv": ".vector_env"}
@@ -20,4 +20,4 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["BatchedCatan", "CatanVectorEnv", "MLPWeights"]
+__all__ = ["BatchedCatan", "CatanVectorEnv", "MLPWeights", "snapshot_pool"]

@@ -54,6 +54,24 @@ def _pool_entries(opponents):
     return entries
 
 
+def snapshot_pool(anchors, snapshots, anchor_weight=0.5):
+    """An opponent pool for self-play: the anchors (e.g. "weighted", "jsettlers") share
+    anchor_weight equally; the snapshots (MLPWeights, oldest first) share the rest,
+    weighted by recency (1, 2, ..., k), so the newest are drawn most."""
+    anchors = list(anchors)
+    if not snapshots:
+        return {a: 1.0 for a in anchors}
+    if not anchors:
+        anchor_weight = 0.0
+    if not 0.0 <= anchor_weight < 1.0:
+        raise ValueError(f"anchor_weight must be in [0, 1), got {anchor_weight!r}")
+    pool = {a: anchor_weight / len(anchors) for a in anchors}
+    ranks = np.arange(1, len(snapshots) + 1, dtype=float)
+    for snap, w in zip(snapshots, ranks / ranks.sum() * (1.0 - anchor_weight)):
+        pool[snap] = float(w)
+    return pool
+
+
 class BatchedCatan:
     """N Catan games stepped together in numba; see the module docstring."""
 
