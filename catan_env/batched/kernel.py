@@ -132,7 +132,7 @@ def _mlp_choice(s, d, buf, n, net, sample, rng, params, layers, nets, x, logits,
     return buf[n - 1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _advance(s, games, rng, i, cfg, pool_kinds, buf, work, params, layers, nets, x, logits, h1, h2):
     """Play game i's opponents (and with skip_forced any forced move of a caller-controlled
     seat) until a caller seat decides (0), an external opponent must act (1) or the
@@ -172,7 +172,7 @@ def board_key(s, seat):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _observe(s, seat, games, i, cfg, buf, obs, planes, masks):
     """Seat's observation and legal mask into row i of the output arrays."""
     key = board_key(s, seat)
@@ -189,7 +189,7 @@ def _observe(s, seat, games, i, cfg, buf, obs, planes, masks):
             masks[i, buf[k]] = True
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _settle(states, games, vals, rngs, i, cfg, fcfg, template, pool_kinds, pool_cum,
             rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
             obs, planes, masks, buf, work, params, layers, nets, x, logits, h1, h2):
@@ -346,17 +346,14 @@ def resume_games(idx, actions, states, games, vals, rngs, cfg, fcfg, template, p
 
 @njit(cache=True)
 def sample_legal(masks, rng, out):
-    """A uniformly random legal action per row of masks into out (benchmarks, baselines)."""
+    """A uniformly random legal action per row of masks into out (benchmarks, baselines);
+    one pass per row (reservoir sampling), 0 for a row with no legal action."""
     for i in range(masks.shape[0]):
-        n = 0
+        seen = 0
+        pick = 0
         for a in range(masks.shape[1]):
             if masks[i, a]:
-                n += 1
-        k = randint(rng, max(n, 1))
-        out[i] = 0
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
+                seen += 1
+                if randint(rng, seen) == 0:
+                    pick = a
+        out[i] = pick
