@@ -468,3 +468,21 @@ def test_mcts_counts_availability_once_per_iteration(max_nodes):
     assert (stats.avail <= iterations).all(), stats.avail.max()
     assert (stats.avail >= stats.visits).all()
     assert stats.visits.sum() == iterations
+
+
+def test_speed_estimate_survives_more_than_two_cards_per_roll():
+    """A player with cities all over rich ore hexes gets more than two ore per roll on
+    average; the estimate then counts one roll per card (found by PPO training against
+    JSettlers: the robot's model of that player divided by zero)."""
+    s = catan_env.core.new_game(seed=0, board="beginner")
+    terrain = catan_env.core.layout.view(s, "hex_terrain").copy()
+    numbers = catan_env.core.layout.view(s, "hex_number").copy()
+    ore = [h for h in range(19) if terrain[h] == 4]
+    terrain[:] = 4
+    numbers[:] = 6
+    numbers[ore] = 8
+    vertices = np.array([0, 10, 20, 30, 40, 50], dtype=np.int64)
+    R = SP.rolls_per_resource(terrain, numbers, -1, vertices, np.full(6, 2, np.int64), False)
+    assert R[4] == 1 and (R[:4] == SP.NONE).all()
+    eta = SP.eta_table(R, 0, np.zeros(5, np.int64), 50)
+    assert 0 < eta[1] < 50  # a city's grain comes from 4:1 trades of the ore flood

@@ -40,8 +40,8 @@ def rolls_per_resource(terrain, numbers, robber, vertices, levels, exclude_robbe
                 continue
             prob[terrain[h]] += P_DICE[numbers[h]] * levels[i]
     out = np.empty(5, dtype=np.int64)
-    for r in range(5):
-        out[r] = NONE if prob[r] <= 0 else int(np.round(1.0 / prob[r]))
+    for r in range(5):  # at least one roll per card: more than 2 cards per roll rounds to 0
+        out[r] = NONE if prob[r] <= 0 else max(1, int(np.round(1.0 / prob[r])))
     return out
 
 
