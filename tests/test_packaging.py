@@ -87,6 +87,7 @@ def test_wheel_installs_agents_and_wrappers_inside_the_package(tmp_path):
     assert tops == {"catan_env"}, tops
     assert "catan_env/agents/__init__.py" in names and "catan_env/wrappers/__init__.py" in names
     assert "catan_env/agents/jsettlers/robot.py" in names
+    assert "catan_env/batched/kernel.py" in names and "catan_env/agents/mcts/kernel.py" in names
     # a fresh venv holding only the wheel (its dependencies read from this environment)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
