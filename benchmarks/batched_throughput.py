@@ -40,6 +40,18 @@ def steps_per_second(num_envs, seconds, **kwargs):
     return steps / (time.perf_counter() - t0), steps / in_env
 
 
+def frozen_mlp(hidden=256, seed=0):
+    """A policy-sized MLP (observation -> 2 x hidden ReLU -> action logits), random weights:
+    what a self-play snapshot costs inside numba."""
+    from catan_env.batched import MLPWeights
+    from catan_env.core.actions import N_ACTIONS
+    from catan_env.core.observe import VECTOR_SIZE
+    rng = np.random.default_rng(seed)
+    sizes = (VECTOR_SIZE, hidden, hidden, N_ACTIONS)
+    return MLPWeights([(rng.normal(0, sizes[k] ** -0.5, (sizes[k], sizes[k + 1])), np.zeros(sizes[k + 1]),
+                        "relu" if k < 2 else "identity") for k in range(3)])
+
+
 def fastcatan_line(num_envs, seconds):
     peers = os.environ.get("PEERS_DIR", "/tmp/catan_peers")
     python = os.path.join(peers, "fc312", "bin", "python")
@@ -66,6 +78,9 @@ def main():
             total, env_only = steps_per_second(n, args.seconds, domestic_trade=trade)
             print(f"batched n={n} learner mode, 3 random opponents, trading {'on ' if trade else 'off'} "
                   f"(env step only {env_only:,.0f}): {total:,.0f} steps/s", flush=True)
+        total, env_only = steps_per_second(n, args.seconds, opponents=frozen_mlp())
+        print(f"batched n={n} learner mode, 3 frozen 2x256 MLP opponents in numba "
+              f"(env step only {env_only:,.0f}): {total:,.0f} steps/s", flush=True)
         total, env_only = steps_per_second(n, args.seconds, mode="all_seats")
         print(f"batched n={n} all-seats mode, every action a step (env step only {env_only:,.0f}): "
               f"{total:,.0f} steps/s", flush=True)

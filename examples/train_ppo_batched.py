@@ -157,6 +157,8 @@ def main(argv=None):
             print(f"  eval vs 3 {opp}: {wins}/{n} = {wins / n:.1%} (95% CI {lo:.1%}-{hi:.1%})", flush=True)
         curve.flush()
 
+    if not args.resume or step == 0:
+        run_eval(elapsed_before / 60)  # where the curve starts
     obs, masks = envs.reset(seed=args.seed)
     obs, masks = torch.as_tensor(obs.copy()), torch.as_tensor(masks.copy())
     start = time.time()

@@ -12,7 +12,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
 # budgets shrunk for the test: (pattern, replacement)
-SMALL = [(r"\.learn\([\d_]+\)", ".learn(64)"), (r"make_vec_env\(8\b", "make_vec_env(2"),
+SMALL = [(r"\.learn\([\d_]+", ".learn(64"), (r"make_vec_env\(8\b", "make_vec_env(2"),
          (r'MaskablePPO\("MlpPolicy", (\w+)\)', r'MaskablePPO("MlpPolicy", \1, n_steps=64, batch_size=64)')]
 OPTIONAL = ("sb3_contrib", "ray", "tianshou", "torch", "matplotlib", "PIL")
 
