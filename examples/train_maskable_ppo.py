@@ -14,6 +14,7 @@ evaluated over a few games against the same opponents (25% is parity).
 """
 import argparse
 import os
+import time
 from dataclasses import dataclass
 
 import gymnasium
@@ -146,7 +147,9 @@ def main():
         from catan_env.wrappers.sb3 import self_play_callback
         callbacks.append(self_play_callback(train_env, anchors=args.opponents.split(","),
                                             every=args.self_play_every))
+    start = time.time()
     model.learn(total_timesteps=args.timesteps, callback=callbacks)
+    print(f"trained {args.timesteps} steps in {(time.time() - start) / 60:.1f} min")
     env = make_env(args)
     model.save(os.path.join(args.out, "model.zip"))
     png = save_curve(curve, args.out)

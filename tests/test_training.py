@@ -35,7 +35,7 @@ def test_ppo_script_trains_saves_and_loads_as_an_arena_agent(tmp_path):
     assert "steps/s" in out.stdout and "eval vs 3 random" in out.stdout
     assert "pool 2" in out.stdout  # a snapshot joined the pool after each update
     rows = (tmp_path / "curve.csv").read_text().splitlines()
-    assert rows[0].startswith("minutes,steps,opponent") and len(rows) == 3
+    assert rows[0].startswith("minutes,steps,opponent") and len(rows) == 5  # at start and end
     agent = make_agent(f"ppo:path={tmp_path / 'actor.npz'}")
     result = play_game([f"ppo:path={tmp_path / 'actor.npz'}", "random", "random", "random"], seed=3,
                        max_turns=60)
