@@ -55,17 +55,25 @@ class PlayerModel:
         return 3 if self.ports & 32 else 4
 
 
+# the topology as Python lists: the BFS below indexes them one element at a time
+_EDGE_VERTICES = EDGE_VERTICES.tolist()
+_VERTEX_EDGES = [[e for e in row if e >= 0] for row in VERTEX_EDGES.tolist()]
+_VERTEX_VERTICES = [[w for w in row if w >= 0] for row in VERTEX_VERTICES.tolist()]
+
+
 def settlement_spots(s, p, max_roads=3):
     """[(vertex, [edges to build])] where p could settle with at most max_roads roads."""
-    owner = s[L.V_OWNER:L.V_OWNER + 54]
-    eown = s[L.E_OWNER:L.E_OWNER + 72]
+    owner = s[L.V_OWNER:L.V_OWNER + 54].tolist()
+    eown = s[L.E_OWNER:L.E_OWNER + 72].tolist()
     starts = set()
-    for e in np.flatnonzero(eown == p):
-        for v in EDGE_VERTICES[e]:
-            if owner[v] < 0 or owner[v] == p:
-                starts.add(int(v))
-    for v in np.flatnonzero(owner == p):
-        starts.add(int(v))
+    for e, o in enumerate(eown):
+        if o == p:
+            for v in _EDGE_VERTICES[e]:
+                if owner[v] < 0 or owner[v] == p:
+                    starts.add(v)
+    for v, o in enumerate(owner):
+        if o == p:
+            starts.add(v)
     dist = {v: [] for v in starts}
     queue = deque(starts)
     while queue:
@@ -75,23 +83,22 @@ def settlement_spots(s, p, max_roads=3):
             continue
         if owner[v] >= 0 and owner[v] != p:
             continue
-        for k in range(3):
-            e = VERTEX_EDGES[v, k]
-            if e < 0 or eown[e] >= 0:
+        for e in _VERTEX_EDGES[v]:
+            if eown[e] >= 0:
                 continue
-            a, b = EDGE_VERTICES[e]
-            w = int(b if a == v else a)
+            a, b = _EDGE_VERTICES[e]
+            w = b if a == v else a
             if w in dist:
                 continue
-            dist[w] = path + [int(e)]
+            dist[w] = path + [e]
             queue.append(w)
     spots = []
     for v, path in dist.items():
         if owner[v] >= 0:
             continue
-        if any(w >= 0 and owner[w] >= 0 for w in VERTEX_VERTICES[v]):
+        if any(owner[w] >= 0 for w in _VERTEX_VERTICES[v]):
             continue
-        if not path and not any(eown[e] == p for e in VERTEX_EDGES[v] if e >= 0):
+        if not path and not any(eown[e] == p for e in _VERTEX_EDGES[v]):
             continue
         spots.append((v, path))
     return spots

@@ -172,17 +172,17 @@ DEV_USED = _field("dev_used", N_DEV)
 STEPS = _field("steps", 1)
 
 STATE_SIZE = sum(int(np.prod(sh)) for _, _, sh in _fields)
-_SHAPES = {name: (off, sh) for name, off, sh in _fields}
+_SHAPES = {name: (off, int(np.prod(sh)), sh) for name, off, sh in _fields}
 
 
 def view(s, name):
     """The named field of state s as a numpy view of its shape (writes go to s):
     ``view(s, "hand")[p, r]``, ``view(s, "know")[o, t]``.  Python-side code only."""
     try:
-        off, shape = _SHAPES[name]
+        off, size, shape = _SHAPES[name]
     except KeyError:
         raise KeyError(f"unknown state field {name!r}; fields: {', '.join(_SHAPES)}") from None
-    return s[off:off + int(np.prod(shape))].reshape(shape)
+    return s[off:off + size].reshape(shape)
 
 
 # ---- index helpers for the jitted code: the one place that knows each stride
