@@ -179,6 +179,9 @@ class BatchedCatan:
             raise ValueError(f"seed must be an int or {self.num_envs} ints")
         self._sample_rng[RNG] = int(seeds[0]) * 7919 + 17
         self._has_reset = True
+        self.rewards[:] = 0.0
+        self.terminated[:] = False
+        self.truncated[:] = False
         K.reset_games(np.arange(self.num_envs), seeds, *self._arrays())
         self._run_external()
         return self.observations(), self.masks
