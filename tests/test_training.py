@@ -103,3 +103,13 @@ def test_external_python_agents_in_the_batch():
         b.step(b.sample_actions())
         assert not b.games[:, 3].any()  # no game left waiting for a Python agent
     assert b._external_agents  # JSettlers copies were made per game and seat
+
+
+def test_sb3_example_on_the_batched_vec_env_with_self_play(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    out = subprocess.run([sys.executable, os.path.join(EXAMPLES, "train_maskable_ppo.py"), "--batched", "8",
+                          "--self-play-every", "256", "--timesteps", "1024", "--log-every", "512",
+                          "--eval-games", "1", "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "trained 1024 steps" in out.stdout and (tmp_path / "model.zip").exists()
