@@ -17,6 +17,10 @@ All-seats mode (``mode="all_seats"``): the caller acts for every seat (shared-po
 self-play); ``deciders`` names each game's seat to act, observations are that seat's,
 and rewards have one column per seat.
 
+The arrays returned are the env's own buffers, overwritten by the next step: copy what
+you keep, and do not write into them (a row's board part is reused while that game's
+board is unchanged).  ``CatanVectorEnv`` copies by default.
+
 Semantics match the single envs step for step (see ``kernel``): the same seed gives the
 same game as ``raw_env().reset(seed=...)``; episodes reset automatically in the same
 step, the finished episode's last observation in ``final_obs`` and its statistics in
