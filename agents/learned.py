@@ -31,7 +31,8 @@ class MLPPolicyAgent(Agent):
         self.deterministic = bool(deterministic)
         self._params, self._layers, self._nets = pack([weights])
         width = max(w.shape[1] for w, _, _ in weights.layers)
-        self._h1, self._h2 = np.empty(max(width, weights.n_in)), np.empty(max(width, weights.n_in))
+        size = max(width, weights.n_in)
+        self._h1, self._h2 = np.empty(size, np.float32), np.empty(size, np.float32)
 
     def logits(self, observation):
         """Logits of the legal actions (in ascending id order) and those ids."""

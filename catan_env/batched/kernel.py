@@ -288,7 +288,7 @@ def _scratch(params, layers):
         width = max(width, layers[k, 1])
     return (np.empty(N_ACTIONS, dtype=np.int64), np.empty(N_ACTIONS),
             np.empty(VECTOR_SIZE, dtype=np.float32),
-            np.empty(N_ACTIONS), np.empty(width), np.empty(width))
+            np.empty(N_ACTIONS), np.empty(width, dtype=np.float32), np.empty(width, dtype=np.float32))
 
 
 @njit(cache=True)
