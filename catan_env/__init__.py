@@ -29,7 +29,8 @@ def _register():
     except ImportError:
         gymnasium = None
     if gymnasium is not None and "catan_env/Catan-v0" not in gymnasium.registry:
-        gymnasium.register(id="catan_env/Catan-v0", entry_point="catan_env.gym_env:CatanGymEnv")
+        gymnasium.register(id="catan_env/Catan-v0", entry_point="catan_env.gym_env:CatanGymEnv",
+                           vector_entry_point="catan_env.batched.vector_env:CatanVectorEnv")
     try:
         import pettingzoo
     except ImportError:

@@ -322,3 +322,13 @@ def test_throughput_benchmark_prints_steps_per_second():
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.strip().splitlines()
     assert len(lines) == 4 and all(line.endswith("steps/s") for line in lines)
+
+
+def test_gymnasium_make_vec_builds_the_batched_env():
+    import gymnasium
+    envs = gymnasium.make_vec("catan_env/Catan-v0", num_envs=3, opponents="weighted", max_turns=50)
+    assert isinstance(envs, CatanVectorEnv) and envs.num_envs == 3
+    obs, info = envs.reset(seed=4)
+    np.testing.assert_array_equal(envs.batch.game_seeds, [4, 5, 6])
+    sync = gymnasium.make_vec("catan_env/Catan-v0", num_envs=2, vectorization_mode="sync")
+    assert not isinstance(sync, CatanVectorEnv)
