@@ -25,12 +25,12 @@ import torch.nn.functional as F
 
 import catan_env
 from catan_env.agents import make_agent
+from catan_env.agents.arena import wilson
 from catan_env.batched.mlp import from_torch
 from catan_env.core.actions import N_ACTIONS
-from catan_env.core.observe import VECTOR_SIZE
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_ppo_batched import Agent, evaluate, wilson  # noqa: E402  (same networks, same evaluation)
+from train_ppo_batched import Agent, evaluate  # noqa: E402  (same networks, same evaluation)
 
 
 def parse_args(argv=None):

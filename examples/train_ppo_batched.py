@@ -24,6 +24,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from catan_env.agents.arena import wilson
 from catan_env.batched import BatchedCatan, snapshot_pool
 from catan_env.batched.mlp import from_torch
 from catan_env.core.actions import N_ACTIONS
@@ -99,14 +100,6 @@ def evaluate(agent, opponents, games, seed, max_turns):
             if result[i] < 0:
                 result[i] = int(st["won"])
     return int(result.sum()), games
-
-
-def wilson(k, n, z=1.96):
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return c - h, c + h
 
 
 def main(argv=None):

@@ -9,7 +9,6 @@ from catan_env import core as C
 from catan_env.agents.base import Agent
 from catan_env.agents.learned import MLPPolicyAgent
 from catan_env.batched import BatchedCatan, CatanVectorEnv, MLPWeights
-from catan_env.batched import kernel as K
 from catan_env.core import invariants
 from catan_env.core.observe import VECTOR_SIZE
 from catan_env.gym_env import CatanGymEnv

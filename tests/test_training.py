@@ -113,3 +113,18 @@ def test_sb3_example_on_the_batched_vec_env_with_self_play(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "trained 1024 steps" in out.stdout and (tmp_path / "model.zip").exists()
+
+
+def test_clone_script_records_trains_and_warm_starts_ppo(tmp_path):
+    out = subprocess.run([sys.executable, os.path.join(EXAMPLES, "clone_jsettlers.py"), "--games", "3",
+                          "--epochs", "1", "--eval-games", "2", "--hidden", "32", "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "held-out move agreement" in out.stdout and "clone vs 3 jsettlers" in out.stdout
+    with np.load(tmp_path / "data.npz") as z:
+        assert len(z["actions"]) == len(z["obs"]) > 100 and set(np.unique(z["outcome"])) <= {-1.0, 1.0}
+    ppo = subprocess.run([sys.executable, os.path.join(EXAMPLES, "train_ppo_batched.py"), "--init",
+                          str(tmp_path / "agent.pt"), "--hidden", "32", "--total-steps", "512",
+                          "--num-envs", "8", "--num-steps", "64", "--eval-games", "2",
+                          "--out", str(tmp_path / "ft")], capture_output=True, text=True, timeout=600)
+    assert ppo.returncode == 0 and "initialised from" in ppo.stdout, ppo.stderr[-2000:]

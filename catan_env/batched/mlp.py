@@ -176,7 +176,7 @@ def pack(nets):
             np.array(index, dtype=np.int64).reshape(-1, 2))
 
 
-def from_torch(module, activation=None):
+def from_torch(module):
     """MLPWeights from a torch ``nn.Sequential`` of Linear layers and ReLU/Tanh (or
     Identity) modules, or from an SB3 actor-critic policy (its policy branch:
     ``mlp_extractor.policy_net`` then ``action_net``).  Needs torch."""
