@@ -40,9 +40,11 @@ def wilson(wins, n, z=1.96):
 
 
 def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decisions=False,
-              record_path=None):
+              record_path=None, on_decision=None):
     """One game; specs[i] plays seat i.  Returns a dict with the outcome per seat.
-    record_path: also save the game's record there (JSON, replayable)."""
+    record_path: also save the game's record there (JSON, replayable).
+    on_decision(seat, observation, action): called after each agent decision (to record
+    training data, for example)."""
     options = dict(options or {})
     n = len(specs)
     env = catan_env.raw_env(players=n, max_turns=max_turns, **options)
@@ -61,6 +63,8 @@ def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decis
         action = agents[seat].act(obs, env.infoset(name))
         if time_decisions:
             times[seat].append(time.perf_counter() - t0)
+        if on_decision is not None:
+            on_decision(seat, obs, action)
         env.step(action)
     stats = env.game_stats()
     agent_stats = [a.game_stats() if hasattr(a, "game_stats") else None for a in agents]

@@ -38,6 +38,7 @@ from .core import rules as R
 from .core import actions as A
 from .core import layout as L
 from .core.actions import N_ACTIONS, action_name
+from .core.cards import shaping_value
 from .core.observe import BOARD_SIZE, FULL_SIZE, TAIL_SIZE, VECTOR_SIZE, encode_planes, encode_vector
 from .core.options import DEFAULT_MAX_TURNS, check_keywords, make_options
 from .core.topology import GRID_H, GRID_W
@@ -136,11 +137,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self._counts = {"offers": [0] * n, "trades": [0] * n, "maritime": [0] * n}
 
     def _shaping_values(self):
-        s = self._state
-        n = self.options.players
-        public = [int(s[L.PUBLIC_VP + p]) for p in range(n)]
-        own = G.victory_points(s)
-        return [own[p] - (sum(public) - public[p]) / (n - 1) for p in range(n)]
+        return [float(shaping_value(self._state, p)) for p in range(self.options.players)]
 
     def observe(self, agent):
         """Observation of agent; computed once per position and agent, returned as copies."""

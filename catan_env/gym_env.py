@@ -123,10 +123,11 @@ class CatanGymEnv(gymnasium.Env):
             agent = self._aec.agent_selection
             if agent != learner:
                 self._aec.step(self._opponent_action(agent))
-            elif self.skip_forced and int(self._aec.observe(agent)["action_mask"].sum()) == 1:
-                self._aec.step(int(np.flatnonzero(self._aec.observe(agent)["action_mask"])[0]))
             else:
-                break
+                legal = np.flatnonzero(self._aec.observe(agent)["action_mask"]) if self.skip_forced else ()
+                if len(legal) != 1:
+                    break
+                self._aec.step(int(legal[0]))
             reward += self._aec.rewards[learner]
         return reward
 

@@ -23,9 +23,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-import catan_env
-from catan_env.agents import make_agent
-from catan_env.agents.arena import wilson
+from catan_env.agents.arena import play_game, wilson
 from catan_env.batched.mlp import from_torch
 from catan_env.core.actions import N_ACTIONS
 
@@ -55,23 +53,14 @@ def record_games(args):
     obs, masks, actions, seats_games, winners = [], [], [], [], []
     start = time.time()
     for g in range(args.games):
-        env = catan_env.raw_env()
-        env.reset(seed=args.seed * 100_003 + g)
-        agents = [make_agent(args.teacher, seed=g * 4 + i) for i in range(4)]
-        for name in env.agent_iter():
-            o, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = env.agent_name_mapping[name]
-            a = agents[seat].act(o, env.infoset(name))
+        def keep(seat, o, a, g=g):
             if o["action_mask"].sum() >= 2 and rng.random() < args.keep:
                 obs.append(o["observation"].astype(np.float16))
                 masks.append(np.packbits(o["action_mask"].astype(bool)))
                 actions.append(a)
                 seats_games.append((seat, g))
-            env.step(a)
-        winners.append(env.game_stats()["winner"])
+        result = play_game([args.teacher] * 4, seed=args.seed * 100_003 + g, on_decision=keep)
+        winners.append(result["winner"])
         if (g + 1) % 100 == 0:
             print(f"  {g + 1} games, {len(actions)} decisions, {time.time() - start:.0f} s", flush=True)
     outcome = np.array([1.0 if winners[g] == seat else -1.0 for seat, g in seats_games], np.float32)

@@ -131,14 +131,14 @@ def _batched_vec_env_class():
         def reset(self):
             seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
             self._reset_seeds()
-            obs, _ = self.batch.reset(seed=seed)
-            return _copy(obs)
+            self.batch.reset(seed=seed)
+            return self.batch.observations(copy=True)
 
         def step_async(self, actions):
             self._actions = np.asarray(actions)
 
         def step_wait(self):
-            obs, rewards, terminated, truncated, _ = self.batch.step(self._actions)
+            _, rewards, terminated, truncated, _ = self.batch.step(self._actions)
             dones = terminated | truncated
             infos = [{} for _ in range(self.num_envs)]
             if dones.any():
@@ -147,7 +147,7 @@ def _batched_vec_env_class():
                                 "episode": {"r": st["r"], "l": st["l"], "t": 0.0},
                                 "is_success": st["won"], "TimeLimit.truncated": st["truncated"],
                                 "turns": st["turns"], "vp": st["vp"]}
-            return _copy(obs), rewards.astype(np.float32), dones.copy(), infos
+            return self.batch.observations(copy=True), rewards.astype(np.float32), dones.copy(), infos
 
         def action_masks(self):
             return self.batch.masks.copy()
@@ -178,10 +178,6 @@ def _batched_vec_env_class():
             pass
 
     return _BatchedVecEnv
-
-
-def _copy(obs):
-    return {k: v.copy() for k, v in obs.items()} if isinstance(obs, dict) else obs.copy()
 
 
 def __getattr__(name):

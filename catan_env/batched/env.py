@@ -204,10 +204,12 @@ class BatchedCatan:
         rewards = self.rewards if self.mode == "all_seats" else self.rewards[:, 0]
         return self.observations(), rewards, self.terminated, self.truncated, self.masks
 
-    def observations(self):
+    def observations(self, copy=False):
+        """This step's observations: the env's buffers, or copies of them."""
         if self.obs_type == "planes":
-            return {"board": self.planes, "vector": self.obs[:, BOARD_SIZE:]}
-        return self.obs
+            obs = {"board": self.planes, "vector": self.obs[:, BOARD_SIZE:]}
+            return {k: v.copy() for k, v in obs.items()} if copy else obs
+        return self.obs.copy() if copy else self.obs
 
     def final_observation(self, i):
         """The last observation of game i's episode that ended in the last step."""

@@ -23,9 +23,9 @@ import numpy as np
 from numba import njit
 
 from ..core.actions import N_ACTIONS
-from ..core.cards import current_decider, total_vp
-from ..core.layout import (BOARD_END, CITIES_LEFT, MAX_PLAYERS, OPT_PLAYERS, PHASE, PH_GAME_OVER,
-                           PUBLIC_VP, ROADS_LEFT, ROBBER, SETTLEMENTS_LEFT, TURN, WINNER)
+from ..core.cards import current_decider, shaping_value, total_vp
+from ..core.layout import (BOARD_END, CITIES_LEFT, MAX_PLAYERS, PHASE, PH_GAME_OVER, ROADS_LEFT,
+                           ROBBER, SETTLEMENTS_LEFT, TURN, WINNER)
 from ..core.observe import BOARD_SIZE, VECTOR_SIZE, encode_board, encode_planes, encode_tail, encode_vector
 from ..core.playout import pick_action
 from ..core.rng import next_u64, randint, seed_rng
@@ -56,17 +56,6 @@ N_VAL_COLS = 5
 # statistics of the episodes that ended this step (int64 rows; valid where done)
 E_WINNER, E_TURNS, E_LEN, E_LEARNER, E_VP, E_SEED = 0, 1, 2, 3, 4, 5
 N_EP_COLS = 6
-
-
-@njit(cache=True)
-def shaping_value(s, p):
-    """Own VP (cards included) minus the mean public VP of the others."""
-    n = s[OPT_PLAYERS]
-    others = 0
-    for q in range(n):
-        if q != p:
-            others += s[PUBLIC_VP + q]
-    return total_vp(s, p) - others / (n - 1)
 
 
 @njit(cache=True)

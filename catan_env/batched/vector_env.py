@@ -48,11 +48,6 @@ class CatanVectorEnv(gymnasium.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.render_mode = None
 
-    def _out(self, x):
-        if isinstance(x, dict):
-            return {k: self._out(v) for k, v in x.items()}
-        return x.copy() if self.copy else x
-
     def action_masks(self):
         """Legal actions of each game's learner, bool (num_envs, N_ACTIONS)."""
         return self.batch.masks.copy()
@@ -60,11 +55,11 @@ class CatanVectorEnv(gymnasium.vector.VectorEnv):
     def reset(self, seed=None, options=None):
         if seed is not None:
             self._np_random, _ = gymnasium.utils.seeding.np_random(seed if np.isscalar(seed) else seed[0])
-        obs, masks = self.batch.reset(seed=seed)
-        return self._out(obs), {"action_mask": masks.copy()}
+        _, masks = self.batch.reset(seed=seed)
+        return self.batch.observations(self.copy), {"action_mask": masks.copy()}
 
     def step(self, actions):
-        obs, rewards, terminated, truncated, masks = self.batch.step(actions)
+        _, rewards, terminated, truncated, masks = self.batch.step(actions)
         info = {"action_mask": masks.copy()}
         done = terminated | truncated
         if done.any():
@@ -79,7 +74,8 @@ class CatanVectorEnv(gymnasium.vector.VectorEnv):
                     ep[k][i] = st[k]
             info["final_obs"], info["_final_obs"] = final, done.copy()
             info["episode"], info["_episode"] = ep, done.copy()
-        return self._out(obs), rewards.astype(np.float64), terminated.copy(), truncated.copy(), info
+        return (self.batch.observations(self.copy), rewards.astype(np.float64), terminated.copy(),
+                truncated.copy(), info)
 
     def close(self, **kwargs):
         pass

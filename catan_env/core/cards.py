@@ -32,6 +32,18 @@ def total_vp(s, p):
 
 
 @njit(cache=True)
+def shaping_value(s, p):
+    """What ``vp_reward`` shaping pays the change of: own VP (cards included) minus the
+    mean public VP of the others (every env and the batched kernels use this one)."""
+    n = s[OPT_PLAYERS]
+    others = 0
+    for q in range(n):
+        if q != p:
+            others += s[PUBLIC_VP + q]
+    return total_vp(s, p) - others / (n - 1)
+
+
+@njit(cache=True)
 def current_decider(s):
     """Seat that decides next, or -1 once the game is over."""
     if s[PHASE] == PH_GAME_OVER:
