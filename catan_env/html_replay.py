@@ -12,7 +12,7 @@ import os
 
 from .core import layout as L
 from .core.cards import hand_size
-from .core.topology import EDGE_VERTICES, HEX_VERTICES, HEX_XY, PORT_VERTICES, VERTEX_XY
+from .core.topology import EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_PORTS, VERTEX_XY
 from .render import (PLAYER_COLOURS, PLAYER_NAMES, PORT_LABEL, TERRAIN_COLOURS, board_px,
                      harbour_geometry)
 
@@ -49,8 +49,8 @@ def _static_board(s):
             for k in range(pips):
                 px = cx - (pips - 1) * 2.5 + k * 5
                 parts.append(f'<circle cx="{px:.1f}" cy="{cy + 8}" r="1.5" fill="{colour}"/>')
-    for i in range(len(PORT_VERTICES)):
-        (ax, ay), (bx, by), (tx, ty) = harbour_geometry(i, OX, OY)
+    for i in range(N_PORTS):
+        (ax, ay), (bx, by), (tx, ty) = harbour_geometry(s, i, OX, OY)
         ax, ay, bx, by = (round(c, 1) for c in (ax, ay, bx, by))
         parts.append(f'<polyline points="{ax},{ay} {tx:.1f},{ty:.1f} {bx},{by}" fill="none" '
                      f'stroke="#6e5028" stroke-width="3"/>'

@@ -9,7 +9,8 @@ import numpy as np
 
 from .core import layout as L
 from .core import cards as R
-from .core.topology import (EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_EDGES, N_HEXES, N_PORTS, N_VERTICES, PORT_VERTICES, VERTEX_XY)
+from .core.topology import (EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_EDGES, N_HEXES, N_PORTS, N_VERTICES, VERTEX_XY)
+from .core.board import port_vertices
 
 TERRAIN_COLOURS = {0: (186, 88, 52), 1: (34, 120, 50), 2: (150, 208, 96), 3: (236, 200, 70),
                    4: (130, 130, 140), 5: (222, 204, 150)}
@@ -65,7 +66,8 @@ def render_ansi(s):
         city = [v for v in range(N_VERTICES) if s[L.V_OWNER + v] == p and s[L.V_LEVEL + v] == 2]
         roads = [e for e in range(N_EDGES) if s[L.E_OWNER + e] == p]
         builds.append(f"P{p} settlements {sett} cities {city} roads {roads}")
-    ports = ", ".join(f"{PORT_LABEL[int(s[L.PORT_TYPE + i])]}@v{PORT_VERTICES[i, 0]}/{PORT_VERTICES[i, 1]}"
+    pv = port_vertices(s)
+    ports = ", ".join(f"{PORT_LABEL[int(s[L.PORT_TYPE + i])]}@v{pv[i, 0]}/{pv[i, 1]}"
                       for i in range(N_PORTS))
     return "\n".join(out + builds + ["harbours: " + ports] + _status_lines(s))
 
@@ -78,10 +80,10 @@ def board_px(x, y, ox, oy):
     return (ox + x * SCALE * math.sqrt(3) / 2, oy + y * SCALE / 2)
 
 
-def harbour_geometry(i, ox, oy, offset=26):
-    """Pixel points of harbour slot i: its two vertices and the label point beyond the
-    coast (shared by the PNG and the HTML renders)."""
-    a, b = (board_px(*VERTEX_XY[v], ox, oy) for v in PORT_VERTICES[i])
+def harbour_geometry(s, i, ox, oy, offset=26):
+    """Pixel points of harbour slot i of state s: its two vertices and the label point
+    beyond the coast (shared by the PNG and the HTML renders)."""
+    a, b = (board_px(*VERTEX_XY[v], ox, oy) for v in port_vertices(s)[i])
     mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
     dx, dy = mx - ox, my - oy
     norm = math.hypot(dx, dy) or 1.0
@@ -116,7 +118,7 @@ def render_rgb(s, width=960, height=640, labels=None):
         if s[L.ROBBER] == h:
             d.ellipse([cx + 8, cy - 22, cx + 22, cy - 8], fill=(20, 20, 20))
     for i in range(N_PORTS):
-        a, b, (tx, ty) = harbour_geometry(i, ox, oy)
+        a, b, (tx, ty) = harbour_geometry(s, i, ox, oy)
         d.line([a, (tx, ty), b], fill=(110, 80, 40), width=3)
         d.text((tx, ty), PORT_LABEL[int(s[L.PORT_TYPE + i])], fill=(255, 255, 255), font=_font(12),
                anchor="mm", stroke_width=2, stroke_fill=(40, 60, 90))

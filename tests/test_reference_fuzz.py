@@ -1,6 +1,7 @@
 """Jitted rules against slow references on random states, long random-play fuzzing with
 invariant checks, and property-based tests."""
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from catan_env import core as C
@@ -8,18 +9,23 @@ from catan_env.core import layout as L
 from catan_env.core import placement as P
 from catan_env.core.fuzz import CODES, fuzz_games, invariant_code
 from catan_env.core.invariants import problems
+from catan_env.core.options import PIONEERS_RULES, GameOptions
 from catan_env.core.topology import HEX_VERTICES
 from catan_env.core.reference import (ref_legal_actions, ref_longest_road, ref_production,
                                       ref_public_vp)
 from helpers import edge_between
 
 
-def _random_states(n_games, seed, every=7, max_steps=3000):
-    """States sampled along random games (2-4 players, trade on/off)."""
+OFFICIAL = GameOptions().rule_variants()
+PIONEERS = GameOptions(**PIONEERS_RULES, sevens_rule=1).rule_variants()
+
+
+def _random_states(n_games, seed, every=7, max_steps=3000, **rules):
+    """States sampled along random games (2-4 players, trade on/off, rule variants)."""
     rng = np.random.default_rng(seed)
     for g in range(n_games):
         s = C.new_game(seed=int(rng.integers(1 << 30)), players=int(rng.integers(2, 5)),
-                       domestic_trade=bool(g % 2), friendly_robber=bool(g % 3 == 0))
+                       domestic_trade=bool(g % 2), friendly_robber=bool(g % 3 == 0), **rules)
         for k in range(max_steps):
             if C.is_over(s):
                 break
@@ -29,9 +35,10 @@ def _random_states(n_games, seed, every=7, max_steps=3000):
         yield s
 
 
-def test_legal_mask_matches_reference_and_python_invariants():
+@pytest.mark.parametrize("rules", [{}, PIONEERS_RULES], ids=["official", "pioneers"])
+def test_legal_mask_matches_reference_and_python_invariants(rules):
     checked = 0
-    for s in _random_states(8, seed=11):
+    for s in _random_states(8, seed=11, **rules):
         assert set(C.legal_actions(s).tolist()) == ref_legal_actions(s)
         mask = C.legal_mask(s)
         assert mask.dtype == np.int8 and mask.sum() == len(ref_legal_actions(s))
@@ -53,8 +60,9 @@ def test_road_reach_agrees_with_the_edge_by_edge_rule():
     assert checked > 50_000
 
 
-def test_longest_road_vp_and_production_match_references():
-    for s in _random_states(6, seed=12, every=13):
+@pytest.mark.parametrize("rules", [{}, PIONEERS_RULES], ids=["official", "pioneers"])
+def test_longest_road_vp_and_production_match_references(rules):
+    for s in _random_states(6, seed=12, every=13, **rules):
         n = C.n_players(s)
         for p in range(n):
             assert P.road_length(s, p) == ref_longest_road(s, p) == s[L.ROAD_LEN + p]
@@ -82,7 +90,7 @@ def _check_samples_against_slow_references(samples, n):
 
 def test_fuzz_1000_games_with_invariants_after_every_action():
     samples = np.zeros((300, L.STATE_SIZE), dtype=np.int64)
-    games, steps, bad, code, wins, n = fuzz_games(1000, 2026, 400, 0, 1999, samples)
+    games, steps, bad, code, wins, n = fuzz_games(1000, 2026, 400, 0, 1999, samples, *OFFICIAL)
     assert bad == -1, f"game {bad}: {CODES.get(code)}"
     assert games == 1000 and steps > 500_000 and wins > 500
     _check_samples_against_slow_references(samples, n)
@@ -90,7 +98,16 @@ def test_fuzz_1000_games_with_invariants_after_every_action():
 
 def test_fuzz_games_with_trading_on():
     samples = np.zeros((200, L.STATE_SIZE), dtype=np.int64)
-    games, steps, bad, code, wins, n = fuzz_games(300, 7, 400, 1, 1499, samples)
+    games, steps, bad, code, wins, n = fuzz_games(300, 7, 400, 1, 1499, samples, *OFFICIAL)
+    assert bad == -1, f"game {bad}: {CODES.get(code)}"
+    assert wins > 150
+    _check_samples_against_slow_references(samples, n)
+
+
+def test_fuzz_games_with_the_pioneers_rules():
+    """Every Pioneers variant at once (and the sevens rule), trading on."""
+    samples = np.zeros((200, L.STATE_SIZE), dtype=np.int64)
+    games, steps, bad, code, wins, n = fuzz_games(300, 9, 400, 1, 1499, samples, *PIONEERS)
     assert bad == -1, f"game {bad}: {CODES.get(code)}"
     assert wins > 150
     _check_samples_against_slow_references(samples, n)

@@ -10,6 +10,7 @@ from collections import deque
 import numpy as np
 
 from catan_env.core import layout as L
+from catan_env.core.board import port_vertices
 from catan_env.core.topology import EDGE_VERTICES, VERTEX_EDGES, VERTEX_HEXES, VERTEX_VERTICES
 
 from . import speed as SP
@@ -18,8 +19,9 @@ CUTOFF = 40
 
 
 def hex_arrays(s):
+    """(terrain, numbers, robber hex, harbour types, harbour vertices (9, 2))."""
     return (s[L.HEX_TERRAIN:L.HEX_TERRAIN + 19].copy(), s[L.HEX_NUMBER:L.HEX_NUMBER + 19].copy(),
-            int(s[L.ROBBER]), s[L.PORT_TYPE:L.PORT_TYPE + 9].copy())
+            int(s[L.ROBBER]), s[L.PORT_TYPE:L.PORT_TYPE + 9].copy(), port_vertices(s))
 
 
 class PlayerModel:
@@ -28,7 +30,7 @@ class PlayerModel:
     def __init__(self, s, p, extra_settlements=(), extra_cities=(), board=None):
         self.s = s
         self.p = p
-        terrain, numbers, robber, ports = board or hex_arrays(s)
+        terrain, numbers, robber, ports, port_verts = board or hex_arrays(s)
         owner = s[L.V_OWNER:L.V_OWNER + 54]
         level = s[L.V_LEVEL:L.V_LEVEL + 54]
         verts = [int(v) for v in np.flatnonzero(owner == p)]
@@ -41,7 +43,7 @@ class PlayerModel:
         self.vertices = np.array(verts, dtype=np.int64)
         self.levels = np.array(levels, dtype=np.int64)
         self.R = SP.rolls_per_resource(terrain, numbers, robber, self.vertices, self.levels, True)
-        self.ports = SP.port_bits(ports, self.vertices)
+        self.ports = SP.port_bits(ports, port_verts, self.vertices)
         self.zero = np.zeros(5, dtype=np.int64)
         self.nothing = SP.eta_table(self.R, self.ports, self.zero, CUTOFF)
 

@@ -21,7 +21,7 @@ from catan_env.core import actions as A
 from catan_env.core import layout as L
 from catan_env.core import placement as P
 from catan_env.core.topology import (EDGE_VERTICES, HEX_VERTICES, N_EDGES, N_HEXES, N_PORTS,
-                                     PORT_VERTICES, VERTEX_EDGES, VERTEX_HEXES)
+                                     VERTEX_EDGES, VERTEX_HEXES)
 
 from . import speed as SP
 from ..base import Agent, legal_from
@@ -146,12 +146,12 @@ class JSettlersAgent(Agent):
 
     def _opening_settlement(self):
         s, me = self._s, self._me
-        terrain, numbers, robber, ports = hex_arrays(s)
+        terrain, numbers, robber, ports, pv = hex_arrays(s)
         cands = self._opening_candidates()
         own = np.flatnonzero(L.view(s, "v_owner") == me).astype(np.int64)
         own_l = np.ones(len(own), dtype=np.int64)
         if len(own) == 0:
-            a, b, _ = SP.best_opening_pair(terrain, numbers, robber, ports, cands, -1, own, own_l)
+            a, b, _ = SP.best_opening_pair(terrain, numbers, robber, ports, pv, cands, -1, own, own_l)
             if a < 0:
                 return A.SETTLEMENT0 + int(max(cands, key=lambda v: vertex_pips(s, v)))
             zero = np.zeros(5, dtype=np.int64)
@@ -159,7 +159,7 @@ class JSettlersAgent(Agent):
             def single(v):
                 verts = np.array([v], dtype=np.int64)
                 Rr = SP.rolls_per_resource(terrain, numbers, robber, verts, np.ones(1, np.int64), True)
-                return int(SP.eta_table(Rr, SP.port_bits(ports, verts), zero, CUTOFF).sum())
+                return int(SP.eta_table(Rr, SP.port_bits(ports, pv, verts), zero, CUTOFF).sum())
             first = a if single(a) <= single(b) else b
             return A.SETTLEMENT0 + int(first)
         # second settlement: best partner for what we have
@@ -168,14 +168,14 @@ class JSettlersAgent(Agent):
         for v in cands:
             verts = np.append(own, v)
             Rr = SP.rolls_per_resource(terrain, numbers, robber, verts, np.ones(len(verts), np.int64), True)
-            score = int(SP.eta_table(Rr, SP.port_bits(ports, verts), zero, CUTOFF).sum())
+            score = int(SP.eta_table(Rr, SP.port_bits(ports, pv, verts), zero, CUTOFF).sum())
             key = (score, -vertex_pips(s, v))
             if best_key is None or key < best_key:
                 best, best_key = int(v), key
         return A.SETTLEMENT0 + best
 
     def _node_score(self, v, board, own_numbers, have_generic, lacking_rarity):
-        terrain, numbers, _, ports = board
+        terrain, numbers, _, ports, pv = board
         total = 0
         for h in VERTEX_HEXES[v]:
             if h >= 0 and terrain[h] != L.DESERT:
@@ -183,7 +183,7 @@ class JSettlersAgent(Agent):
                 total += pct * (1 if numbers[h] in own_numbers else 2)
         score = (100 * total // 80) * 3
         for i in range(N_PORTS):
-            if v in PORT_VERTICES[i]:
+            if v in pv[i]:
                 if ports[i] == L.GENERIC_PORT and not have_generic:
                     score += 500
                 elif ports[i] < L.GENERIC_PORT and lacking_rarity.get(int(ports[i]), 0) > 33:
@@ -194,14 +194,14 @@ class JSettlersAgent(Agent):
         s, me = self._s, self._me
         v0 = int(s[L.SETUP_VERTEX])
         board = hex_arrays(s)
-        terrain, numbers, _, ports = board
+        terrain, numbers, _, ports, pv = board
         owner = L.view(s, "v_owner")
         own_numbers = set()
         for v in np.flatnonzero(owner == me):
             for h in VERTEX_HEXES[v]:
                 if h >= 0:
                     own_numbers.add(int(numbers[h]))
-        owned_ports = [int(ports[i]) for i in range(N_PORTS) if any(owner[w] == me for w in PORT_VERTICES[i])]
+        owned_ports = [int(ports[i]) for i in range(N_PORTS) if any(owner[w] == me for w in pv[i])]
         rarity = {r: int(sum(SP.PIP_PCT[numbers[h]] for h in range(N_HEXES) if terrain[h] == r)) for r in range(5)}
         lacking = {r: rarity[r] for r in range(5) if r not in owned_ports}
         have_generic = L.GENERIC_PORT in owned_ports
@@ -494,7 +494,7 @@ class JSettlersAgent(Agent):
         w = {p: self._wgeta(p) for p in opps}
         target = min(opps, key=lambda p: (w[p], -int(s[L.PUBLIC_VP + p])))
         mine = producing_hexes(s, me)
-        terrain, numbers, robber, ports = hex_arrays(s)
+        terrain, numbers, robber, ports, _ = hex_arrays(s)
         base = PlayerModel(s, target)
         zero = np.zeros(5, dtype=np.int64)
         best_h, best_key = None, None

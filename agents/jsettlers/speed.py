@@ -12,7 +12,7 @@ from catan_env.core.layout import DESERT
 from catan_env.core.placement import adjacent
 from catan_env.core.rules import rate_from_bits
 from catan_env.core.tables import CITY_COST, DEV_COST, ROAD_COST, SETTLEMENT_COST
-from catan_env.core.topology import N_PORTS, PORT_VERTICES, VERTEX_HEXES
+from catan_env.core.topology import N_PORTS, VERTEX_HEXES
 
 # JSettlers' own rounded dice percentages (its estimates use them, not the exact 36ths)
 PIP_PCT = np.array([0, 0, 3, 6, 8, 11, 14, 17, 14, 11, 8, 6, 3], dtype=np.int64)
@@ -103,13 +103,14 @@ def eta_table(R, ports, hand, cutoff):
 
 
 @njit(cache=True)
-def port_bits(port_type, vertices):
-    """Harbours touching any of vertices, as the core's bit set (see rules.port_bits)."""
+def port_bits(port_type, port_verts, vertices):
+    """Harbours (types, their (9, 2) vertices) touching any of vertices, as the core's bit
+    set (see rules.port_bits)."""
     bits = 0
     for i in range(N_PORTS):
         for j in range(2):
             for k in range(vertices.shape[0]):
-                if PORT_VERTICES[i, j] == vertices[k]:
+                if port_verts[i, j] == vertices[k]:
                     bits |= 1 << port_type[i]
     return bits
 
@@ -125,7 +126,7 @@ def node_pips(terrain, numbers, v):
 
 
 @njit(cache=True)
-def best_opening_pair(terrain, numbers, robber, port_type, candidates, fixed, own_v, own_l):
+def best_opening_pair(terrain, numbers, robber, port_type, port_verts, candidates, fixed, own_v, own_l):
     """JSettlers' opening pair search.  With fixed < 0: best pair (a, b) of candidate
     nodes; with fixed >= 0: best partner b for the fixed node.  own_v/own_l: the
     player's existing buildings (none in round one).  Returns (a, b, score)."""
@@ -151,7 +152,7 @@ def best_opening_pair(terrain, numbers, robber, port_type, candidates, fixed, ow
             verts[m] = a
             verts[m + 1] = b
             R = rolls_per_resource(terrain, numbers, robber, verts, levels, True)
-            ports = port_bits(port_type, verts)
+            ports = port_bits(port_type, port_verts, verts)
             score = 0
             complete = True
             for k in range(4):

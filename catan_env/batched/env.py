@@ -116,6 +116,9 @@ class BatchedCatan:
         self.cfg[K.C_PLANES] = int(obs_type == "planes")
         self.cfg[K.C_FIXED_BOARD] = int(board is not None)
         self.cfg[K.C_MLP_SAMPLE] = int(bool(opponent_sample))
+        bits, sevens, deck = o.rule_variants()
+        self.cfg[K.C_RULES], self.cfg[K.C_SEVENS] = bits, sevens
+        self.cfg[K.C_DECK:K.C_DECK + 5] = deck
         self.fcfg = np.array([vp_reward, illegal_penalty], dtype=np.float64)
         self.set_opponents(opponents)
         B = num_envs

@@ -29,7 +29,8 @@ from ..core.layout import (BOARD_END, CITIES_LEFT, MAX_PLAYERS, PHASE, PH_GAME_O
 from ..core.observe import BOARD_SIZE, VECTOR_SIZE, encode_board, encode_planes, encode_tail, encode_vector
 from ..core.playout import pick_action
 from ..core.rng import next_u64, randint, seed_rng
-from ..core.rules import apply_action, init_state, legal_actions, new_random_game
+from ..core.rules import (apply_action, init_state, legal_actions, new_random_game,
+                          set_rule_variants)
 from .mlp import masked_logits
 
 # opponent kinds
@@ -39,7 +40,8 @@ OPP_RANDOM, OPP_PRUNING, OPP_WEIGHTED, OPP_EXTERNAL, OPP_MLP = 0, 1, 2, 3, 4
 C_PLAYERS, C_VP, C_DISCARD, C_FRIENDLY, C_TRADE, C_MAX_OFFERS = 0, 1, 2, 3, 4, 5
 C_MAX_TURNS, C_MAX_ILLEGAL, C_FIXED_SEAT, C_SKIP_FORCED, C_ALL_SEATS = 6, 7, 8, 9, 10
 C_PLANES, C_FIXED_BOARD, C_MLP_SAMPLE = 11, 12, 13
-N_CONFIG = 14
+C_RULES, C_SEVENS, C_DECK = 14, 15, 16  # rule variants; C_DECK: 5 columns
+N_CONFIG = 21
 # float config
 F_VP_REWARD, F_ILLEGAL_PENALTY = 0, 1
 N_FCONFIG = 2
@@ -72,6 +74,7 @@ def _new_game(s, cfg, template, seed):
     else:
         new_random_game(s, cfg[C_PLAYERS], cfg[C_VP], cfg[C_DISCARD], cfg[C_FRIENDLY],
                         cfg[C_TRADE], cfg[C_MAX_OFFERS], seed)
+    set_rule_variants(s, cfg[C_RULES], cfg[C_SEVENS], cfg[C_DECK:C_DECK + 5])
 
 
 @njit(cache=True)

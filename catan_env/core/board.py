@@ -6,6 +6,10 @@ top-left, harbour slots clockwise):
     {"terrain": ["hills", ...19 names], "numbers": [0 or 2..12, ...19],
      "harbours": ["generic" | "brick" | "lumber" | "wool" | "grain" | "ore", ...9]}
 
+An optional fourth list, "harbour_edges", puts the 9 harbour slots on other coastal
+edges (ids of the topology; default ``topology.PORT_EDGES``, the official frame); the
+Pioneers server's maps need it.
+
 The robber starts on the desert.  ``validate_board`` raises ValueError naming what is
 wrong (wrong counts, a number on the desert, unknown terrain...).
 """
@@ -14,9 +18,10 @@ from collections import Counter
 
 import numpy as np
 
-from .layout import HEX_NUMBER, HEX_TERRAIN, PORT_NAMES, PORT_TYPE, ROBBER, TERRAIN_NAMES, view
+from .layout import (HEX_NUMBER, HEX_TERRAIN, PORT_EDGE, PORT_NAMES, PORT_TYPE, ROBBER,
+                     TERRAIN_NAMES, view)
 from .tables import NUMBER_TOKENS, PORT_DECK, TERRAIN_DECK
-from .topology import N_HEXES, N_PORTS
+from .topology import COAST_EDGES, EDGE_VERTICES, N_HEXES, N_PORTS, PORT_EDGES
 
 # the official supply, as names (derived from the tables the random board deals from)
 TERRAIN_COUNTS = dict(Counter(TERRAIN_NAMES[t] for t in TERRAIN_DECK))
@@ -52,7 +57,7 @@ def validate_board(board):
     missing = {"terrain", "numbers", "harbours"} - set(board)
     if missing:
         raise ValueError(f"board: missing keys {sorted(missing)}")
-    extra = set(board) - {"terrain", "numbers", "harbours"}
+    extra = set(board) - {"terrain", "numbers", "harbours", "harbour_edges"}
     if extra:
         raise ValueError(f"board: unknown keys {sorted(extra)}")
     terrain, numbers, harbours = list(board["terrain"]), list(board["numbers"]), list(board["harbours"])
@@ -75,7 +80,28 @@ def validate_board(board):
         raise ValueError(f"board: number tokens must be {sorted(NUMBER_COUNTS.elements())}, "
                          f"got {sorted(got_n.elements())}")
     _check_counts(harbours, HARBOUR_COUNTS, "harbour", "slot", "harbour(s)")
-    return {"terrain": terrain, "numbers": [int(n) for n in numbers], "harbours": harbours}
+    out = {"terrain": terrain, "numbers": [int(n) for n in numbers], "harbours": harbours}
+    edges = board.get("harbour_edges")
+    if edges is not None:
+        edges = _check_harbour_edges(edges)
+        if edges != [int(e) for e in PORT_EDGES]:
+            out["harbour_edges"] = edges
+    return out
+
+
+def _check_harbour_edges(edges):
+    coast = set(int(e) for e in COAST_EDGES)
+    if not isinstance(edges, (list, tuple)) or len(edges) != N_PORTS or \
+            any(isinstance(e, bool) or not isinstance(e, (int, np.integer)) for e in edges):
+        raise ValueError(f"board: harbour_edges needs {N_PORTS} edge ids, got {edges!r}")
+    edges = [int(e) for e in edges]
+    for e in edges:
+        if e not in coast:
+            raise ValueError(f"board: harbour edge {e} is not a coastal edge; coastal: {sorted(coast)}")
+    vertices = [int(v) for e in edges for v in EDGE_VERTICES[e]]
+    if len(set(vertices)) != len(vertices):
+        raise ValueError(f"board: harbour edges {edges} share a vertex or repeat")
+    return edges
 
 
 def _check_counts(items, expected, kind, place, plural):
@@ -95,15 +121,26 @@ def write_board(state, board):
     for h in range(N_HEXES):
         state[HEX_TERRAIN + h] = TERRAIN_NAMES.index(board["terrain"][h])
         state[HEX_NUMBER + h] = board["numbers"][h]
+    edges = board.get("harbour_edges", PORT_EDGES)
     for i in range(N_PORTS):
         state[PORT_TYPE + i] = PORT_NAMES.index(board["harbours"][i])
+        state[PORT_EDGE + i] = edges[i]
     state[ROBBER] = board["terrain"].index("desert")
 
 
 def read_board(state):
     """The board dict of a state vector (inverse of write_board)."""
-    return {
+    out = {
         "terrain": [TERRAIN_NAMES[int(t)] for t in view(state, "hex_terrain")],
         "numbers": [int(n) for n in view(state, "hex_number")],
         "harbours": [PORT_NAMES[int(t)] for t in view(state, "port_type")],
     }
+    edges = [int(e) for e in view(state, "port_edge")]
+    if edges != [int(e) for e in PORT_EDGES]:
+        out["harbour_edges"] = edges
+    return out
+
+
+def port_vertices(state):
+    """(9, 2) array: the two vertices of each harbour slot of this state's board."""
+    return EDGE_VERTICES[view(state, "port_edge")]

@@ -20,11 +20,11 @@ import numpy as np
 from numba import njit
 
 from .layout import (
-    BANK, DECK, LAST_DRAW, LAST_STEAL, N_DEV, N_RES, OPT_PLAYERS, OPT_VP, PUBLIC, PUBLIC_VP,
+    BANK, DECK, DECK_START, LAST_DRAW, LAST_STEAL, N_DEV, N_RES, OPT_PLAYERS, OPT_VP, PUBLIC, PUBLIC_VP,
     TURN_PLAYER, UNKNOWN, VICTORY_POINT, dev_i, dev_new_i, hand_i, know_i,
 )
 from .rng import seed_rng, shuffle
-from .tables import CARDS_PER_RESOURCE, N_DEV_CARDS
+from .tables import CARDS_PER_RESOURCE
 
 
 @njit(cache=True)
@@ -92,7 +92,10 @@ def _rebuild_knowledge(s, observer):
 @njit(cache=True)
 def _deal_dev_cards(s, observer):
     n = s[OPT_PLAYERS]
-    pool = np.zeros(N_DEV_CARDS, dtype=np.int64)
+    size = 0
+    for t in range(N_DEV):
+        size += s[DECK_START + t]
+    pool = np.zeros(size, dtype=np.int64)
     m = 0
     for t in range(N_DEV):
         c = s[DECK + t]

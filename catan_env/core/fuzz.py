@@ -9,16 +9,16 @@ from numba import njit
 
 from . import actions as A
 from .layout import (
-    BANK, CITIES_LEFT, DECIDER, DECK, DEV_USED, E_OWNER, KNIGHTS, KNOW_W, LA_HOLDER,
+    BANK, CITIES_LEFT, DECIDER, DECK, DECK_START, DEV_USED, E_OWNER, KNIGHTS, KNOW_W, LA_HOLDER,
     LR_HOLDER, MAX_PLAYERS, N_DEV, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, PUBLIC, PUBLIC_VP,
     ROAD_LEN, ROADS_LEFT, SETTLEMENTS_LEFT, STATE_SIZE, TURN, TURN_PLAYER, V_LEVEL, V_OWNER,
-    WINNER, dev_i, dev_new_i, hand_i, know_i,
+    VP_REVEALED, WINNER, dev_i, dev_new_i, hand_i, know_i,
 )
-from .tables import (CARDS_PER_RESOURCE, CITIES_PER_PLAYER, DECK_START, LARGEST_ARMY_MIN,
+from .tables import (CARDS_PER_RESOURCE, CITIES_PER_PLAYER, LARGEST_ARMY_MIN,
                      LONGEST_ROAD_MIN, ROADS_PER_PLAYER, SETTLEMENTS_PER_PLAYER)
 from .rng import randint, seed_rng
 from .placement import road_length
-from .rules import apply_action, legal_actions, new_random_game
+from .rules import apply_action, legal_actions, new_random_game, set_rule_variants
 from .topology import N_EDGES, N_VERTICES, VERTEX_VERTICES
 
 CODES = {
@@ -56,7 +56,7 @@ def invariant_code(s):
             if s[dev_new_i(p, t)] > s[dev_i(p, t)] or s[dev_new_i(p, t)] < 0:
                 return 2
             tot += s[dev_i(p, t)]
-        if tot != DECK_START[t] or s[DECK + t] < 0:
+        if tot != s[DECK_START + t] or s[DECK + t] < 0:
             return 2
     k = 0
     for p in range(n):
@@ -85,7 +85,7 @@ def invariant_code(s):
             vp += 2
         if s[LA_HOLDER] == p:
             vp += 2
-        if vp != s[PUBLIC_VP + p]:
+        if vp + s[VP_REVEALED + p] != s[PUBLIC_VP + p]:
             return 4
         if road_length(s, p) != s[ROAD_LEN + p]:
             return 5
@@ -127,11 +127,11 @@ def invariant_code(s):
 
 
 @njit(cache=True)
-def fuzz_games(n_games, seed, max_turns, trade, sample_every, samples):
+def fuzz_games(n_games, seed, max_turns, trade, sample_every, samples, rules, sevens, deck):
     """Random games with 2-4 players checking invariants after every action, copying
     every sample_every-th state into samples (rows, while room is left) for the slow
-    Python checks.  Returns (games, steps, first bad game or -1, its code, wins,
-    states sampled)."""
+    Python checks.  rules, sevens, deck: the rule variants (``GameOptions.rule_variants``).
+    Returns (games, steps, first bad game or -1, its code, wins, states sampled)."""
     s = np.zeros(STATE_SIZE, dtype=np.int64)
     rng = np.zeros(STATE_SIZE, dtype=np.int64)
     seed_rng(rng, seed)
@@ -142,6 +142,7 @@ def fuzz_games(n_games, seed, max_turns, trade, sample_every, samples):
     for g in range(n_games):
         players = 2 + randint(rng, 3)
         new_random_game(s, players, 10, 7, randint(rng, 2), trade, 3, seed * 100003 + g)
+        set_rule_variants(s, rules, sevens, deck)
         code = invariant_code(s)
         if code:
             return g, steps, g, code, wins, taken

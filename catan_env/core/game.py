@@ -54,6 +54,7 @@ def new_game(options=None, seed=0, **kwargs):
     else:
         write_board(s, board)
         R.init_state(s, *args)
+    R.set_rule_variants(s, *opts.rule_variants())
     return s
 
 

@@ -39,12 +39,14 @@ def problems(s):
     new = L.view(s, "dev_new")
     deck = L.view(s, "deck")
     used = L.view(s, "dev_used")
-    start = T.DECK_START
+    start = L.view(s, "deck_start")
     for t in range(L.N_DEV):
         if deck[t] < 0 or (dev[:, t] < 0).any() or deck[t] + dev[:, t].sum() + used[t] != start[t]:
             out.append(f"{L.DEV_NAMES[t]} cards not conserved")
     if (new > dev).any() or (new < 0).any():
         out.append("more cards bought this turn than held")
+    if L.view(s, "vp_revealed").sum() != used[L.VICTORY_POINT]:
+        out.append("VP cards revealed do not match cards used")
     if L.view(s, "knights").sum() != used[L.KNIGHT]:
         out.append("knights played do not match cards used")
     owner = L.view(s, "v_owner")
@@ -70,7 +72,8 @@ def problems(s):
         length = ref_longest_road(s, p)
         if s[L.ROAD_LEN + p] != length:
             out.append(f"seat {p}: cached road length {s[L.ROAD_LEN + p]} != {length}")
-        vp = setts + 2 * cities + 2 * (s[L.LR_HOLDER] == p) + 2 * (s[L.LA_HOLDER] == p)
+        vp = (setts + 2 * cities + 2 * (s[L.LR_HOLDER] == p) + 2 * (s[L.LA_HOLDER] == p)
+              + s[L.VP_REVEALED + p])
         if s[L.PUBLIC_VP + p] != vp:
             out.append(f"seat {p}: cached public VP {s[L.PUBLIC_VP + p]} != {vp}")
     lr = int(s[L.LR_HOLDER])

@@ -8,6 +8,8 @@ Board
                       3 fields/grain, 4 mountains/ore, 5 desert)
   HEX_NUMBER: 19      number token (2..12), 0 on the desert
   PORT_TYPE: 9        harbour per slot: 0..4 = 2:1 of that resource, 5 = generic 3:1
+  PORT_EDGE: 9        the coastal edge of each harbour slot (topology.PORT_EDGES on the
+                      official frame; a Pioneers map puts them elsewhere)
   ROBBER: 1           hex holding the robber
 Pieces
   V_OWNER: 54         owner of the building on a vertex, -1 if empty
@@ -61,6 +63,12 @@ Options (copied in so a state is self-contained)
   OPT_PLAYERS, OPT_VP, OPT_DISCARD, OPT_FRIENDLY, OPT_TRADE, OPT_MAX_OFFERS: 1 each
   DEV_USED: 5         development cards played so far, by type (all players)
   STEPS: 1            actions applied so far
+Rule variants (all zero / the official values by default; see ``options.GameOptions``)
+  OPT_RULES: 1        bit set of RULE_* flags below
+  OPT_SEVENS: 1       sevens rule: 0 normal, 1 re-roll 7s in rounds 1-2, 2 re-roll every 7
+  DECK_START: 5       the development deck the game started with, by type
+  VP_REVEALED: 4      Victory Point cards each seat has played face up (in PUBLIC_VP)
+  BUILT: 1            1 once the turn player built or bought this turn (strict trade)
 
 Python code reads fields through ``view(s, name)``; jitted code through the offsets and
 the index helpers below (``hand_i``, ``dev_i``, ``dev_new_i``, ``know_i``), so that each
@@ -118,6 +126,7 @@ def _field(name, *shape):
 HEX_TERRAIN = _field("hex_terrain", N_HEXES)
 HEX_NUMBER = _field("hex_number", N_HEXES)
 PORT_TYPE = _field("port_type", N_PORTS)
+PORT_EDGE = _field("port_edge", N_PORTS)
 ROBBER = _field("robber", 1)
 BOARD_END = ROBBER + 1  # the board fields are s[:BOARD_END]
 V_OWNER = _field("v_owner", N_VERTICES)
@@ -170,6 +179,18 @@ OPT_TRADE = _field("opt_trade", 1)
 OPT_MAX_OFFERS = _field("opt_max_offers", 1)
 DEV_USED = _field("dev_used", N_DEV)
 STEPS = _field("steps", 1)
+OPT_RULES = _field("opt_rules", 1)
+OPT_SEVENS = _field("opt_sevens", 1)
+DECK_START = _field("deck_start", N_DEV)
+VP_REVEALED = _field("vp_revealed", MAX_PLAYERS)
+BUILT = _field("built", 1)
+
+# rule variant bits (OPT_RULES); the official game has none set
+RULE_NO_DESERT_ROBBER = 1   # the robber may never move to the desert
+RULE_SHORTAGE_IN_ORDER = 2  # bank shortage: pay in seat order from the roller, partially
+RULE_STRICT_TRADE = 4       # no trading after building or buying in a turn
+RULE_DIRECT_CITY = 8        # a city may be built straight on an empty settlement spot
+RULE_VP_PLAYED = 16         # VP cards count once played (the owner plays them to win)
 
 STATE_SIZE = sum(int(np.prod(sh)) for _, _, sh in _fields)
 _SHAPES = {name: (off, int(np.prod(sh)), sh) for name, off, sh in _fields}

@@ -41,7 +41,7 @@ from . import actions as A
 from .layout import (
     BANK, CITIES_LEFT, DECIDER, DECK, DEV_USED, DEV_PLAYED, DISCARDS, E_OWNER,
     FREE_ROADS, HEX_NUMBER, HEX_TERRAIN, KNIGHTS, LA_HOLDER, LAST_ROLL,
-    LR_HOLDER, OFFERS_MADE, OPT_PLAYERS, PHASE, PORT_TYPE, PUBLIC_VP, RESP_COUNTER,
+    LR_HOLDER, OFFERS_MADE, OPT_PLAYERS, PHASE, PORT_EDGE, PORT_TYPE, PUBLIC_VP, RESP_COUNTER,
     RESP_NOT_ASKED, ROAD_LEN, ROADS_LEFT, ROBBER, ROLLED, SETTLEMENTS_LEFT, TRADE_GET_N,
     TRADE_GET_RES, TRADE_GIVE_N, TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL,
     V_OWNER, MAX_PLAYERS, N_PHASES, PH_GAME_OVER, dev_i, dev_new_i, hand_i, know_i,
@@ -49,7 +49,7 @@ from .layout import (
 from .cards import hand_size, total_vp
 from .tables import DICE_WAYS
 from .topology import (EDGE_CELL, GRID_H, GRID_W, HEX_CELL, N_EDGES, N_HEXES, N_PORTS,  # noqa: F401 (GRID_*)
-                       N_VERTICES, PORT_VERTICES, VERTEX_CELL)
+                       N_VERTICES, VERTEX_CELL, EDGE_VERTICES)
 
 PIPS = DICE_WAYS.astype(np.float64)  # pips on a number token = ways to roll it
 
@@ -208,7 +208,7 @@ def encode_planes(s, observer, out):
             out[16 + _rel(s, owner, observer), EDGE_CELL[e, 0], EDGE_CELL[e, 1]] = 1.0
     for i in range(N_PORTS):
         for j in range(2):
-            v = PORT_VERTICES[i, j]
+            v = EDGE_VERTICES[s[PORT_EDGE + i], j]
             out[20 + s[PORT_TYPE + i], VERTEX_CELL[v, 0], VERTEX_CELL[v, 1]] = 1.0
 
 

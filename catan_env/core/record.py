@@ -28,7 +28,7 @@ from .game import (CorruptStateError, IllegalActionError, chance_outcome, new_ga
                    victory_points, winner)
 from .board import read_board
 from .invariants import check
-from .options import make_options
+from .options import RULE_VARIANT_DEFAULTS, make_options
 
 FORMAT = "catan_env.record"
 VERSION = 2
@@ -117,6 +117,11 @@ class GameRecord:
         final = self.final_state()
         opts = self.options.to_dict()
         opts.pop("board")
+        for name, default in RULE_VARIANT_DEFAULTS.items():  # official rules: keys left out
+            if opts[name] == default:
+                del opts[name]
+        if isinstance(opts.get("dev_deck"), tuple):
+            opts["dev_deck"] = list(opts["dev_deck"])
         return {"format": FORMAT, "version": VERSION, "options": opts, "board": self.board,
                 "seed": self.seed, "chance": self.chance,
                 "actions": [[a, f] for a, f in self.actions],

@@ -6,7 +6,7 @@ and production on a roll (with the bank-shortage rule).  Nothing here is fast.
 """
 from . import actions as A
 from . import layout as L
-from .topology import (EDGE_VERTICES, HEX_VERTICES, N_EDGES, N_HEXES, N_PORTS, N_VERTICES, PORT_VERTICES, VERTEX_EDGES, VERTEX_VERTICES)
+from .topology import (EDGE_VERTICES, HEX_VERTICES, N_EDGES, N_HEXES, N_PORTS, N_VERTICES, VERTEX_EDGES, VERTEX_VERTICES)
 
 
 def ref_longest_road(s, p):
@@ -42,7 +42,7 @@ def ref_public_vp(s, p):
         if s[L.V_OWNER + v] == p:
             vp += int(s[L.V_LEVEL + v])
     vp += 2 * (s[L.LR_HOLDER] == p) + 2 * (s[L.LA_HOLDER] == p)
-    return vp
+    return vp + int(s[L.VP_REVEALED + p])
 
 
 def ref_production(s, roll):
@@ -56,6 +56,14 @@ def ref_production(s, roll):
                 if s[L.V_OWNER + v] >= 0:
                     owed[s[L.V_OWNER + v]][r] += int(s[L.V_LEVEL + v])
     got = [[0] * 5 for _ in range(4)]
+    if s[L.OPT_RULES] & L.RULE_SHORTAGE_IN_ORDER:  # Pioneers: seat order from the roller
+        for r in range(5):
+            left = int(s[L.BANK + r])
+            for k in range(n):
+                p = (int(s[L.TURN_PLAYER]) + k) % n
+                got[p][r] = min(owed[p][r], left)
+                left -= got[p][r]
+        return got
     for r in range(5):
         total = sum(owed[p][r] for p in range(n))
         takers = [p for p in range(n) if owed[p][r] > 0]
@@ -74,7 +82,7 @@ def _hand(s, p):
 def _rate(s, p, r):
     rate = 4
     for i in range(N_PORTS):
-        if any(s[L.V_OWNER + v] == p for v in PORT_VERTICES[i]):
+        if any(s[L.V_OWNER + v] == p for v in EDGE_VERTICES[s[L.PORT_EDGE + i]]):
             if s[L.PORT_TYPE + i] == r:
                 rate = min(rate, 2)
             elif s[L.PORT_TYPE + i] == L.GENERIC_PORT:
@@ -149,6 +157,8 @@ def ref_legal_actions(s):
         for h in range(N_HEXES):
             if h == s[L.ROBBER]:
                 continue
+            if s[L.OPT_RULES] & L.RULE_NO_DESERT_ROBBER and s[L.HEX_TERRAIN + h] == L.DESERT:
+                continue
             victims = [k for k in range(1, n) if _victim_ok(s, p, (p + k) % n, h)]
             out.update(A.ROBBER0 + 4 * h + k for k in (victims or [0]))
         return out
@@ -188,9 +198,18 @@ def ref_legal_actions(s):
     if hand[3] >= 2 and hand[4] >= 3 and s[L.CITIES_LEFT + p] > 0:
         out.update(A.CITY0 + v for v in range(N_VERTICES)
                    if s[L.V_OWNER + v] == p and s[L.V_LEVEL + v] == 1)
+    if s[L.OPT_RULES] & L.RULE_DIRECT_CITY and min(hand[:2]) >= 1 and hand[2] >= 1 \
+            and hand[3] >= 3 and hand[4] >= 3 and s[L.CITIES_LEFT + p] > 0 \
+            and s[L.SETTLEMENTS_LEFT + p] > 0:
+        for v in range(N_VERTICES):
+            touches = any(f >= 0 and s[L.E_OWNER + f] == p for f in VERTEX_EDGES[v])
+            if _free_for_settlement(s, v) and touches:
+                out.add(A.CITY0 + v)
     if hand[2] >= 1 and hand[3] >= 1 and hand[4] >= 1 and sum(s[L.DECK:L.DECK + 5]) > 0:
         out.add(A.BUY_DEV)
     out |= _cards(s, p)
+    if s[L.OPT_RULES] & L.RULE_STRICT_TRADE and s[L.BUILT]:
+        return out
     for i in range(20):
         r1, r2 = A.MARITIME_GIVE[i], A.MARITIME_GET[i]
         if hand[r1] >= _rate(s, p, r1) and s[L.BANK + r2] > 0:

@@ -12,25 +12,26 @@ from numba import njit
 
 from . import actions as A
 from .layout import (
-    BANK, BOARD_END, CITIES_LEFT, DECIDER, DECK, DESERT, DEV_PLAYED, DEV_USED,
+    BANK, BOARD_END, BUILT, CITIES_LEFT, DECIDER, DECK, DECK_START, DESERT, DEV_PLAYED, DEV_USED,
     DISCARDS, E_OWNER, FREE_ROADS, GENERIC_PORT, HEX_NUMBER, HEX_TERRAIN, KNIGHT,
     KNIGHTS, LAST_DIE1, LAST_DIE2, LAST_DRAW, LAST_ROLL, LAST_STEAL, LA_HOLDER, LR_HOLDER,
     MAX_PLAYERS, MONOPOLY, N_DEV, N_RES, OFFERS_MADE, OPT_DISCARD, OPT_FRIENDLY, OPT_MAX_OFFERS,
-    OPT_PLAYERS, OPT_TRADE, OPT_VP, PHASE, PH_DISCARD, PH_GAME_OVER, PH_MAIN, PH_MOVE_ROBBER,
+    OPT_PLAYERS, OPT_RULES, OPT_SEVENS, OPT_TRADE, OPT_VP, PHASE, PH_DISCARD, PH_GAME_OVER, PH_MAIN, PH_MOVE_ROBBER,
     PH_PRE_ROLL, PH_ROAD_BUILDING, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM,
-    PH_TRADE_RESPONSE, PORT_TYPE, PUBLIC_VP, RESP_ACCEPT, RESP_COUNTER, RESP_NOT_ASKED,
-    RESP_PENDING, RESP_REJECT, RETURN_PHASE, ROADS_LEFT, ROAD_BUILDING, ROBBER, ROLLED,
+    PH_TRADE_RESPONSE, PORT_EDGE, PORT_TYPE, PUBLIC_VP, RESP_ACCEPT, RESP_COUNTER, RESP_NOT_ASKED,
+    RESP_PENDING, RESP_REJECT, RETURN_PHASE, RULE_DIRECT_CITY, RULE_NO_DESERT_ROBBER,
+    RULE_SHORTAGE_IN_ORDER, RULE_STRICT_TRADE, RULE_VP_PLAYED, ROADS_LEFT, ROAD_BUILDING, ROBBER, ROLLED,
     SETTLEMENTS_LEFT, SETUP_STEP, SETUP_VERTEX, STEPS, TRADE_ASKED, TRADE_GET_N, TRADE_GET_RES,
-    TRADE_GIVE_N, TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL, V_OWNER, WINNER,
-    YEAR_OF_PLENTY, dev_i, dev_new_i, hand_i,
+    TRADE_GIVE_N, TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL, V_OWNER,
+    VICTORY_POINT, VP_REVEALED, WINNER, YEAR_OF_PLENTY, dev_i, dev_new_i, hand_i,
 )
 from .tables import (
-    CARDS_PER_RESOURCE, CITIES_PER_PLAYER, CITY_COST, DECK_START, DEV_COST, GENERIC_PORT_RATE,
-    MARITIME_BASE_RATE, NUMBER_TOKENS, PORT_DECK, ROAD_COST, ROADS_PER_PLAYER,
+    CARDS_PER_RESOURCE, CITIES_PER_PLAYER, CITY_COST, DEV_COST, GENERIC_PORT_RATE,
+    MARITIME_BASE_RATE, NUMBER_TOKENS, OFFICIAL_DECK, PORT_DECK, ROAD_COST, ROADS_PER_PLAYER,
     SETTLEMENTS_PER_PLAYER, SETTLEMENT_COST, SPECIAL_PORT_RATE, TERRAIN_DECK,
 )
 from .topology import (EDGE_VERTICES, HEX_NEIGHBOURS, HEX_VERTICES, N_EDGES, N_HEXES, N_PORTS,
-                       N_VERTICES, PORT_VERTICES, VERTEX_HEXES)
+                       N_VERTICES, PORT_EDGES, VERTEX_HEXES)
 from .rng import randint, seed_rng, shuffle
 from .cards import _gain, _know_lose, _know_steal, _pay, _transfer, can_afford, hand_size, total_vp
 from .placement import (any_road_spot, distance_ok, place_road, place_settlement, road_reach,
@@ -45,7 +46,8 @@ def port_bits(s, p):
     """Harbours p owns as bits: bit r for a 2:1 harbour of resource r, bit 5 generic."""
     bits = 0
     for i in range(N_PORTS):
-        if s[V_OWNER + PORT_VERTICES[i, 0]] == p or s[V_OWNER + PORT_VERTICES[i, 1]] == p:
+        e = s[PORT_EDGE + i]
+        if s[V_OWNER + EDGE_VERTICES[e, 0]] == p or s[V_OWNER + EDGE_VERTICES[e, 1]] == p:
             bits |= 1 << s[PORT_TYPE + i]
     return bits
 
@@ -66,9 +68,20 @@ def trade_rate(s, p, r):
     return rate_from_bits(port_bits(s, p), r)
 
 
+DIRECT_CITY_COST = SETTLEMENT_COST + CITY_COST  # a city straight on an empty spot
+DIRECT_CITY_COST.setflags(write=False)
+
+
+@njit(cache=True)
+def rule_on(s, bit):
+    """Whether the rule variant bit (layout.RULE_*) is on in this game."""
+    return (s[OPT_RULES] & bit) != 0
+
+
 @njit(cache=True)
 def action_cost(a):
-    """The resource price of a build or card purchase (zeros for other actions)."""
+    """The resource price of a build or card purchase (zeros for other actions).  A city
+    on an empty spot (the direct-city variant) costs DIRECT_CITY_COST instead."""
     if A.ROAD0 <= a < A.SETTLEMENT0:
         return ROAD_COST
     if A.SETTLEMENT0 <= a < A.CITY0:
@@ -162,8 +175,9 @@ def legal_actions(s, buf):
             q = (p + k) % np_
             if hand_size(s, q) > 0 and not (s[OPT_FRIENDLY] != 0 and s[PUBLIC_VP + q] <= 2):
                 robbable |= 1 << k
+        no_desert = rule_on(s, RULE_NO_DESERT_ROBBER)
         for h in range(N_HEXES):
-            if h == s[ROBBER]:
+            if h == s[ROBBER] or (no_desert and s[HEX_TERRAIN + h] == DESERT):
                 continue
             victims = 0  # seats with a building on h that may be robbed
             for j in range(6):
@@ -214,12 +228,18 @@ def legal_actions(s, buf):
             if settlement_spot_ok(s, p, v):
                 n = _push(buf, n, A.SETTLEMENT0 + v)
     if s[CITIES_LEFT + p] > 0 and can_afford(s, p, CITY_COST):
+        direct = (rule_on(s, RULE_DIRECT_CITY) and s[SETTLEMENTS_LEFT + p] > 0
+                  and can_afford(s, p, DIRECT_CITY_COST))
         for v in range(N_VERTICES):
             if s[V_OWNER + v] == p and s[V_LEVEL + v] == 1:
+                n = _push(buf, n, A.CITY0 + v)
+            elif direct and settlement_spot_ok(s, p, v):
                 n = _push(buf, n, A.CITY0 + v)
     if can_afford(s, p, DEV_COST) and deck_size(s) > 0:
         n = _push(buf, n, A.BUY_DEV)
     n = _dev_plays(s, p, buf, n)
+    if rule_on(s, RULE_STRICT_TRADE) and s[BUILT] != 0:
+        return n  # strict trade: no trading once something was built or bought
     ports = port_bits(s, p)
     for i in range(20):
         r1 = A.MARITIME_GIVE[i]
@@ -286,6 +306,15 @@ def _produce(s, number):
             o = s[V_OWNER + v]
             if o >= 0:
                 owed[o, r] += s[V_LEVEL + v]
+    if rule_on(s, RULE_SHORTAGE_IN_ORDER):  # paid in seat order from the roller, partially
+        tp = s[TURN_PLAYER]
+        for r in range(N_RES):
+            for k in range(np_):
+                p = (tp + k) % np_
+                give = min(owed[p, r], s[BANK + r])
+                if give > 0:
+                    _gain(s, p, r, give)
+        return
     for r in range(N_RES):
         total = 0
         owed_players = 0
@@ -314,6 +343,18 @@ def _first_discarder(s):
 
 
 @njit(cache=True)
+def reveal_vp_card(s, p):
+    """p plays one Victory Point card face up: it moves from the hidden hand to public VP
+    (the played-VP variant; a mirror of a Pioneers game calls it when a seat reveals one)."""
+    s[dev_i(p, VICTORY_POINT)] -= 1
+    if s[dev_new_i(p, VICTORY_POINT)] > s[dev_i(p, VICTORY_POINT)]:
+        s[dev_new_i(p, VICTORY_POINT)] = s[dev_i(p, VICTORY_POINT)]
+    s[DEV_USED + VICTORY_POINT] += 1
+    s[VP_REVEALED + p] += 1
+    s[PUBLIC_VP + p] += 1
+
+
+@njit(cache=True)
 def _check_win(s):
     """The turn player wins once they have the target VP during their own turn."""
     ph = s[PHASE]
@@ -321,6 +362,9 @@ def _check_win(s):
         return
     tp = s[TURN_PLAYER]
     if total_vp(s, tp) >= s[OPT_VP]:
+        if rule_on(s, RULE_VP_PLAYED):  # the winner plays its VP cards face up to win
+            while s[dev_i(tp, VICTORY_POINT)] > 0:
+                reveal_vp_card(s, tp)
         s[PHASE] = PH_GAME_OVER
         s[WINNER] = tp
         s[DECIDER] = -1
@@ -383,6 +427,10 @@ def _do_setup_road(s, p, e):
 @njit(cache=True)
 def _do_roll(s, forced):
     total = _roll_dice(s, forced)
+    if forced < 0 and s[OPT_SEVENS] != 0:  # the sevens rule re-rolls (forced rolls stand)
+        round_ = (s[TURN] - 1) // s[OPT_PLAYERS] + 1
+        while total == 7 and (s[OPT_SEVENS] == 2 or round_ <= 2):
+            total = _roll_dice(s, forced)
     s[LAST_ROLL] = total
     s[ROLLED] = 1
     if total != 7:
@@ -410,6 +458,7 @@ def _do_end_turn(s, tp):
     s[DEV_PLAYED] = 0
     s[ROLLED] = 0
     s[OFFERS_MADE] = 0
+    s[BUILT] = 0
     nxt = (tp + 1) % s[OPT_PLAYERS]
     s[TURN_PLAYER] = nxt
     s[DECIDER] = nxt
@@ -430,6 +479,7 @@ def _do_road(s, p, e):
     else:
         _pay(s, p, ROAD_COST)
         place_road(s, p, e)
+        s[BUILT] = 1
     _check_win(s)
 
 
@@ -437,13 +487,18 @@ def _do_road(s, p, e):
 def _do_settlement(s, p, v):
     _pay(s, p, SETTLEMENT_COST)
     place_settlement(s, p, v)
+    s[BUILT] = 1
     _check_win(s)
 
 
 @njit(cache=True)
 def _do_city(s, p, v):
+    if s[V_LEVEL + v] == 0:  # the direct-city variant: settlement and city at once
+        _pay(s, p, SETTLEMENT_COST)
+        place_settlement(s, p, v)
     _pay(s, p, CITY_COST)
     upgrade_to_city(s, p, v)
+    s[BUILT] = 1
     _check_win(s)
 
 
@@ -462,6 +517,7 @@ def _do_buy_dev(s, p, forced):
     s[dev_i(p, t)] += 1
     s[dev_new_i(p, t)] += 1
     s[LAST_DRAW] = t
+    s[BUILT] = 1
     _check_win(s)
 
 
@@ -708,6 +764,7 @@ def random_board_into(s):
             s[ROBBER] = h
     for i in range(N_PORTS):
         s[PORT_TYPE + i] = ports[i]
+        s[PORT_EDGE + i] = PORT_EDGES[i]
 
 
 @njit(cache=True)
@@ -731,7 +788,8 @@ def init_state(s, n_players, vp, discard, friendly, trade, max_offers, seed):
     for r in range(N_RES):
         s[BANK + r] = CARDS_PER_RESOURCE
     for t in range(N_DEV):
-        s[DECK + t] = DECK_START[t]
+        s[DECK + t] = OFFICIAL_DECK[t]
+        s[DECK_START + t] = OFFICIAL_DECK[t]
     for p in range(MAX_PLAYERS):
         on = 1 if p < n_players else 0
         s[ROADS_LEFT + p] = ROADS_PER_PLAYER * on
@@ -754,3 +812,14 @@ def new_random_game(s, n_players, vp, discard, friendly, trade, max_offers, seed
     seed_rng(s, seed ^ 0x2545F4914F6CDD1D)
     random_board_into(s)
     init_state(s, n_players, vp, discard, friendly, trade, max_offers, seed)
+
+
+@njit(cache=True)
+def set_rule_variants(s, rules, sevens, deck):
+    """Switch a freshly initialised game (before any action) to rule variants: the
+    RULE_* bits, the sevens rule and the development deck (counts by type)."""
+    s[OPT_RULES] = rules
+    s[OPT_SEVENS] = sevens
+    for t in range(N_DEV):
+        s[DECK + t] = deck[t]
+        s[DECK_START + t] = deck[t]

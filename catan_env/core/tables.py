@@ -11,7 +11,8 @@ CITY_COST = np.array([0, 0, 0, 2, 3], dtype=np.int64)        # 2 grain, 3 ore
 DEV_COST = np.array([0, 0, 1, 1, 1], dtype=np.int64)         # wool, grain, ore
 
 CARDS_PER_RESOURCE = 19                                      # the bank starts with all of them
-DECK_START = np.array([14, 5, 2, 2, 2], dtype=np.int64)      # knight, VP, road b., YoP, monopoly
+OFFICIAL_DECK = np.array([14, 5, 2, 2, 2], dtype=np.int64)   # knight, VP, road b., YoP, monopoly
+PIONEERS_DECK = np.array([13, 5, 2, 2, 2], dtype=np.int64)   # Pioneers: 13 soldiers, 24 cards
 N_DEV_CARDS = 25
 ROADS_PER_PLAYER = 15
 SETTLEMENTS_PER_PLAYER = 5
@@ -32,6 +33,6 @@ LONGEST_ROAD_MIN = 5
 LARGEST_ARMY_MIN = 3
 HOLDER_BONUS_VP = 2
 
-for _a in (ROAD_COST, SETTLEMENT_COST, CITY_COST, DEV_COST, DECK_START, TERRAIN_DECK,
+for _a in (ROAD_COST, SETTLEMENT_COST, CITY_COST, DEV_COST, OFFICIAL_DECK, PIONEERS_DECK, TERRAIN_DECK,
            NUMBER_TOKENS, PORT_DECK, DICE_WAYS, DICE_PROB):
     _a.setflags(write=False)

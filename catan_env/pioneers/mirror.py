@@ -1,0 +1,285 @@
+"""A seat's mirror of a Pioneers game: the game as the core plays it, rebuilt from what
+the server tells that seat.
+
+The mirror is a list of entries (groups of core actions with their chance outcomes) and
+the state they replay to; every server event becomes one entry, applied with the core's
+own legality checks.  What the seat cannot see is guessed: the type of a card stolen
+between two other seats, and the type of a development card another seat buys.  When a
+later event contradicts a guess (a seat spends a card the mirror does not give it, plays
+a card type it does not hold), the mirror changes the guess and replays from there, so
+the history is always a legal game of the core that agrees with every public fact.  The
+seat's own knowledge rows (``KNOW``) never depend on a guess, so the information set an
+agent gets from ``infoset()`` is exactly what the seat knows.
+
+Events the core cannot express as actions (a Victory Point card shown before it wins, a
+maritime trade at a worse rate than the seat's best, a domestic trade outside the
+core's menu) are applied as direct edits and counted in ``edits``; the saved record
+then stops before the first one.
+"""
+import numpy as np
+
+from ..core import actions as A
+from ..core import cards as CARDS
+from ..core import game as G
+from ..core import layout as L
+from ..core import rules as R
+from ..core.record import GameRecord
+from ..infoset import InfoSet
+
+GUESS_STEAL, GUESS_DRAW = "steal", "draw"
+MAX_REPAIR_CANDIDATES = 40
+
+
+class Entry:
+    """One server event: core actions [(action, outcome)], with the positions whose
+    outcome is a guess, or a direct edit (kind != "act")."""
+
+    __slots__ = ("kind", "actions", "guesses", "args", "note")
+
+    def __init__(self, actions=(), guesses=None, kind="act", args=None, note=""):
+        self.kind = kind
+        self.actions = [list(x) for x in actions]
+        self.guesses = dict(guesses or {})  # index in actions -> GUESS_*
+        self.args = args
+        self.note = note
+
+    def copy(self):
+        return Entry(self.actions, self.guesses, self.kind, self.args, self.note)
+
+
+class MirrorError(RuntimeError):
+    pass
+
+
+def _outcome_ok(s, a, outcome):
+    """Whether a forced chance outcome is possible in s."""
+    if a == A.ROLL:
+        return 2 <= outcome <= 12
+    if a == A.BUY_DEV:
+        return 0 <= outcome < L.N_DEV and s[L.DECK + outcome] > 0
+    if A.ROBBER0 <= a < A.DISCARD0 and (a - A.ROBBER0) % 4:
+        victim = (int(s[L.DECIDER]) + (a - A.ROBBER0) % 4) % int(s[L.OPT_PLAYERS])
+        return 0 <= outcome < L.N_RES and s[L.hand_i(victim, outcome)] > 0
+    return outcome < 0
+
+
+def _guess_choices(s, a, kind):
+    """Outcomes a guess may take in s, best first."""
+    if kind == GUESS_DRAW:  # knights first: a guessed VP card could end the mirror's game
+        deck = [int(s[L.DECK + t]) for t in range(L.N_DEV)]
+        order = [L.KNIGHT] + sorted((t for t in range(L.N_DEV) if t not in (L.KNIGHT, L.VICTORY_POINT)),
+                                    key=lambda t: -deck[t]) + [L.VICTORY_POINT]
+        return [t for t in order if deck[t] > 0]
+    victim = (int(s[L.DECIDER]) + (a - A.ROBBER0) % 4) % int(s[L.OPT_PLAYERS])
+    hand = [int(s[L.hand_i(victim, r)]) for r in range(L.N_RES)]
+    return sorted((r for r in range(L.N_RES) if hand[r] > 0), key=lambda r: -hand[r])
+
+
+def apply_entry(s, e, reguess=False):
+    """Apply entry e to s in place; False (s then undefined) when it is illegal.  With
+    reguess, a guessed outcome that became impossible is replaced by a possible one."""
+    if e.kind == "reveal":
+        p = e.args
+        if s[L.dev_i(p, L.VICTORY_POINT)] <= 0:
+            return False
+        R.reveal_vp_card(s, p)
+        R._check_win(s)
+        return True
+    if e.kind == "edit":
+        return _apply_edit(s, e.args)
+    buf = np.empty(A.N_ACTIONS, dtype=np.int64)
+    for i, (a, outcome) in enumerate(e.actions):
+        if s[L.PHASE] == L.PH_GAME_OVER:
+            return False
+        n = R.legal_actions(s, buf)
+        if a not in buf[:n]:
+            return False
+        if not _outcome_ok(s, a, outcome):
+            if not (reguess and i in e.guesses):
+                return False
+            choices = _guess_choices(s, a, e.guesses[i])
+            if not choices:
+                return False
+            e.actions[i][1] = outcome = choices[0]
+        R.apply_action(s, a, outcome)
+    return True
+
+
+def _apply_edit(s, args):
+    """Events outside the core's actions, as direct, knowledge-tracked card moves."""
+    what = args[0]
+    if what == "maritime":  # (p, give r, n, get r)
+        _, p, r1, n, r2 = args
+        if s[L.hand_i(p, r1)] < n or s[L.BANK + r2] < 1 or s[L.PHASE] != L.PH_MAIN:
+            return False
+        s[L.hand_i(p, r1)] -= n
+        s[L.BANK + r1] += n
+        CARDS._know_lose(s, p, r1, n)
+        CARDS._gain(s, p, r2, 1)
+        return True
+    if what == "trade":  # (p, q, p gives vec, p gets vec)
+        _, p, q, give, get = args
+        for r in range(L.N_RES):
+            if s[L.hand_i(p, r)] < give[r] or s[L.hand_i(q, r)] < get[r]:
+                return False
+        for r in range(L.N_RES):
+            if give[r]:
+                CARDS._transfer(s, p, q, r, give[r])
+            if get[r]:
+                CARDS._transfer(s, q, p, r, get[r])
+        return True
+    if what == "plenty":  # (p, vec) year of plenty with a short bank
+        _, p, vec = args
+        if s[L.dev_i(p, L.YEAR_OF_PLENTY)] - s[L.dev_new_i(p, L.YEAR_OF_PLENTY)] <= 0:
+            return False
+        s[L.dev_i(p, L.YEAR_OF_PLENTY)] -= 1
+        s[L.DEV_PLAYED] = 1
+        s[L.DEV_USED + L.YEAR_OF_PLENTY] += 1
+        for r in range(L.N_RES):
+            if vec[r]:
+                CARDS._gain(s, p, r, vec[r])
+        return True
+    raise MirrorError(f"unknown edit {what!r}")
+
+
+class Mirror:
+    """The game as ``seat`` sees it (see the module docstring)."""
+
+    def __init__(self, options, seat):
+        self.options = options
+        self.seat = int(seat)
+        self.initial = G.new_game(options, seed=0)
+        self.entries = []
+        self.before = []  # state before each entry
+        self.state = self.initial.copy()
+        self.mismatches = []
+        self.repairs = 0
+        self.edits = 0
+
+    # ---- reading
+    @property
+    def n(self):
+        return int(self.state[L.OPT_PLAYERS])
+
+    def phase(self):
+        return int(self.state[L.PHASE])
+
+    def decider(self):
+        return int(self.state[L.DECIDER])
+
+    def hand(self, p):
+        return [int(x) for x in L.view(self.state, "hand")[p]]
+
+    def infoset(self, secret_seed=0):
+        return InfoSet(self.state, self.seat, secret_seed)
+
+    def mismatch(self, text):
+        self.mismatches.append(f"step {len(self.entries)}: {text}")
+
+    # ---- writing
+    def push(self, entry, require=None):
+        """Apply a server event.  require(state) -> bool: an extra fact the state before
+        the event must show (exact counts a monopoly revealed).  Guesses are repaired when
+        the event does not fit; returns False (and logs a mismatch) when nothing does."""
+        if entry.kind == "edit":
+            self.edits += 1
+        if self._try_append(entry, require):
+            return True
+        if self._repair(entry, require):
+            self.repairs += 1
+            return True
+        self.mismatch(f"event does not fit the game: {entry.note or entry.actions or entry.args}")
+        return False
+
+    def _try_append(self, entry, require):
+        s = self.state.copy()
+        if require is not None and not require(s):
+            return False
+        if not apply_entry(s, entry):
+            return False
+        self.before.append(self.state)
+        self.entries.append(entry)
+        self.state = s
+        return True
+
+    def _guess_slots(self):
+        out = []
+        for i in range(len(self.entries) - 1, -1, -1):
+            for j, kind in self.entries[i].guesses.items():
+                out.append((i, j))
+                if len(out) >= MAX_REPAIR_CANDIDATES:
+                    return out
+        return out
+
+    def _replay_from(self, i, entries):
+        """States before each entry from i on, and the final one; None if illegal."""
+        s = self.before[i].copy()
+        befores = []
+        for e in entries:
+            befores.append(s.copy())
+            if not apply_entry(s, e, reguess=True):
+                return None
+        return befores, s
+
+    def _repair(self, entry, require):
+        slots = self._guess_slots()
+        tries = [[slot] for slot in slots] + [[a, b] for k, a in enumerate(slots[:8])
+                                              for b in slots[k + 1:8]]
+        for combo in tries:
+            for alts in _alternatives(self.entries, combo):
+                first = min(i for i, _ in combo)
+                trial = [e.copy() for e in self.entries[first:]]
+                for (i, j), value in zip(combo, alts):
+                    trial[i - first].actions[j][1] = value
+                replay = self._replay_from(first, trial)
+                if replay is None:
+                    continue
+                befores, s = replay
+                t = s.copy()
+                if require is not None and not require(t):
+                    continue
+                if not apply_entry(t, entry):
+                    continue
+                self.entries[first:] = trial
+                self.before[first:] = befores
+                self.before.append(s)
+                self.entries.append(entry)
+                self.state = t
+                return True
+        return False
+
+    def undo_last(self, action):
+        """The server took back the last piece built (``remove ...``)."""
+        if self.entries and self.entries[-1].kind == "act" and \
+                self.entries[-1].actions[-1][0] == action:
+            self.entries.pop()
+            self.state = self.before.pop()
+            return True
+        self.mismatch(f"undo of {A.action_name(action)} that is not the last event")
+        return False
+
+    # ---- output
+    def record(self):
+        """A GameRecord of the game so far (forced chance: the outcomes as the seat saw
+        or guessed them), up to the first direct edit."""
+        rec = GameRecord(self.options, seed=0, chance="forced")
+        for e in self.entries:
+            if e.kind == "edit":
+                break
+            if e.kind == "reveal":
+                continue  # shown VP cards only count at the win, where the core shows them
+            for a, outcome in e.actions:
+                rec.append(int(a), None if outcome < 0 else int(outcome))
+        return rec
+
+
+def _alternatives(entries, combo):
+    """Every other assignment of values to the guessed slots in combo."""
+    values = []
+    for i, j in combo:
+        cur = entries[i].actions[j][1]
+        values.append([v for v in range(L.N_RES) if v != cur])
+    out = [[]]
+    for vs in values:
+        out = [o + [v] for o in out for v in vs]
+    return out
