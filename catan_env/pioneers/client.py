@@ -201,6 +201,7 @@ class PioneersClient:
         self.setup_prompt = 0         # settlements+roads still to place in our set-up
         self.road_building = False
         self.call = None              # our open domestic call
+        self.turn_seat = -1           # whose turn the server last announced
         self.done = False
         for line in self._early:
             self._on_line(line)
@@ -214,12 +215,16 @@ class PioneersClient:
             self._maybe_act()
             if self.done:
                 break
-            call = self.call if self.call is not None and self.call["sent"] else None
+            call = self.call
             wait = None if call is None else max(0.0, call["t0"] + QUOTE_WAIT_S - time.monotonic())
             line = self.conn.read(wait)
             if line is None:
-                if call is not None:
+                if call is not None and call["sent"]:
                     self._close_call()
+                    continue
+                if call is not None:  # the server ignored our call: forget it
+                    self.call = self.pending = None
+                    self.rejected.append((len(self.mirror.entries), "domestic-trade call", "no reply"))
                     continue
                 raise TimeoutError(f"no line from the server within {self.timeout} s")
             self._raw = line
@@ -238,6 +243,10 @@ class PioneersClient:
         if not w:
             return
         head = w[0]
+        if self.discard_buffer and head not in ("discarded", "must-discard", "discard-done", "chat"):
+            self._ev_discard_done(seat, w, body)  # automatic discards come without discard-done
+        if self.robber is not None and head not in ("stole", "robber-done", "rob", "chat"):
+            self._flush_robber()  # others see no robber-done: the theft line, if any, is past
         handler = getattr(self, "_ev_" + head.replace("-", "_"), None)
         if handler is not None:
             handler(seat, w, body)
@@ -319,6 +328,7 @@ class PioneersClient:
 
     # ---- turns and dice
     def _ev_turn(self, seat, w, body):
+        self.turn_seat = seat
         m = self.mirror
         if m.phase() == L.PH_MAIN and int(m.state[L.TURN_PLAYER]) != seat:
             m.push(Entry([(A.END_TURN, -1)], note="end of turn"))
@@ -467,7 +477,7 @@ class PioneersClient:
     def _ev_OK(self, seat, w, body):
         if self.pending is not None and self.pending["kind"] in ("done", "play", "rb_done", "setup_done"):
             if self.pending["kind"] == "done":
-                pass
+                self.turn_seat = -1  # our turn is over; the next ``turn`` line says whose it is
             self.pending = None
 
     # ---- sevens, robber
@@ -507,8 +517,13 @@ class PioneersClient:
             self.steal = (int(w[2]), None)
         else:
             self.steal = (int(w[3]), WORD_RESOURCE[w[1]])
+        self._flush_robber()
 
     def _ev_robber_done(self, seat, w, body):
+        self._flush_robber()
+        self.pending = None
+
+    def _flush_robber(self):
         if self.robber is None:
             return
         mover, h = self.robber
@@ -527,8 +542,6 @@ class PioneersClient:
             else:
                 m.push(Entry([(A.ROBBER0 + 4 * h + k, res)], note=f"seat {mover} steals from {victim}"))
         self.robber = self.steal = None
-        if mover == self.seat:
-            self.pending = None
 
     def _ev_you_are_robber(self, seat, w, body):
         self.robber_prompt = True
@@ -615,10 +628,9 @@ class PioneersClient:
         self.winner, self.won_with = seat, int(w[2])
         m = self.mirror
         self._check_holders()
-        if m.phase() != L.PH_GAME_OVER or int(m.state[L.WINNER]) != seat:
-            m.mismatch(f"server: seat {seat} won with {w[2]}; mirror winner {int(m.state[L.WINNER])}")
-        elif int(m.state[L.PUBLIC_VP + seat]) != self.won_with and seat == self.seat:
+        if int(m.state[L.PUBLIC_VP + seat]) != self.won_with:
             m.mismatch(f"seat {seat} won with {w[2]}; mirror public VP {int(m.state[L.PUBLIC_VP + seat])}")
+        m.declare_winner(seat)
         self.done = True
 
     def _ev_has(self, seat, w, body):
@@ -650,6 +662,7 @@ class PioneersClient:
         s = self.mirror.state.copy()
         s[L.OFFERS_MADE] = max(int(s[L.OFFERS_MADE]), self.calls_this_turn)
         s[L.OPT_MAX_OFFERS] = AGENT_MAX_OFFERS
+        s[L.OPT_VP] = self.mirror.target
         return s
 
     def _maybe_act(self):
@@ -661,7 +674,8 @@ class PioneersClient:
             self._send({"kind": "setup_done", "cmd": "done"})
             return
         if m.phase() == L.PH_GAME_OVER:
-            self._claim_win()
+            return
+        if self.turn_seat == self.seat and self._claim_win():
             return
         if self.call is not None:
             return
@@ -686,7 +700,7 @@ class PioneersClient:
             self.road_building = False
             self._send({"kind": "rb_done", "cmd": "done"})
             return
-        if ph in (L.PH_PRE_ROLL, L.PH_MAIN):
+        if ph in (L.PH_PRE_ROLL, L.PH_MAIN) and self.turn_seat == self.seat:
             self._turn_move()
 
     def _send(self, pending):
@@ -858,13 +872,16 @@ class PioneersClient:
         self.conn.send("domestic-trade finish")
 
     def _claim_win(self):
-        """The mirror says we won: show the VP cards the server still counts as hidden."""
-        if self.winner is not None or int(self.mirror.state[L.WINNER]) != self.seat:
-            return
+        """Our VP with the hidden VP cards reach the target: show them (Pioneers counts
+        VP cards only once played).  True when a card was played."""
+        s = self.mirror.state
+        if int(s[L.PUBLIC_VP + self.seat]) + int(s[L.dev_i(self.seat, L.VICTORY_POINT)]) < self.mirror.target:
+            return False
         idx = next((i for i, (code, _) in enumerate(self.dev_list) if code in VP_CODES), None)
         if idx is None:
-            return  # the server announces the win by itself
+            return False
         self._send({"kind": "play", "cmd": f"play-develop {idx}", "card": L.VICTORY_POINT})
+        return True
 
     def _maybe_close_call(self):
         call = self.call
@@ -883,3 +900,45 @@ def _menu_index(give, get):
                 A.MENU_GET_RES[m] == tr[0] and A.MENU_GET_N[m] == get[tr[0]]:
             return m
     return None
+
+
+class _TranscriptConnection:
+    """Plays back the server's side of a recorded session (commands are dropped)."""
+
+    def __init__(self, server_lines):
+        self.lines = list(server_lines)
+        self.transcript = None
+
+    def send(self, line):
+        pass
+
+    def read(self, timeout=None):
+        if not self.lines:
+            raise EOFError("end of transcript")
+        return self.lines.pop(0)
+
+    def close(self):
+        pass
+
+
+def replay_transcript(transcript):
+    """Rebuild a seat's mirror from a recorded session without a server: transcript is a
+    list of ("S" | "C", line) or lines "S ..."/"C ...".  Returns the client, whose
+    ``mirror`` holds the game and its ``mismatches``; nothing is decided or sent."""
+    server = []
+    for item in transcript:
+        d, line = item if isinstance(item, tuple) else (item[:1], item[2:])
+        if d == "S":
+            server.append(line)
+    client = PioneersClient("transcript", 0, agent=None)
+    client.conn = _TranscriptConnection(server)
+    client._maybe_act = lambda: None
+    client._discard = lambda k: None
+    client._answer_call = lambda *a: None
+    client._ev_rob = lambda *a: None
+    client._handshake()
+    try:
+        client._loop()
+    except EOFError:
+        pass
+    return client

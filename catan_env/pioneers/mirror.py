@@ -23,6 +23,7 @@ from ..core import cards as CARDS
 from ..core import game as G
 from ..core import layout as L
 from ..core import rules as R
+from ..core.options import make_options
 from ..core.record import GameRecord
 from ..infoset import InfoSet
 
@@ -146,7 +147,12 @@ class Mirror:
     """The game as ``seat`` sees it (see the module docstring)."""
 
     def __init__(self, options, seat):
-        self.options = options
+        # The mirror never ends the game by itself (a guessed VP card of another seat
+        # could end it early): the server announces the winner (``declare_winner``).
+        # Decision states carry the real target (``target``).
+        self.true_options = options
+        self.target = options.vp_to_win
+        self.options = options = make_options(options, vp_to_win=20)
         self.seat = int(seat)
         self.initial = G.new_game(options, seed=0)
         self.entries = []
@@ -222,11 +228,18 @@ class Mirror:
         return befores, s
 
     def _repair(self, entry, require):
+        """Change one guess, swap two guesses of the same kind, or change two recent ones,
+        whichever first makes the history legal with the new event."""
         slots = self._guess_slots()
-        tries = [[slot] for slot in slots] + [[a, b] for k, a in enumerate(slots[:8])
-                                              for b in slots[k + 1:8]]
-        for combo in tries:
-            for alts in _alternatives(self.entries, combo):
+        value = {s: self.entries[s[0]].actions[s[1]][1] for s in slots}
+        kind = {s: self.entries[s[0]].guesses[s[1]] for s in slots}
+        tries = [([s], alts) for s in slots for alts in _alternatives(self.entries, [s])]
+        tries += [([a, b], [value[b], value[a]]) for k, a in enumerate(slots) for b in slots[k + 1:]
+                  if kind[a] == kind[b] and value[a] != value[b]]
+        tries += [([a, b], alts) for k, a in enumerate(slots[:6]) for b in slots[k + 1:6]
+                  for alts in _alternatives(self.entries, [a, b])]
+        for combo, alts in tries:
+            if True:
                 first = min(i for i, _ in combo)
                 trial = [e.copy() for e in self.entries[first:]]
                 for (i, j), value in zip(combo, alts):
@@ -248,6 +261,12 @@ class Mirror:
                 return True
         return False
 
+    def declare_winner(self, seat):
+        """The server says seat won: end the mirror's game there."""
+        self.state[L.PHASE] = L.PH_GAME_OVER
+        self.state[L.WINNER] = seat
+        self.state[L.DECIDER] = -1
+
     def undo_last(self, action):
         """The server took back the last piece built (``remove ...``)."""
         if self.entries and self.entries[-1].kind == "act" and \
@@ -261,8 +280,15 @@ class Mirror:
     # ---- output
     def record(self):
         """A GameRecord of the game so far (forced chance: the outcomes as the seat saw
-        or guessed them), up to the first direct edit."""
-        rec = GameRecord(self.options, seed=0, chance="forced")
+        or guessed them), up to the first direct edit; with the real VP target when the
+        history replays under it, else with the mirror's (20)."""
+        try:
+            return self._record(self.true_options)
+        except (ValueError, RuntimeError):
+            return self._record(self.options)
+
+    def _record(self, options):
+        rec = GameRecord(options, seed=0, chance="forced")
         for e in self.entries:
             if e.kind == "edit":
                 break
