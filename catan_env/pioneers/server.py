@@ -92,9 +92,9 @@ class LocalServer:
     def start_ais(self, count=None, names=("Alice", "Bob", "Carol", "Dave")):
         """Start the AI players (after our clients joined, so they take the last seats)."""
         for i in range(self.ai_players if count is None else count):
+            name = names[i % len(names)]
             self._spawn(["timeout", str(self.max_seconds), AI, "-s", "127.0.0.1", "-p", str(self.port),
-                         "-n", names[i % len(names)], "-t", str(self.ai_delay_ms), "-c"],
-                        f"ai-{i}.log")
+                         "-n", name, "-t", str(self.ai_delay_ms), "-c"], f"ai-{name}.log")
 
     def admin(self, command, wait=0.5):
         """Send one admin command (``info``, ``fix-dice 7``...); return the reply lines."""
