@@ -1,6 +1,7 @@
 """Agents by short name, for CLIs: ``random``, ``weighted``, ``jsettlers``,
 ``jsettlers:strategy=smart``, ``trader``, ``opening_solver:base=weighted``, ... Options follow the name as ``:key=value``.
 Register your own with ``register_agent("mine", MyAgent)``."""
+from .human import HumanAgent
 from .jsettlers import JSettlersAgent
 from .learned import MLPPolicyAgent, sb3_agent
 from .mcts import MCTSAgent
@@ -17,6 +18,7 @@ _REGISTRY = {
     "mcts": MCTSAgent,
     "ppo": MLPPolicyAgent,
     "sb3": sb3_agent,
+    "human": HumanAgent,
 }
 
 

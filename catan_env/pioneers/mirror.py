@@ -283,8 +283,10 @@ class Mirror:
         or guessed them), up to the first direct edit; with the real VP target when the
         history replays under it, else with the mirror's (20)."""
         try:
-            return self._record(self.true_options)
-        except (ValueError, RuntimeError):
+            rec = self._record(self.true_options)
+            rec.final_state()  # replays (CorruptStateError, a ValueError, if it ends early)
+            return rec
+        except ValueError:
             return self._record(self.options)
 
     def _record(self, options):

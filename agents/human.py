@@ -1,0 +1,91 @@
+"""A person at a terminal plays a seat: the board as text, the seat's own cards, and the
+legal actions numbered with their names.
+
+    python -m catan_env.agents.human --opponents jsettlers,jsettlers,mcts --seed 3
+
+or any loop: ``HumanAgent().act(observation, infoset)``.  Type the number of an action,
+or part of its name when only one legal action matches (``end``, ``roll``); ``?`` shows
+the board again.  Nothing hidden is shown: the board, public counts, and this seat's
+own hand and development cards.
+"""
+import sys
+
+import numpy as np
+
+from catan_env.core import actions as A
+from catan_env.core import layout as L
+from catan_env.render import render_ansi
+
+from .base import Agent
+
+
+class HumanAgent(Agent):
+    """Reads each decision from ``read`` (default: input) and prints to ``write``."""
+
+    name = "human"
+
+    def __init__(self, seed=None, read=None, write=None):
+        super().__init__(seed)
+        self.read = read or input
+        self.write = write or (lambda text: print(text, file=sys.stdout, flush=True))
+
+    def act(self, observation, infoset):
+        legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
+        if len(legal) == 1:
+            return legal[0]
+        self.write(self.describe(infoset, legal))
+        while True:
+            text = self.read(f"seat {infoset.seat}, action? ").strip().lower()
+            choice = choose(text, legal)
+            if choice is not None:
+                return choice
+            if text == "?":
+                self.write(self.describe(infoset, legal))
+            else:
+                self.write(f"not one of the {len(legal)} legal actions: {text!r} "
+                           f"(a number, or a word that names one action)")
+
+    @staticmethod
+    def describe(infoset, legal):
+        """The public board, this seat's cards and the numbered legal actions."""
+        view = infoset._view
+        hand = infoset.hand()
+        dev, new = infoset.dev_cards()
+        cards = ", ".join(f"{n} {L.RESOURCE_NAMES[r]}" for r, n in enumerate(hand) if n) or "none"
+        devs = ", ".join(f"{n} {L.DEV_NAMES[t]}" + (f" ({new[t]} new)" if new[t] else "")
+                         for t, n in enumerate(dev) if n) or "none"
+        lines = [render_ansi(view), f"your hand: {cards}", f"your development cards: {devs}",
+                 "legal actions:"]
+        lines += [f"  {i:3d}  {A.action_name(a)}" for i, a in enumerate(legal)]
+        return "\n".join(lines)
+
+
+def choose(text, legal):
+    """The action picked by text: an index into legal, or a word matching one name."""
+    if text.isdigit():
+        i = int(text)
+        return legal[i] if 0 <= i < len(legal) else None
+    if not text or text == "?":
+        return None
+    hits = [a for a in legal if text in A.action_name(a).lower()]
+    return hits[0] if len(hits) == 1 else None
+
+
+def main(argv=None):
+    from catan_env.cli import parser
+    from .arena import play_game
+    p = parser("catan_env.agents.human", "Play one seat of a game against our agents in the terminal.")
+    p.add_argument("--opponents", default="jsettlers,jsettlers,jsettlers",
+                   help="comma-separated agent specs for the other seats")
+    p.add_argument("--seat", type=int, default=0, help="your seat (0 places first)")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    others = args.opponents.split(",")
+    specs = others[:args.seat] + ["human"] + others[args.seat:]
+    result = play_game(specs, args.seed)
+    print(f"winner: seat {result['winner']}; VP {result['vp']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""The Pioneers bridge: the board decoder, the mirror replaying recorded sessions of real
+games (no server needed), the terminal agent, and one live game on a local server."""
+import gzip
+import os
+
+import numpy as np
+import pytest
+
+from catan_env.core import actions as A
+from catan_env.core import layout as L
+from catan_env.core.record import GameRecord
+from catan_env.pioneers.board import DEFAULT_CHITS, DEFAULT_MAP, PioneersBoard
+from catan_env.pioneers.client import options_from_game, replay_transcript
+from catan_env.pioneers.protocol import ProtocolError, parse_game_block, to_core, to_pio
+from catan_env.pioneers.server import pioneers_available
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "pioneers")
+TRANSCRIPTS = sorted(f for f in os.listdir(DATA) if f.endswith(".txt.gz"))
+
+
+def _load(name):
+    with gzip.open(os.path.join(DATA, name), "rt") as f:
+        return [line.rstrip("\n") for line in f]
+
+
+def test_default_map_decodes_to_the_reference_board():
+    b = PioneersBoard(DEFAULT_MAP, DEFAULT_CHITS)
+    # the protocol reference's table: row 3 x 1 is the desert with the robber, row 1 x 2
+    # forest 11, row 5 x 4 forest 6
+    assert b.board["terrain"][b.hex(1, 3)] == "desert" and b.robber_hex == b.hex(1, 3)
+    assert (b.board["terrain"][b.hex(2, 1)], b.board["numbers"][b.hex(2, 1)]) == ("forest", 11)
+    assert (b.board["terrain"][b.hex(4, 5)], b.board["numbers"][b.hex(4, 5)]) == ("forest", 6)
+    assert len(set(b.vertex_of.values())) == 54 and len(set(b.edge_of.values())) == 72
+    # aliases: corner p of H is corner p+2 of its neighbour in direction p
+    assert b.vertex(2, 1, 2) == b.vertex(1, 1, 0) and b.vertex_text(b.vertex(2, 1, 2)) == "1 1 0"
+    # harbours: the wool 2:1 at sea hex (2,0) facing 5 serves (2,0,5) and (1,1,0)
+    from catan_env.core.board import port_vertices
+    from catan_env.core import game as G
+    s = G.new_game(board=b.board, seed=0)
+    slots = [i for i, pv in enumerate(port_vertices(s).tolist())
+             if set(pv) == {b.vertex(2, 0, 5), b.vertex(1, 1, 0)}]
+    assert len(slots) == 1 and b.board["harbours"][slots[0]] == "wool"
+
+
+def test_unsupported_games_are_refused_with_the_reason():
+    gold = [row.replace("m4", "g4") for row in DEFAULT_MAP]
+    with pytest.raises(ProtocolError, match="gold"):
+        PioneersBoard(gold, DEFAULT_CHITS)
+    params = parse_game_block(["title X", "island-discovery-bonus", "num-players 4", "map",
+                               *DEFAULT_MAP, ".", "chits " + DEFAULT_CHITS])
+    with pytest.raises(ProtocolError, match="island-discovery-bonus"):
+        options_from_game(params)
+    params = parse_game_block(["num-ships 5", "map", *DEFAULT_MAP, ".", "chits " + DEFAULT_CHITS])
+    with pytest.raises(ProtocolError, match="num-ships"):
+        options_from_game(params)
+
+
+def test_resource_vectors_convert_both_ways():
+    # Pioneers order: brick grain ore wool lumber; core: brick lumber wool grain ore
+    assert to_core([1, 2, 3, 4, 5]) == [1, 5, 4, 2, 3]
+    assert to_pio([1, 5, 4, 2, 3]) == "1 2 3 4 5"
+
+
+@pytest.mark.parametrize("name", TRANSCRIPTS)
+def test_recorded_sessions_replay_into_a_consistent_mirror(name):
+    """Sessions recorded from real games against three greedy AIs: the mirror follows
+    every event (guesses repaired), agrees with the server's production, discards,
+    holders and winner, and its record replays."""
+    client = replay_transcript(_load(name))
+    m = client.mirror
+    assert m.mismatches == []
+    assert client.winner is not None and m.phase() == L.PH_GAME_OVER
+    assert int(m.state[L.PUBLIC_VP + client.winner]) == client.won_with
+    rec = m.record()
+    replayed = GameRecord.from_dict(rec.to_dict()).final_state()
+    assert (L.view(replayed, "v_owner") == L.view(m.state, "v_owner")).all()
+    assert (L.view(replayed, "hand") == L.view(m.state, "hand")).all()
+
+
+def test_a_corrupted_session_is_reported_not_followed():
+    lines = _load(TRANSCRIPTS[0])
+    # another seat "builds" a city where nobody has a settlement and cannot pay
+    i = next(k for k, ln in enumerate(lines) if " turn 3" in ln and ln.startswith("S player 1"))
+    lines.insert(i + 1, "S player 1 built city 3 3 0")
+    client = replay_transcript(lines)
+    assert any("does not fit" in x for x in client.mirror.mismatches)
+
+
+def test_human_agent_reads_numbers_and_names():
+    from catan_env.agents.human import HumanAgent, choose
+    import catan_env
+    env = catan_env.raw_env()
+    env.reset(seed=3)
+    obs, *_ = env.last()
+    answers = iter(["999", "nonsense", "0"])
+    shown = []
+    agent = HumanAgent(read=lambda prompt: next(answers), write=shown.append)
+    a = agent.act(obs, env.infoset(env.agent_selection))
+    legal = np.flatnonzero(obs["action_mask"])
+    assert a == legal[0]
+    assert "legal actions:" in shown[0] and "your hand" in shown[0]
+    assert any("not one of" in x for x in shown)
+    assert choose("end", [A.ROLL, A.END_TURN]) == A.END_TURN
+    assert choose("b", [A.ROLL, A.END_TURN]) is None  # ambiguous or unknown: ask again
+
+
+@pytest.mark.skipif(pioneers_available() is not None, reason=str(pioneers_available()))
+def test_a_live_game_against_three_pioneers_ais():
+    """One complete game on a local server: it ends, no move is rejected, the mirror
+    agrees with every public fact the server announced, and at the end with the
+    server's own hands (admin ``info``)."""
+    import threading
+    import time
+    from catan_env.agents.registry import make_agent
+    from catan_env.pioneers.client import PioneersClient
+    from catan_env.pioneers.server import LocalServer
+    with LocalServer(ai_players=3, max_seconds=300) as srv:
+        client = PioneersClient("127.0.0.1", srv.port, make_agent("jsettlers", seed=1), timeout=60)
+        out = {}
+        th = threading.Thread(target=lambda: out.update(client.play()), daemon=True)
+        th.start()
+        time.sleep(0.5)
+        srv.start_ais()
+        th.join(280)
+        info = srv.admin("info")
+    assert out, "the game did not finish"
+    assert out["winner"] is not None and out["rejected"] == [] and out["mismatches"] == []
+    m = client.mirror
+    assets = {}
+    for line in info:
+        w = line.split()
+        if len(w) >= 9 and w[1] == "player" and w[3] == "assets":
+            assets[int(w[2])] = to_core([int(x) for x in w[4:9]])
+    assert len(assets) == 4
+    for p in range(4):
+        assert sum(assets[p]) == sum(m.hand(p))
+    assert assets[client.seat] == m.hand(client.seat)
