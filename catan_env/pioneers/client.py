@@ -102,9 +102,9 @@ class LineConnection:
         text = line.decode(errors="replace").rstrip("\r")
         if self.transcript is not None:
             self.transcript.append(("S", text))
-        if text == "hello":
+        if text == "hello":  # keep-alive: answer, and keep waiting for the same deadline
             self.send("yes")
-            return self.read(timeout)
+            return self.read(max(0.0, deadline - time.monotonic()))
         return text
 
     def close(self):
@@ -449,16 +449,23 @@ class PioneersClient:
         got[victim] = n
         self.monopoly = (thief, res, got)
         if len(got) == self.mirror.n - 1:
-            def exact(s, got=dict(got), res=res):
-                return all(s[L.hand_i(v, res)] == k for v, k in got.items())
-            self.mirror.push(Entry([(A.MONOPOLY0 + res, -1)], note=f"monopoly on {w[2]}"), require=exact)
+            def exact(s, got=dict(got), res=res):  # distance to the announced counts
+                return sum(abs(int(s[L.hand_i(v, res)]) - k) for v, k in got.items())
+            m = self.mirror
+            entry = Entry([(A.MONOPOLY0 + res, -1)], note=f"monopoly on {w[2]}")
+            if not m.push(entry, require=exact, quiet=True):
+                # no change of guesses explains the counts: set them (a public fact) on the
+                # cards this seat cannot place, then play the card
+                m.push(Entry(kind="edit", args=("resync", m.seat, res, dict(got), thief),
+                             note=f"counts of {w[2]} from the monopoly"))
+                m.push(entry)
             self.monopoly = None
 
     def _ev_plenty(self, seat, w, body):
-        if len(w) == 6 and self._raw.startswith("plenty") and \
-                self.pending and self.pending["kind"] == "play" and self.pending["card"] == L.YEAR_OF_PLENTY \
-                and not self.pending.get("asked"):
-            # the prompt (the bank's contents): ask for our pair
+        if self._raw.startswith("plenty"):  # the prompt, to us alone: the bank's contents
+            if not (self.pending and self.pending.get("card") == L.YEAR_OF_PLENTY) \
+                    or self.pending.get("asked"):
+                return
             vec = [0] * L.N_RES
             r1, r2 = A.YOP_R1[self.pending["yop"]], A.YOP_R2[self.pending["yop"]]
             vec[r1] += 1

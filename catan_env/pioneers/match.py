@@ -25,6 +25,7 @@ from .server import LocalServer
 
 GAME_TIMEOUT_S = 600
 AI_JOIN_S = 0.4  # an AI connects within about 0.2 s
+CLIENT_TIMEOUT_S = 60  # a server silent this long has stalled
 
 
 def play_local_game(agent_spec, ours=1, first_seat=0, seed=0, vp=10, log_dir=None,
@@ -44,7 +45,7 @@ def play_local_game(agent_spec, ours=1, first_seat=0, seed=0, vp=10, log_dir=Non
                 continue
             k = len(clients)
             client = PioneersClient("127.0.0.1", srv.port, make_agent(agent_spec, seed=seed * 31 + k),
-                                    name=f"catan_env{k}", seed=seed * 31 + k, timeout=120,
+                                    name=f"catan_env{k}", seed=seed * 31 + k, timeout=CLIENT_TIMEOUT_S,
                                     keep_transcript=keep_transcript)
             clients.append(client)
             results.append({})
@@ -124,8 +125,12 @@ def main(argv=None):
     for i in range(start, args.games):
         t0 = time.time()
         results, clients = play_local_game(args.agent, ours=args.ours, first_seat=i % 4,
-                                           seed=args.seed * 100003 + i)
+                                           seed=args.seed * 100003 + i, keep_transcript=True)
         game = _game_line(args, i, results, clients, time.time() - t0)
+        if "error" in game or game["rejected"] or game["mismatches"]:
+            for k, c in enumerate(clients):  # the session, to replay and debug offline
+                with open(os.path.join(args.out, f"session-{i + 1:05d}-{k}.txt"), "w") as f:
+                    f.writelines(f"{d} {line}\n" for d, line in (c.transcript or []))
         if clients and getattr(clients[0], "mirror", None) is not None:
             try:
                 clients[0].mirror.record().save(os.path.join(args.out, f"game-{i + 1:05d}.json"))

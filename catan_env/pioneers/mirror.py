@@ -140,7 +140,54 @@ def _apply_edit(s, args):
             if vec[r]:
                 CARDS._gain(s, p, r, vec[r])
         return True
+    if what == "resync":  # (observer, resource, {seat: exact count}, balancing seat)
+        return _resync(s, *args[1:])
     raise MirrorError(f"unknown edit {what!r}")
+
+
+def _unknown(s, o, p, r):
+    """Cards of resource r in p's hand that observer o cannot place."""
+    return int(s[L.hand_i(p, r)] - s[L.know_i(o, p, r)])
+
+
+def _resync(s, me, res, counts, balance):
+    """Set the announced exact counts of res by changing the types of cards the observer
+    me cannot place, pairing every change with an opposite one (the balancing seat takes
+    what no announced seat can), so every resource stays conserved."""
+    plus = [(p, n - int(s[L.hand_i(p, res)])) for p, n in counts.items() if n > s[L.hand_i(p, res)]]
+    minus = [(p, int(s[L.hand_i(p, res)]) - n) for p, n in counts.items() if n < s[L.hand_i(p, res)]]
+    need = sum(d for _, d in plus) - sum(d for _, d in minus)
+    if need > 0:
+        minus.append((balance, need))
+    elif need < 0:
+        plus.append((balance, -need))
+    moves = []  # (seat, from type, to type)
+    for p, d in plus:
+        for _ in range(d):
+            x = next((r for r in range(L.N_RES) if r != res and _unknown(s, me, p, r) > 0), None)
+            if x is None:
+                return False
+            s[L.hand_i(p, x)] -= 1
+            s[L.hand_i(p, res)] += 1
+            moves.append(x)
+    for p, d in minus:
+        for _ in range(d):
+            if _unknown(s, me, p, res) <= 0 or not moves:
+                return False
+            x = moves.pop()
+            s[L.hand_i(p, res)] -= 1
+            s[L.hand_i(p, x)] += 1
+    if moves:
+        return False
+    n = int(s[L.OPT_PLAYERS])
+    for o in list(range(n)) + [L.PUBLIC]:  # every row stays a true lower bound
+        for p in range(n):
+            for r in range(L.N_RES):
+                k = L.know_i(o, p, r)
+                if s[k] > s[L.hand_i(p, r)]:
+                    s[L.know_i(o, p, L.UNKNOWN)] += s[k] - s[L.hand_i(p, r)]
+                    s[k] = s[L.hand_i(p, r)]
+    return True
 
 
 class Mirror:
@@ -183,9 +230,9 @@ class Mirror:
         self.mismatches.append(f"step {len(self.entries)}: {text}")
 
     # ---- writing
-    def push(self, entry, require=None):
-        """Apply a server event.  require(state) -> bool: an extra fact the state before
-        the event must show (exact counts a monopoly revealed).  Guesses are repaired when
+    def push(self, entry, require=None, quiet=False):
+        """Apply a server event.  require(state) -> int: how far the state before the
+        event is from an extra fact it must show (0: it does; a monopoly's exact counts).  Guesses are repaired when
         the event does not fit; returns False (and logs a mismatch) when nothing does."""
         if entry.kind == "edit":
             self.edits += 1
@@ -194,12 +241,53 @@ class Mirror:
         if self._repair(entry, require):
             self.repairs += 1
             return True
-        self.mismatch(f"event does not fit the game: {entry.note or entry.actions or entry.args}")
+        # two faults at once (say a card type and a stolen card): fix what makes the event
+        # legal first, then what the extra fact needs
+        if require is not None and (self._try_append_check(entry) or
+                                    self._repair(entry, None, append=False)):
+            if self._repair(entry, require):
+                self.repairs += 2
+                return True
+            for _ in range(6):  # then change guesses one at a time, each closer to the fact
+                if self._try_append(entry, require):
+                    self.repairs += 2
+                    return True
+                if not self._improve(entry, require):
+                    break
+        if not quiet:
+            self.mismatch(f"event does not fit the game: {entry.note or entry.actions or entry.args}")
         return False
+
+    def _try_append_check(self, entry):
+        return apply_entry(self.state.copy(), entry.copy())
+
+    def _improve(self, entry, require):
+        """Commit the single guess change that brings require's distance down most while
+        keeping the history and the event legal; False when none does."""
+        best, best_d = None, require(self.state)
+        for slot in self._guess_slots():
+            for alts in _alternatives(self.entries, [slot]):
+                i, j = slot
+                trial = [e.copy() for e in self.entries[i:]]
+                trial[0].actions[j][1] = alts[0]
+                replay = self._replay_from(i, trial)
+                if replay is None:
+                    continue
+                befores, s = replay
+                d = require(s)
+                if d < best_d and apply_entry(s.copy(), entry.copy()):
+                    best, best_d = (i, trial, befores, s), d
+        if best is None:
+            return False
+        i, trial, befores, s = best
+        self.entries[i:] = trial
+        self.before[i:] = befores
+        self.state = s
+        return True
 
     def _try_append(self, entry, require):
         s = self.state.copy()
-        if require is not None and not require(s):
+        if require is not None and require(s):
             return False
         if not apply_entry(s, entry):
             return False
@@ -227,7 +315,7 @@ class Mirror:
                 return None
         return befores, s
 
-    def _repair(self, entry, require):
+    def _repair(self, entry, require, append=True):
         """Change one guess, swap two guesses of the same kind, or change two recent ones,
         whichever first makes the history legal with the new event."""
         slots = self._guess_slots()
@@ -249,15 +337,18 @@ class Mirror:
                     continue
                 befores, s = replay
                 t = s.copy()
-                if require is not None and not require(t):
+                if require is not None and require(t):
                     continue
                 if not apply_entry(t, entry):
                     continue
                 self.entries[first:] = trial
                 self.before[first:] = befores
-                self.before.append(s)
-                self.entries.append(entry)
-                self.state = t
+                if append:
+                    self.before.append(s)
+                    self.entries.append(entry)
+                    self.state = t
+                else:
+                    self.state = s
                 return True
         return False
 
