@@ -66,9 +66,12 @@ def test_recorded_sessions_replay_into_a_consistent_mirror(name):
     """Sessions recorded from real games against three greedy AIs: the mirror follows
     every event (guesses repaired), agrees with the server's production, discards,
     holders and winner, and its record replays."""
-    client = replay_transcript(_load(name))
+    lines = _load(name)
+    client = replay_transcript(lines)
     m = client.mirror
     assert m.mismatches == []
+    if not any(" won with " in ln for ln in lines):
+        return  # a session cut short (kept for the hidden-card puzzle in it)
     assert client.winner is not None and m.phase() == L.PH_GAME_OVER
     assert int(m.state[L.PUBLIC_VP + client.winner]) == client.won_with
     rec = m.record()

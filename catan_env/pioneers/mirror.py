@@ -35,17 +35,18 @@ class Entry:
     """One server event: core actions [(action, outcome)], with the positions whose
     outcome is a guess, or a direct edit (kind != "act")."""
 
-    __slots__ = ("kind", "actions", "guesses", "args", "note")
+    __slots__ = ("kind", "actions", "guesses", "args", "note", "require")
 
-    def __init__(self, actions=(), guesses=None, kind="act", args=None, note=""):
+    def __init__(self, actions=(), guesses=None, kind="act", args=None, note="", require=None):
         self.kind = kind
         self.actions = [list(x) for x in actions]
         self.guesses = dict(guesses or {})  # index in actions -> GUESS_*
         self.args = args
         self.note = note
+        self.require = require  # state -> distance to a fact the state before must show
 
     def copy(self):
-        return Entry(self.actions, self.guesses, self.kind, self.args, self.note)
+        return Entry(self.actions, self.guesses, self.kind, self.args, self.note, self.require)
 
 
 class MirrorError(RuntimeError):
@@ -77,8 +78,11 @@ def _guess_choices(s, a, kind):
 
 
 def apply_entry(s, e, reguess=False):
-    """Apply entry e to s in place; False (s then undefined) when it is illegal.  With
-    reguess, a guessed outcome that became impossible is replaced by a possible one."""
+    """Apply entry e to s in place; False (s then undefined) when it is illegal or the
+    state before it misses the fact it requires.  With reguess, a guessed outcome that
+    became impossible is replaced by a possible one."""
+    if e.require is not None and e.require(s):
+        return False
     if e.kind == "reveal":
         p = e.args
         if s[L.dev_i(p, L.VICTORY_POINT)] <= 0:
@@ -236,6 +240,9 @@ class Mirror:
         the event does not fit; returns False (and logs a mismatch) when nothing does."""
         if entry.kind == "edit":
             self.edits += 1
+        if require is not None:  # replays after later repairs keep checking the fact
+            entry = entry.copy()
+            entry.require = require
         if self._try_append(entry, require):
             return True
         if self._repair(entry, require):
@@ -243,8 +250,10 @@ class Mirror:
             return True
         # two faults at once (say a card type and a stolen card): fix what makes the event
         # legal first, then what the extra fact needs
-        if require is not None and (self._try_append_check(entry) or
-                                    self._repair(entry, None, append=False)):
+        bare = entry.copy()
+        bare.require = None
+        if require is not None and (self._try_append_check(bare) or
+                                    self._repair(bare, None, append=False)):
             if self._repair(entry, require):
                 self.repairs += 2
                 return True
@@ -275,7 +284,9 @@ class Mirror:
                     continue
                 befores, s = replay
                 d = require(s)
-                if d < best_d and apply_entry(s.copy(), entry.copy()):
+                bare = entry.copy()
+                bare.require = None
+                if d < best_d and apply_entry(s.copy(), bare):
                     best, best_d = (i, trial, befores, s), d
         if best is None:
             return False
