@@ -1,11 +1,11 @@
 """A person at a terminal plays a seat: the board as text, the seat's own cards, and the
 legal actions numbered with their names.
 
-    python -m catan_env.agents.human --opponents jsettlers,jsettlers,mcts --seed 3
+    catan-play --opponents jsettlers,jsettlers,mcts --seed 3
 
 or any loop: ``HumanAgent().act(observation, infoset)``.  Type the number of an action,
 or part of its name when only one legal action matches (``end``, ``roll``); ``?`` shows
-the board again.  Nothing hidden is shown: the board, public counts, and this seat's
+the board again, ``map`` the vertex and edge ids around each hex.  Nothing hidden is shown: the board, public counts, and this seat's
 own hand and development cards.
 """
 import sys
@@ -14,6 +14,7 @@ import numpy as np
 
 from catan_env.core import actions as A
 from catan_env.core import layout as L
+from catan_env.core.topology import HEX_EDGES, HEX_VERTICES
 from catan_env.render import render_ansi
 
 from .base import Agent
@@ -41,6 +42,8 @@ class HumanAgent(Agent):
                 return choice
             if text == "?":
                 self.write(self.describe(infoset, legal))
+            elif text == "map":
+                self.write(board_legend())
             else:
                 self.write(f"not one of the {len(legal)} legal actions: {text!r} "
                            f"(a number, or a word that names one action)")
@@ -55,9 +58,19 @@ class HumanAgent(Agent):
         devs = ", ".join(f"{n} {L.DEV_NAMES[t]}" + (f" ({new[t]} new)" if new[t] else "")
                          for t, n in enumerate(dev) if n) or "none"
         lines = [render_ansi(view), f"your hand: {cards}", f"your development cards: {devs}",
-                 "legal actions:"]
+                 "legal actions (a number, a word naming one, '?' board, 'map' vertex/edge ids):"]
         lines += [f"  {i:3d}  {A.action_name(a)}" for i, a in enumerate(legal)]
         return "\n".join(lines)
+
+
+def board_legend():
+    """Each hex's corner vertices and side edges, clockwise from the top (the ids the
+    action names use)."""
+    lines = ["hex: corner vertices from the top, clockwise | side edges from the upper right"]
+    for h in range(len(HEX_VERTICES)):
+        lines.append(f"{h:3d}: v {' '.join(f'{v:2d}' for v in HEX_VERTICES[h])} | "
+                     f"e {' '.join(f'{e:2d}' for e in HEX_EDGES[h])}")
+    return "\n".join(lines)
 
 
 def choose(text, legal):
@@ -65,7 +78,7 @@ def choose(text, legal):
     if text.isdigit():
         i = int(text)
         return legal[i] if 0 <= i < len(legal) else None
-    if not text or text == "?":
+    if not text or text in ("?", "map"):
         return None
     hits = [a for a in legal if text in A.action_name(a).lower()]
     return hits[0] if len(hits) == 1 else None
@@ -74,7 +87,7 @@ def choose(text, legal):
 def main(argv=None):
     from catan_env.cli import parser
     from .arena import play_game
-    p = parser("catan_env.agents.human", "Play one seat of a game against our agents in the terminal.")
+    p = parser("catan-play", "Play one seat of a game against our agents in the terminal.")
     p.add_argument("--opponents", default="jsettlers,jsettlers,jsettlers",
                    help="comma-separated agent specs for the other seats")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 places first)")

@@ -11,6 +11,7 @@ from catan_env.agents.learned import MLPPolicyAgent
 from catan_env.batched import BatchedCatan, CatanVectorEnv, MLPWeights
 from catan_env.core import invariants
 from catan_env.core.observe import VECTOR_SIZE
+from catan_env.core.options import PIONEERS_RULES
 from catan_env.gym_env import CatanGymEnv
 
 
@@ -92,11 +93,12 @@ def test_mlp_opponent_in_numba_plays_like_the_python_agent():
     assert _play_pair(batch, singles, 0, 250, np.random.default_rng(1)) >= 1
 
 
-def test_all_seats_mode_equals_aec_env():
+@pytest.mark.parametrize("rules", [{}, PIONEERS_RULES], ids=["official", "pioneers"])
+def test_all_seats_mode_equals_aec_env(rules):
     n = 3
-    batch = BatchedCatan(n, mode="all_seats", vp_reward=0.1, max_turns=30, players=3)
+    batch = BatchedCatan(n, mode="all_seats", vp_reward=0.1, max_turns=30, players=3, **rules)
     batch.reset(seed=5)
-    envs = [catan_env.raw_env(vp_reward=0.1, max_turns=30, players=3) for _ in range(n)]
+    envs = [catan_env.raw_env(vp_reward=0.1, max_turns=30, players=3, **rules) for _ in range(n)]
     for i, e in enumerate(envs):
         e.reset(seed=5 + i)
     rng = np.random.default_rng(2)

@@ -95,14 +95,15 @@ def test_human_agent_reads_numbers_and_names():
     env = catan_env.raw_env()
     env.reset(seed=3)
     obs, *_ = env.last()
-    answers = iter(["999", "nonsense", "0"])
+    answers = iter(["999", "nonsense", "map", "0"])
     shown = []
     agent = HumanAgent(read=lambda prompt: next(answers), write=shown.append)
     a = agent.act(obs, env.infoset(env.agent_selection))
     legal = np.flatnonzero(obs["action_mask"])
     assert a == legal[0]
-    assert "legal actions:" in shown[0] and "your hand" in shown[0]
+    assert "legal actions" in shown[0] and "your hand" in shown[0]
     assert any("not one of" in x for x in shown)
+    assert any(x.startswith("hex: corner vertices") for x in shown)
     assert choose("end", [A.ROLL, A.END_TURN]) == A.END_TURN
     assert choose("b", [A.ROLL, A.END_TURN]) is None  # ambiguous or unknown: ask again
 
