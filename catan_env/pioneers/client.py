@@ -215,7 +215,7 @@ class PioneersClient:
             self._maybe_act()
             if self.done:
                 break
-            call = self.call
+            call = self.call if self.call is not None and not self.call.get("closed") else None
             wait = None if call is None else max(0.0, call["t0"] + QUOTE_WAIT_S - time.monotonic())
             line = self.conn.read(wait)
             if line is None:
@@ -846,8 +846,9 @@ class PioneersClient:
     def _close_call(self):
         """Our call has its answers (or waited long enough): let the agent confirm one."""
         call = self.call
-        if call is None or not call["sent"]:
+        if call is None or not call["sent"] or call.get("closed"):
             return
+        call["closed"] = True  # answer once; the finish echo forgets the call
         m = self.mirror
         n = m.n
         s = self._decision_state()
@@ -892,7 +893,8 @@ class PioneersClient:
 
     def _maybe_close_call(self):
         call = self.call
-        if call is not None and call["sent"] and len(call["answered"]) >= self.mirror.n - 1:
+        if call is not None and call["sent"] and not call.get("closed") and \
+                len(call["answered"]) >= self.mirror.n - 1:
             self._close_call()
 
 
