@@ -139,3 +139,23 @@ def test_a_live_game_against_three_pioneers_ais():
     for p in range(4):
         assert sum(assets[p]) == sum(m.hand(p))
     assert assets[client.seat] == m.hand(client.seat)
+
+
+@pytest.mark.skipif(pioneers_available() is not None, reason=str(pioneers_available()))
+def test_catan_pioneers_plays_records_and_reports(tmp_path, capsys):
+    """The match command: a game on a fresh local server, one line per game (a rerun
+    resumes and plays nothing more), a replayable record, and the report's last line."""
+    from catan_env.pioneers.match import main
+    args = ["--agent", "jsettlers", "--games", "1", "--out", str(tmp_path), "--seed", "3"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert out.strip().splitlines()[-1] == "rejected moves: 0"
+    import json
+    games = [json.loads(x) for x in open(tmp_path / "games.jsonl")]
+    assert len(games) == 1 and "error" not in games[0] and games[0]["mismatches"] == 0
+    assert games[0]["our_seats"] == [0]
+    rec = GameRecord.load(str(tmp_path / "game-00001.json"))
+    final = rec.final_state()
+    assert int(final[L.OPT_RULES]) != 0  # the Pioneers rule variants
+    assert main(args) == 0  # resumes: nothing left to play
+    assert len(open(tmp_path / "games.jsonl").readlines()) == 1

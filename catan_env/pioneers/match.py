@@ -111,8 +111,11 @@ def main(argv=None):
         client = PioneersClient(args.host, args.port, make_agent(args.agent, seed=args.seed),
                                 name=args.name, seed=args.seed, timeout=3600)
         res = client.play()
-        print(f"winner: seat {res['winner']} (we were seat {res['seat']}); "
-              f"rejected moves: {len(res['rejected'])}")
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, f"joined-{args.host}-{args.port}-seat{res['seat']}.json")
+        client.mirror.record().save(path)
+        print(f"winner: seat {res['winner']} (we were seat {res['seat']}); record: {path}")
+        print(f"rejected moves: {len(res['rejected'])}")
         return 0
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "games.jsonl")
