@@ -29,6 +29,7 @@ from ..infoset import InfoSet
 
 GUESS_STEAL, GUESS_DRAW = "steal", "draw"
 MAX_REPAIR_CANDIDATES = 40
+SOLVE_BUDGET = 20000  # guess values tried by the backtracking repair
 
 
 class Entry:
@@ -263,9 +264,66 @@ class Mirror:
                     return True
                 if not self._improve(entry, require):
                     break
+        if self._solve(entry):
+            self.repairs += 1
+            return True
         if not quiet:
             self.mismatch(f"event does not fit the game: {entry.note or entry.actions or entry.args}")
         return False
+
+    def _solve(self, entry, budget=SOLVE_BUDGET):
+        """Backtracking over every guess, in game order, keeping each as it is where
+        possible: the guesses that change are the latest that can (bounded by budget
+        guess tries).  Commits and returns True when the history and entry fit."""
+        slots = sorted((i, j) for i, e in enumerate(self.entries) for j in e.guesses)
+        if not slots:
+            return False
+        first = slots[0][0]
+        trial = [e.copy() for e in self.entries[first:]]
+        rel = [(i - first, j) for i, j in slots]
+        tries = [budget]
+
+        def run(s, q0, q1):  # apply trial[q0:q1] to s in place
+            for q in range(q0, q1):
+                if not apply_entry(s, trial[q]):
+                    return False
+            return True
+
+        def rec(s, q, k):
+            """s: the state before trial[q]; k: the next guess slot (at or after q)."""
+            stop = rel[k][0] if k < len(rel) else len(trial)
+            s = s.copy()
+            if not run(s, q, stop):
+                return False
+            if k == len(rel):
+                return apply_entry(s.copy(), entry)
+            e = trial[stop]
+            j = rel[k][1]
+            current = e.actions[j][1]
+            for v in [current] + [v for v in range(L.N_RES) if v != current]:
+                tries[0] -= 1
+                if tries[0] < 0:
+                    break
+                e.actions[j][1] = v
+                t = s.copy()
+                if apply_entry(t, e) and rec(t, stop + 1, k + 1):
+                    return True
+            e.actions[j][1] = current
+            return False
+
+        if not rec(self.before[first], 0, 0):
+            return False
+        replay = self._replay_from(first, trial)
+        if replay is None:
+            return False
+        befores, s = replay
+        t = s.copy()
+        if not apply_entry(t, entry):
+            return False
+        self.entries[first:] = trial + [entry]
+        self.before[first:] = befores + [s]
+        self.state = t
+        return True
 
     def _try_append_check(self, entry):
         return apply_entry(self.state.copy(), entry.copy())
