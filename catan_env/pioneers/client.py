@@ -21,6 +21,8 @@ from ..core import layout as L
 from ..core import rules as R
 from ..core.observe import VECTOR_SIZE, encode_vector
 from ..core.options import PIONEERS_RULES, make_options
+from ..core.topology import EDGE_VERTICES
+from ..infoset import InfoSet
 from .board import PioneersBoard
 from .mirror import GUESS_DRAW, GUESS_STEAL, Entry, Mirror
 from .protocol import (DECK_KEYS, DEV_CODE_TO_CORE, RESOURCE_WORD, WORD_RESOURCE, ProtocolError,
@@ -202,6 +204,10 @@ class PioneersClient:
         self.road_building = False
         self.call = None              # our open domestic call
         self.turn_seat = -1           # whose turn the server last announced
+        self.robber_prompt = False    # the server asked us to move the robber
+        self.rob_victim = None        # the seat our robber action robs
+        self.pending_discard = 0      # cards the server asked us to discard
+        self.discard_retries = 0
         self.done = False
         for line in self._early:
             self._on_line(line)
@@ -260,7 +266,7 @@ class PioneersClient:
             self.banned.add(self.pending["action"])
         if self.pending and self.pending.get("kind") == "discard":
             self.pending = None
-            self.discard_retries = getattr(self, "discard_retries", 0) + 1
+            self.discard_retries += 1
             if self.discard_retries <= 3:
                 self._discard(self.pending_discard)  # the mirror's hand is exact: try again
             return
@@ -306,7 +312,6 @@ class PioneersClient:
     def _flush_setup(self):
         """Apply buffered set-up pieces in the core's order: each settlement (in the order
         placed) followed by the road that touches it."""
-        from ..core.topology import EDGE_VERTICES
         while self.setup_buffer:
             seat, first = self.setup_buffer[0]
             if not A.SETTLEMENT0 <= first < A.CITY0:
@@ -491,6 +496,7 @@ class PioneersClient:
     def _ev_must_discard(self, seat, w, body):
         if seat == self.seat:
             self.pending_discard = int(w[1])
+            self.discard_retries = 0
             self._discard(self.pending_discard)
         m = self.mirror
         owed = int(m.state[L.DISCARDS + seat])
@@ -654,7 +660,6 @@ class PioneersClient:
                 mask[a] = 0
         vec = np.zeros(VECTOR_SIZE, dtype=np.float32)
         encode_vector(state, self.seat, vec)
-        from ..infoset import InfoSet
         info = InfoSet(state, self.seat, self.seed * 7919 + self.decisions)
         self.decisions += 1
         a = int(self.agent.act({"observation": vec, "action_mask": mask}, info))
@@ -694,7 +699,7 @@ class PioneersClient:
                 self._setup_move()
             return
         if ph == L.PH_MOVE_ROBBER:
-            if getattr(self, "robber_prompt", False):
+            if self.robber_prompt:
                 self.robber_prompt = False
                 self._robber_move()
             return
@@ -790,7 +795,7 @@ class PioneersClient:
 
     def _ev_rob(self, seat, w, body):
         # several victims possible: name ours
-        victim = getattr(self, "rob_victim", None)
+        victim = self.rob_victim
         if victim is None:
             victim = next(p for p in range(self.mirror.n) if p != self.seat)
         self.conn.send(f"rob {victim}")
