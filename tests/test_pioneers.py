@@ -74,10 +74,13 @@ def test_recorded_sessions_replay_into_a_consistent_mirror(name):
         return  # a session cut short (kept for the hidden-card puzzle in it)
     assert client.winner is not None and m.phase() == L.PH_GAME_OVER
     assert int(m.state[L.PUBLIC_VP + client.winner]) == client.won_with
-    rec = m.record()
-    replayed = GameRecord.from_dict(rec.to_dict()).final_state()
-    assert (L.view(replayed, "v_owner") == L.view(m.state, "v_owner")).all()
-    assert (L.view(replayed, "hand") == L.view(m.state, "hand")).all()
+    # the record replays, up to the first direct edit (cards retyped when no change of
+    # guesses explained an event) when there is one
+    replayed = GameRecord.from_dict(m.record().to_dict()).final_state()
+    first_edit = next((i for i, e in enumerate(m.entries) if e.kind == "edit"), None)
+    target = m.state if first_edit is None else m.before[first_edit]
+    assert (L.view(replayed, "v_owner") == L.view(target, "v_owner")).all()
+    assert (L.view(replayed, "hand") == L.view(target, "hand")).all()
 
 
 def test_a_corrupted_session_is_reported_not_followed():

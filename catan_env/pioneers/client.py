@@ -687,8 +687,9 @@ class PioneersClient:
             return
         if m.phase() == L.PH_GAME_OVER:
             return
-        if self.turn_seat == self.seat and self._claim_win():
-            return
+        if self.turn_seat == self.seat and m.phase() in (L.PH_PRE_ROLL, L.PH_MAIN) and \
+                m.decider() == self.seat and self.call is None and self._claim_win():
+            return  # (the server ignores a card played amid a robbery or road building)
         if self.call is not None:
             return
         if m.decider() != self.seat or self.robber is not None or self.discard_buffer:

@@ -29,7 +29,7 @@ from ..infoset import InfoSet
 
 GUESS_STEAL, GUESS_DRAW = "steal", "draw"
 MAX_REPAIR_CANDIDATES = 40
-SOLVE_BUDGET = 20000  # guess values tried by the backtracking repair
+SOLVE_BUDGET = 4000  # guess values tried by the backtracking repair
 
 
 class Entry:
@@ -147,6 +147,10 @@ def _apply_edit(s, args):
         return True
     if what == "resync":  # (observer, resource, {seat: exact count}, balancing seat)
         return _resync(s, *args[1:])
+    if what == "retype":  # (observer, seat, resource it must have one more of)
+        return _retype(s, *args[1:])
+    if what == "retype_dev":  # (observer, seat, card type it must hold, not new)
+        return _retype_dev(s, *args[1:])
     raise MirrorError(f"unknown edit {what!r}")
 
 
@@ -184,14 +188,61 @@ def _resync(s, me, res, counts, balance):
             s[L.hand_i(p, x)] += 1
     if moves:
         return False
+    _clamp_knowledge(s)
+    return True
+
+
+def _clamp_knowledge(s):
+    """After cards changed type: every knowledge row stays a true lower bound."""
     n = int(s[L.OPT_PLAYERS])
-    for o in list(range(n)) + [L.PUBLIC]:  # every row stays a true lower bound
+    for o in list(range(n)) + [L.PUBLIC]:
         for p in range(n):
             for r in range(L.N_RES):
                 k = L.know_i(o, p, r)
                 if s[k] > s[L.hand_i(p, r)]:
                     s[L.know_i(o, p, L.UNKNOWN)] += s[k] - s[L.hand_i(p, r)]
                     s[k] = s[L.hand_i(p, r)]
+
+
+def _retype(s, me, p, r):
+    """One card of p that me cannot place becomes an r, and one r of another seat that
+    me cannot place becomes that card's old type (resources stay conserved)."""
+    x = max((c for c in range(L.N_RES) if c != r and _unknown(s, me, p, c) > 0),
+            key=lambda c: _unknown(s, me, p, c), default=None)
+    q = next((q for q in range(int(s[L.OPT_PLAYERS])) if q not in (p, me)
+              and _unknown(s, me, q, r) > 0), None)
+    if x is None or q is None:
+        return False
+    s[L.hand_i(p, x)] -= 1
+    s[L.hand_i(p, r)] += 1
+    s[L.hand_i(q, r)] -= 1
+    s[L.hand_i(q, x)] += 1
+    _clamp_knowledge(s)
+    return True
+
+
+def _retype_dev(s, me, p, t):
+    """One old development card of p (never me's) becomes type t; the deck, or another
+    seat's card of type t, takes the old type."""
+    x = next((c for c in range(L.N_DEV) if c != t
+              and s[L.dev_i(p, c)] - s[L.dev_new_i(p, c)] > 0), None)
+    if x is None or p == me:
+        return False
+    if s[L.DECK + t] > 0:
+        s[L.DECK + t] -= 1
+        s[L.DECK + x] += 1
+    else:
+        q = next((q for q in range(int(s[L.OPT_PLAYERS])) if q not in (p, me)
+                  and s[L.dev_i(q, t)] > 0), None)
+        if q is None:
+            return False
+        s[L.dev_i(q, t)] -= 1
+        s[L.dev_i(q, x)] += 1
+        if s[L.dev_new_i(q, t)] > s[L.dev_i(q, t)]:
+            s[L.dev_new_i(q, t)] -= 1
+            s[L.dev_new_i(q, x)] += 1
+    s[L.dev_i(p, x)] -= 1
+    s[L.dev_i(p, t)] += 1
     return True
 
 
@@ -267,8 +318,28 @@ class Mirror:
         if self._solve(entry):
             self.repairs += 1
             return True
+        if self._retype_for(entry):
+            return True
         if not quiet:
             self.mismatch(f"event does not fit the game: {entry.note or entry.actions or entry.args}")
+        return False
+
+    def _retype_for(self, entry, rounds=6):
+        """No change of guesses explains the event: change the types of cards this seat
+        cannot place (conserving every resource and card), as direct edits, until the
+        event's first failing action has what it needs."""
+        for _ in range(rounds):
+            need = _first_need(self.state, entry)
+            if need is None:
+                return False
+            kind, p, what = need
+            edit = Entry(kind="edit", args=("retype" if kind == "res" else "retype_dev", self.seat, p, what),
+                         note=f"seat {p} holds a {kind} {what} the guesses did not give it")
+            if not self._try_append(edit, None):
+                return False
+            self.edits += 1
+            if self._try_append(entry, entry.require):
+                return True
         return False
 
     def _solve(self, entry, budget=SOLVE_BUDGET):
@@ -471,3 +542,49 @@ def _alternatives(entries, combo):
     for vs in values:
         out = [o + [v] for o in out for v in vs]
     return out
+
+
+def _first_need(s, entry):
+    """(kind "res" | "dev", seat, resource or card type) that the first failing action of
+    entry lacks, or None when it fails for another reason."""
+    if entry.kind != "act":
+        return None
+    s = s.copy()
+    buf = np.empty(A.N_ACTIONS, dtype=np.int64)
+    for a, outcome in entry.actions:
+        n = R.legal_actions(s, buf)
+        p = int(s[L.DECIDER])
+        if a in buf[:n] and _outcome_ok(s, a, outcome):
+            R.apply_action(s, a, outcome)
+            continue
+        hand = [int(s[L.hand_i(p, r)]) for r in range(L.N_RES)]
+        if A.ROBBER0 <= a < A.DISCARD0 and outcome >= 0:  # a known theft: the victim has it
+            victim = (p + (a - A.ROBBER0) % 4) % int(s[L.OPT_PLAYERS])
+            return ("res", victim, int(outcome))
+        card = {A.PLAY_KNIGHT: L.KNIGHT, A.PLAY_ROAD_BUILDING: L.ROAD_BUILDING}.get(a)
+        if A.YOP0 <= a < A.MONOPOLY0:
+            card = L.YEAR_OF_PLENTY
+        elif A.MONOPOLY0 <= a < A.ROBBER0:
+            card = L.MONOPOLY
+        if card is not None:
+            return ("dev", p, card)
+        cost = np.zeros(L.N_RES, dtype=np.int64)
+        if A.ROAD0 <= a < A.BUY_DEV or a == A.BUY_DEV:
+            cost = R.action_cost(a)
+            if A.CITY0 <= a < A.BUY_DEV and s[L.V_LEVEL + a - A.CITY0] == 0:
+                cost = R.DIRECT_CITY_COST
+        elif A.DISCARD0 <= a < A.MARITIME0:
+            cost[a - A.DISCARD0] = 1
+        elif A.MARITIME0 <= a < A.OFFER0:
+            r1 = A.MARITIME_GIVE[a - A.MARITIME0]
+            cost[r1] = R.trade_rate(s, p, r1)
+        elif A.OFFER0 <= a < A.TRADE_ACCEPT:
+            m = a - A.OFFER0
+            cost[A.MENU_GIVE_RES[m]] = A.MENU_GIVE_N[m]
+        elif a == A.TRADE_ACCEPT:
+            cost[s[L.TRADE_GET_RES]] = s[L.TRADE_GET_N]
+        for r in range(L.N_RES):
+            if hand[r] < cost[r]:
+                return ("res", p, r)
+        return None
+    return None
