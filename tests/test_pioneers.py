@@ -162,3 +162,42 @@ def test_catan_pioneers_plays_records_and_reports(tmp_path, capsys):
     assert int(final[L.OPT_RULES]) != 0  # the Pioneers rule variants
     assert main(args) == 0  # resumes: nothing left to play
     assert len(open(tmp_path / "games.jsonl").readlines()) == 1
+
+
+def test_a_game_the_core_cannot_play_is_refused_at_connection():
+    """A server offering ships: the client names the rule and never starts."""
+    import socket
+    import threading
+    from catan_env.pioneers.client import PioneersClient
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    seen = []
+
+    def serve():
+        conn, _ = listener.accept()
+        f = conn.makefile("rw")
+        f.write("version report\n")
+        f.flush()
+        seen.append(f.readline().strip())
+        f.write("status report\n")
+        f.flush()
+        seen.append(f.readline().strip())
+        block = ["player 0 of 4, welcome to pioneers server 15.6", "game", "title Seafarers",
+                 "num-players 4", "num-ships 15", "chits " + DEFAULT_CHITS, "map", *DEFAULT_MAP,
+                 ".", "end"]
+        f.write("\n".join(block) + "\n")
+        f.flush()
+        seen.append(f.read())  # until the client hangs up
+        conn.close()
+
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    client = PioneersClient("127.0.0.1", port, agent=None, timeout=10)
+    with pytest.raises(ProtocolError, match="num-ships 15"):
+        client.play()
+    th.join(5)
+    listener.close()
+    assert seen[:2] == ["version 15", "status newplayer"]
+    assert "start" not in seen[2].split("\n")

@@ -19,8 +19,9 @@ import time
 
 from ..agents.arena import wilson
 from ..agents.registry import make_agent
-from ..cli import parser, positive_int, user_errors
+from ..cli import UserError, parser, positive_int, user_errors
 from .client import PioneersClient
+from .protocol import ProtocolError
 from .server import LocalServer
 
 GAME_TIMEOUT_S = 600
@@ -110,7 +111,12 @@ def main(argv=None):
             p.error("--host needs --port")
         client = PioneersClient(args.host, args.port, make_agent(args.agent, seed=args.seed),
                                 name=args.name, seed=args.seed, timeout=3600)
-        res = client.play()
+        try:
+            res = client.play()
+        except ProtocolError as exc:
+            raise UserError(f"cannot play on {args.host}:{args.port}: {exc}") from None
+        except (OSError, TimeoutError) as exc:
+            raise UserError(f"lost the server at {args.host}:{args.port}: {exc}") from None
         os.makedirs(args.out, exist_ok=True)
         path = os.path.join(args.out, f"joined-{args.host}-{args.port}-seat{res['seat']}.json")
         client.mirror.record().save(path)
