@@ -180,7 +180,9 @@ def _game_line(args, i, results, clients, seconds):
         from ..core import layout as L
         our_vp.append(int(s[L.PUBLIC_VP + c.seat] + s[L.dev_i(c.seat, L.VICTORY_POINT)]))
     game.update(winner=first["winner"], our_seats=our_seats, our_vp=our_vp,
-                turns=first["turns"], repairs=sum(r["repairs"] for r in results))
+                turns=first["turns"], repairs=sum(r["repairs"] for r in results),
+                edits=sum(r["edits"] for r in results),
+                decisions=sum(r["decisions"] for r in results))
     return game
 
 
