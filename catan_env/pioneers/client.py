@@ -687,6 +687,10 @@ class PioneersClient:
             return
         if m.phase() == L.PH_GAME_OVER:
             return
+        if self.road_building and m.phase() != L.PH_ROAD_BUILDING:
+            self.road_building = False  # the mirror left road building: tell the server first
+            self._send({"kind": "rb_done", "cmd": "done"})
+            return
         if self.turn_seat == self.seat and m.phase() in (L.PH_PRE_ROLL, L.PH_MAIN) and \
                 m.decider() == self.seat and self.call is None and self._claim_win():
             return  # (the server ignores a card played amid a robbery or road building)
@@ -708,10 +712,6 @@ class PioneersClient:
             a = self._decide(self._decision_state(), self.banned)
             self._send({"kind": "build", "cmd": f"build road {self.board.edge_text(a - A.ROAD0)}",
                         "action": a})
-            return
-        if self.road_building:  # the mirror left road building: tell the server
-            self.road_building = False
-            self._send({"kind": "rb_done", "cmd": "done"})
             return
         if ph in (L.PH_PRE_ROLL, L.PH_MAIN) and self.turn_seat == self.seat:
             self._turn_move()
