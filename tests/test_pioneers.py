@@ -10,7 +10,7 @@ from catan_env.core import actions as A
 from catan_env.core import layout as L
 from catan_env.core.record import GameRecord
 from catan_env.pioneers.board import DEFAULT_CHITS, DEFAULT_MAP, PioneersBoard
-from catan_env.pioneers.client import options_from_game, replay_transcript
+from catan_env.pioneers import options_from_game, replay_transcript
 from catan_env.pioneers.protocol import ProtocolError, parse_game_block, to_core, to_pio
 from catan_env.pioneers.server import pioneers_available
 

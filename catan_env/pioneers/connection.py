@@ -1,0 +1,51 @@
+"""Text lines over TCP with timeouts, as the Pioneers server speaks them."""
+import select
+import socket
+import time
+
+
+class LineConnection:
+    """Text lines over TCP with timeouts (LF only; ``hello`` answered)."""
+
+    def __init__(self, host, port, timeout=60.0, transcript=None):
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.timeout = timeout
+        self.buf = b""
+        self.transcript = transcript  # list receiving ("S"|"C", line)
+
+    def send(self, line):
+        if self.transcript is not None:
+            self.transcript.append(("C", line))
+        self.sock.sendall((line + "\n").encode())
+
+    def read(self, timeout=None):
+        """The next line, or None after timeout seconds without one (EOF raises)."""
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            if hasattr(socket, "TCP_QUICKACK"):
+                self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+            ready, _, _ = select.select([self.sock], [], [], left)
+            if not ready:
+                return None
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("the server closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        text = line.decode(errors="replace").rstrip("\r")
+        if self.transcript is not None:
+            self.transcript.append(("S", text))
+        if text == "hello":  # keep-alive: answer, and keep waiting for the same deadline
+            self.send("yes")
+            return self.read(max(0.0, deadline - time.monotonic()))
+        return text
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass

@@ -1,0 +1,196 @@
+"""Direct edits of a mirror's state for events the core's actions cannot express, and
+the card-type changes that make an event fit when no change of guesses does.  Every
+edit changes only what the observing seat cannot see, keeps every resource and card
+conserved, and leaves every knowledge row a true lower bound."""
+import numpy as np
+
+from ..core import actions as A
+from ..core import cards as CARDS
+from ..core import layout as L
+from ..core import rules as R
+
+
+class MirrorError(RuntimeError):
+    pass
+
+
+def apply_edit(s, args):
+    """Events outside the core's actions, as direct, knowledge-tracked card moves."""
+    what = args[0]
+    if what == "maritime":  # (p, give r, n, get r)
+        _, p, r1, n, r2 = args
+        if s[L.hand_i(p, r1)] < n or s[L.BANK + r2] < 1 or s[L.PHASE] != L.PH_MAIN:
+            return False
+        s[L.hand_i(p, r1)] -= n
+        s[L.BANK + r1] += n
+        CARDS._know_lose(s, p, r1, n)
+        CARDS._gain(s, p, r2, 1)
+        return True
+    if what == "trade":  # (p, q, p gives vec, p gets vec)
+        _, p, q, give, get = args
+        for r in range(L.N_RES):
+            if s[L.hand_i(p, r)] < give[r] or s[L.hand_i(q, r)] < get[r]:
+                return False
+        for r in range(L.N_RES):
+            if give[r]:
+                CARDS._transfer(s, p, q, r, give[r])
+            if get[r]:
+                CARDS._transfer(s, q, p, r, get[r])
+        return True
+    if what == "plenty":  # (p, vec) year of plenty with a short bank
+        _, p, vec = args
+        if s[L.dev_i(p, L.YEAR_OF_PLENTY)] - s[L.dev_new_i(p, L.YEAR_OF_PLENTY)] <= 0:
+            return False
+        s[L.dev_i(p, L.YEAR_OF_PLENTY)] -= 1
+        s[L.DEV_PLAYED] = 1
+        s[L.DEV_USED + L.YEAR_OF_PLENTY] += 1
+        for r in range(L.N_RES):
+            if vec[r]:
+                CARDS._gain(s, p, r, vec[r])
+        return True
+    if what == "resync":  # (observer, resource, {seat: exact count}, balancing seat)
+        return _resync(s, *args[1:])
+    if what == "retype":  # (observer, seat, resource it must have one more of)
+        return _retype(s, *args[1:])
+    if what == "retype_dev":  # (observer, seat, card type it must hold, not new)
+        return _retype_dev(s, *args[1:])
+    raise MirrorError(f"unknown edit {what!r}")
+
+
+def _unknown(s, o, p, r):
+    """Cards of resource r in p's hand that observer o cannot place."""
+    return int(s[L.hand_i(p, r)] - s[L.know_i(o, p, r)])
+
+
+def _resync(s, me, res, counts, balance):
+    """Set the announced exact counts of res by changing the types of cards the observer
+    me cannot place, pairing every change with an opposite one (the balancing seat takes
+    what no announced seat can), so every resource stays conserved."""
+    plus = [(p, n - int(s[L.hand_i(p, res)])) for p, n in counts.items() if n > s[L.hand_i(p, res)]]
+    minus = [(p, int(s[L.hand_i(p, res)]) - n) for p, n in counts.items() if n < s[L.hand_i(p, res)]]
+    need = sum(d for _, d in plus) - sum(d for _, d in minus)
+    if need > 0:
+        minus.append((balance, need))
+    elif need < 0:
+        plus.append((balance, -need))
+    moves = []  # (seat, from type, to type)
+    for p, d in plus:
+        for _ in range(d):
+            x = next((r for r in range(L.N_RES) if r != res and _unknown(s, me, p, r) > 0), None)
+            if x is None:
+                return False
+            s[L.hand_i(p, x)] -= 1
+            s[L.hand_i(p, res)] += 1
+            moves.append(x)
+    for p, d in minus:
+        for _ in range(d):
+            if _unknown(s, me, p, res) <= 0 or not moves:
+                return False
+            x = moves.pop()
+            s[L.hand_i(p, res)] -= 1
+            s[L.hand_i(p, x)] += 1
+    if moves:
+        return False
+    _clamp_knowledge(s)
+    return True
+
+
+def _clamp_knowledge(s):
+    """After cards changed type: every knowledge row stays a true lower bound."""
+    n = int(s[L.OPT_PLAYERS])
+    for o in list(range(n)) + [L.PUBLIC]:
+        for p in range(n):
+            for r in range(L.N_RES):
+                k = L.know_i(o, p, r)
+                if s[k] > s[L.hand_i(p, r)]:
+                    s[L.know_i(o, p, L.UNKNOWN)] += s[k] - s[L.hand_i(p, r)]
+                    s[k] = s[L.hand_i(p, r)]
+
+
+def _retype(s, me, p, r):
+    """One card of p that me cannot place becomes an r, and one r of another seat that
+    me cannot place becomes that card's old type (resources stay conserved)."""
+    x = max((c for c in range(L.N_RES) if c != r and _unknown(s, me, p, c) > 0),
+            key=lambda c: _unknown(s, me, p, c), default=None)
+    q = next((q for q in range(int(s[L.OPT_PLAYERS])) if q not in (p, me)
+              and _unknown(s, me, q, r) > 0), None)
+    if x is None or q is None:
+        return False
+    s[L.hand_i(p, x)] -= 1
+    s[L.hand_i(p, r)] += 1
+    s[L.hand_i(q, r)] -= 1
+    s[L.hand_i(q, x)] += 1
+    _clamp_knowledge(s)
+    return True
+
+
+def _retype_dev(s, me, p, t):
+    """One old development card of p (never me's) becomes type t; the deck, or another
+    seat's card of type t, takes the old type."""
+    x = next((c for c in range(L.N_DEV) if c != t
+              and s[L.dev_i(p, c)] - s[L.dev_new_i(p, c)] > 0), None)
+    if x is None or p == me:
+        return False
+    if s[L.DECK + t] > 0:
+        s[L.DECK + t] -= 1
+        s[L.DECK + x] += 1
+    else:
+        q = next((q for q in range(int(s[L.OPT_PLAYERS])) if q not in (p, me)
+                  and s[L.dev_i(q, t)] > 0), None)
+        if q is None:
+            return False
+        s[L.dev_i(q, t)] -= 1
+        s[L.dev_i(q, x)] += 1
+        if s[L.dev_new_i(q, t)] > s[L.dev_i(q, t)]:
+            s[L.dev_new_i(q, t)] -= 1
+            s[L.dev_new_i(q, x)] += 1
+    s[L.dev_i(p, x)] -= 1
+    s[L.dev_i(p, t)] += 1
+    return True
+
+
+def first_need(s, entry, outcome_ok):
+    """(kind "res" | "dev", seat, resource or card type) that the first failing action of
+    entry lacks, or None when it fails for another reason.  outcome_ok(s, a, outcome):
+    whether a forced chance outcome is possible (the mirror's test)."""
+    if entry.kind != "act":
+        return None
+    s = s.copy()
+    buf = np.empty(A.N_ACTIONS, dtype=np.int64)
+    for a, outcome in entry.actions:
+        n = R.legal_actions(s, buf)
+        p = int(s[L.DECIDER])
+        if a in buf[:n] and outcome_ok(s, a, outcome):
+            R.apply_action(s, a, outcome)
+            continue
+        hand = [int(s[L.hand_i(p, r)]) for r in range(L.N_RES)]
+        if A.ROBBER0 <= a < A.DISCARD0 and outcome >= 0:  # a known theft: the victim has it
+            victim = (p + (a - A.ROBBER0) % 4) % int(s[L.OPT_PLAYERS])
+            return ("res", victim, int(outcome))
+        card = {A.PLAY_KNIGHT: L.KNIGHT, A.PLAY_ROAD_BUILDING: L.ROAD_BUILDING}.get(a)
+        if A.YOP0 <= a < A.MONOPOLY0:
+            card = L.YEAR_OF_PLENTY
+        elif A.MONOPOLY0 <= a < A.ROBBER0:
+            card = L.MONOPOLY
+        if card is not None:
+            return ("dev", p, card)
+        cost = np.zeros(L.N_RES, dtype=np.int64)
+        if A.ROAD0 <= a < A.BUY_DEV or a == A.BUY_DEV:
+            cost = R.action_cost(a)
+            if A.CITY0 <= a < A.BUY_DEV and s[L.V_LEVEL + a - A.CITY0] == 0:
+                cost = R.DIRECT_CITY_COST
+        elif A.DISCARD0 <= a < A.MARITIME0:
+            cost[a - A.DISCARD0] = 1
+        elif A.MARITIME0 <= a < A.OFFER0:
+            r1 = A.MARITIME_GIVE[a - A.MARITIME0]
+            cost[r1] = R.trade_rate(s, p, r1)
+        elif A.OFFER0 <= a < A.TRADE_ACCEPT:
+            m = a - A.OFFER0
+            cost[A.MENU_GIVE_RES[m]] = A.MENU_GIVE_N[m]
+        elif a == A.TRADE_ACCEPT:
+            cost[s[L.TRADE_GET_RES]] = s[L.TRADE_GET_N]
+        for r in range(L.N_RES):
+            if hand[r] < cost[r]:
+                return ("res", p, r)
+        return None
+    return None
