@@ -67,16 +67,20 @@ class ServerEvents:
         if seat == self.seat:
             self.setup_prompt = 4
 
-    def _ev_built(self, seat, w, body):
+    def _piece_action(self, w):
+        """The core's build action of ``built|remove TYPE x y pos``, or None."""
         kind, x, y, pos = w[1], int(w[2]), int(w[3]), int(w[4])
         if kind == "road":
-            a = A.ROAD0 + self.board.edge(x, y, pos)
-        elif kind == "settlement":
-            a = A.SETTLEMENT0 + self.board.vertex(x, y, pos)
-        elif kind == "city":
-            a = A.CITY0 + self.board.vertex(x, y, pos)
-        else:
+            return A.ROAD0 + self.board.edge(x, y, pos)
+        first = {"settlement": A.SETTLEMENT0, "city": A.CITY0}.get(kind)
+        if first is None:
             self.mirror.mismatch(f"unknown piece {kind}")
+            return None
+        return first + self.board.vertex(x, y, pos)
+
+    def _ev_built(self, seat, w, body):
+        a = self._piece_action(w)
+        if a is None:
             return
         m = self.mirror
         if m.phase() in (L.PH_SETUP_SETTLEMENT, L.PH_SETUP_ROAD) and seat != self.seat:
@@ -169,13 +173,9 @@ class ServerEvents:
         pass  # taking back the piece (``remove``) restores the cost
 
     def _ev_remove(self, seat, w, body):
-        kind, x, y, pos = w[1], int(w[2]), int(w[3]), int(w[4])
-        if kind == "road":
-            a = A.ROAD0 + self.board.edge(x, y, pos)
-        elif kind == "settlement":
-            a = A.SETTLEMENT0 + self.board.vertex(x, y, pos)
-        else:
-            a = A.CITY0 + self.board.vertex(x, y, pos)
+        a = self._piece_action(w)
+        if a is None:
+            return
         for item in list(self.setup_buffer):
             if item == (seat, a):
                 self.setup_buffer.remove(item)
