@@ -201,3 +201,34 @@ def test_a_game_the_core_cannot_play_is_refused_at_connection():
     listener.close()
     assert seen[:2] == ["version 15", "status newplayer"]
     assert "start" not in seen[2].split("\n")
+
+
+def test_after_road_building_the_server_hears_done_before_a_vp_card():
+    """A Road Building card that brings our VP (hidden VP cards included) to the target:
+    the server is still in road-building mode, where it ignores a played card, so the
+    client must say ``done`` first (a stall seen once in 99 games before the fix)."""
+    from catan_env import core as C
+    from catan_env.core.options import PIONEERS_RULES
+    from catan_env.pioneers.client import PioneersClient
+    from catan_env.pioneers.mirror import Mirror
+    from helpers import game_after_setup, give_dev, quiet_roll
+    b = PioneersBoard(DEFAULT_MAP, DEFAULT_CHITS)
+    mirror = Mirror(C.make_options(board=b.board, **PIONEERS_RULES), 0)
+    s = game_after_setup(board=b.board, **PIONEERS_RULES)
+    quiet_roll(s)
+    give_dev(s, 0, "victory_point")
+    s[L.PUBLIC_VP] = 9  # with the hidden VP card: 10, the target
+    mirror.state = s
+    sent = []
+    client = PioneersClient("test", 0, agent=None)
+    client.seat, client.board = 0, b
+    client.conn = type("Conn", (), {"send": staticmethod(sent.append)})()
+    client.start_game(mirror)
+    client.turn_seat = 0
+    client.dev_list = [[3, 0]]  # a chapel (VP) card
+    client.road_building = True  # the mirror is back in the main phase
+    client._maybe_act()
+    assert sent == ["done"]
+    client.pending = None  # the server's OK
+    client._maybe_act()
+    assert sent == ["done", "play-develop 0"]

@@ -100,9 +100,15 @@ class PioneersClient(ServerEvents):
             block.append(line)
         self.params = parse_game_block(block)
         opts, self.board = options_from_game(self.params)
-        self.mirror = Mirror(opts, self.seat)
         c.send("start")
         self._expect(lambda ln: ln == "OK", "OK to start")
+        self.start_game(Mirror(opts, self.seat))
+        for line in self._early:
+            self._on_line(line)
+
+    def start_game(self, mirror):
+        """Begin following a game in ``mirror`` (the handshake calls it; tests too)."""
+        self.mirror = mirror
         self._reset_turn_state()
         self.dev_list = []            # our development cards in the server's order: [code, new]
         self.setup_buffer = []        # (seat, kind, id) builds not yet in the mirror
@@ -122,8 +128,6 @@ class PioneersClient(ServerEvents):
         self.pending_discard = 0      # cards the server asked us to discard
         self.discard_retries = 0
         self.done = False
-        for line in self._early:
-            self._on_line(line)
 
     def _reset_turn_state(self):
         self.banned = set()
