@@ -17,9 +17,9 @@ import sys
 import threading
 import time
 
-from ..agents.arena import wilson
+from ..agents.arena import play_game, wilson
 from ..agents.registry import make_agent
-from ..cli import UserError, parser, positive_int, user_errors
+from ..cli import UserError, compile_notice, parser, positive_int, user_errors
 from .client import PioneersClient
 from .protocol import ProtocolError
 from .server import LocalServer
@@ -131,6 +131,10 @@ def main(argv=None):
             games = [json.loads(line) for line in f if line.strip()]
         games = [g for g in games if g.get("agent") == args.agent and g.get("ours") == args.ours]
     start = len(games)
+    compiled = compile_notice() if start < args.games else None
+    if compiled is not None:  # compile before the first server starts waiting on us
+        play_game([args.agent] * 4, args.seed, max_turns=2)
+        compiled()
     for i in range(start, args.games):
         t0 = time.time()
         results, clients = play_local_game(args.agent, ours=args.ours, first_seat=i % 4,
