@@ -22,7 +22,7 @@ from ..agents.registry import make_agent
 from ..cli import UserError, compile_notice, parser, positive_int, user_errors
 from .client import PioneersClient
 from .protocol import ProtocolError
-from .server import LocalServer
+from .server import LocalServer, pioneers_available
 
 GAME_TIMEOUT_S = 600
 AI_JOIN_S = 0.4  # an AI connects within about 0.2 s
@@ -123,6 +123,9 @@ def main(argv=None):
         print(f"winner: seat {res['winner']} (we were seat {res['seat']}); record: {path}")
         print(f"rejected moves: {len(res['rejected'])}")
         return 0
+    reason = pioneers_available()
+    if reason is not None:
+        raise UserError(f"cannot start a local Pioneers server: {reason}")
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "games.jsonl")
     games = []
