@@ -11,10 +11,14 @@ the history is always a legal game of the core that agrees with every public fac
 seat's own knowledge rows (``KNOW``) never depend on a guess, so the information set an
 agent gets from ``infoset()`` is exactly what the seat knows.
 
-Events the core cannot express as actions (a Victory Point card shown before it wins, a
-maritime trade at a worse rate than the seat's best, a domestic trade outside the
-core's menu) are applied as direct edits and counted in ``edits``; the saved record
-then stops before the first one.
+Repairs try one changed guess, two swapped, two changed, a step-by-step approach to a
+required fact (a monopoly's exact counts), then a backtracking search over every guess
+that changes the latest ones first.  Events the core cannot express as actions (a
+Victory Point card shown before it wins, a maritime trade at a worse rate than the
+seat's best, a domestic trade outside the core's menu), and the rare event no change
+of guesses explains (then cards the seat cannot place change type, every resource
+conserved), are direct edits (``edits.py``) counted in ``edits``; the saved record
+stops before the first one.
 """
 import numpy as np
 
