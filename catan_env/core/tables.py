@@ -13,7 +13,6 @@ DEV_COST = np.array([0, 0, 1, 1, 1], dtype=np.int64)         # wool, grain, ore
 CARDS_PER_RESOURCE = 19                                      # the bank starts with all of them
 OFFICIAL_DECK = np.array([14, 5, 2, 2, 2], dtype=np.int64)   # knight, VP, road b., YoP, monopoly
 PIONEERS_DECK = np.array([13, 5, 2, 2, 2], dtype=np.int64)   # Pioneers: 13 soldiers, 24 cards
-N_DEV_CARDS = 25
 ROADS_PER_PLAYER = 15
 SETTLEMENTS_PER_PLAYER = 5
 CITIES_PER_PLAYER = 4

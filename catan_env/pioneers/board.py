@@ -9,7 +9,6 @@ Pioneers corner and side is identified with a core vertex and edge by geometry; 
 name (every alias) of a land node or side maps to its id, and ``canonical`` gives the
 name the official clients send.
 """
-from ..core import layout as L
 from ..core.board import validate_board
 from ..core.topology import COAST_EDGES, EDGE_VERTICES, HEX_XY, N_PORTS, VERTEX_XY
 from .protocol import ProtocolError
@@ -164,4 +163,3 @@ DEFAULT_MAP = ["-,-,sw5,s,s?4,s,-", "-,s,t0,p1,f2,sg4,-", "-,s?0,h3,m4,h5,p6,s",
                "s,d7,t8,f9,t10,f11,sl3", "-,s?0,h12,p13,p14,m15,s", "-,s,m16,f17,t18,s?2,-",
                "-,-,so1,s,sb2,s,-"]
 DEFAULT_CHITS = "11,12,9,4,6,5,10,3,11,4,8,8,10,9,3,5,2,6"
-assert L.N_RES == 5

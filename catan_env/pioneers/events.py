@@ -189,11 +189,7 @@ class ServerEvents:
             self.mirror.push(Entry([(A.BUY_DEV, DEV_CODE_TO_CORE[code])], note="our purchase"))
             self._done_waiting("buy")
         else:
-            s = self.mirror.state
-            guess = next(t for t in (L.KNIGHT, L.ROAD_BUILDING, L.YEAR_OF_PLENTY, L.MONOPOLY,
-                                     L.VICTORY_POINT) if s[L.DECK + t] > 0) if R.deck_size(s) else 0
-            self.mirror.push(Entry([(A.BUY_DEV, guess)], guesses={0: GUESS_DRAW},
-                                   note=f"seat {seat} buys a card"))
+            self.mirror.push_guess(A.BUY_DEV, GUESS_DRAW, note=f"seat {seat} buys a card")
 
     def _ev_play_develop(self, seat, w, body):
         idx, code = int(w[1]), int(w[2])
@@ -329,11 +325,8 @@ class ServerEvents:
             victim, res = self.steal
             k = (victim - mover) % m.n
             if res is None:
-                s = m.state
-                hand = [int(s[L.hand_i(victim, r)]) for r in range(L.N_RES)]
-                guess = int(np.argmax(hand))
-                m.push(Entry([(A.ROBBER0 + 4 * h + k, guess)], guesses={0: GUESS_STEAL},
-                             note=f"seat {mover} steals from {victim}"))
+                m.push_guess(A.ROBBER0 + 4 * h + k, GUESS_STEAL,
+                             note=f"seat {mover} steals from {victim}")
             else:
                 m.push(Entry([(A.ROBBER0 + 4 * h + k, res)], note=f"seat {mover} steals from {victim}"))
         self.robber = self.steal = None

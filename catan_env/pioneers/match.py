@@ -19,6 +19,7 @@ import time
 
 from ..agents.arena import play_game, wilson
 from ..agents.registry import make_agent
+from ..core import layout as L
 from ..cli import UserError, compile_notice, parser, positive_int, user_errors
 from .client import PioneersClient
 from .protocol import ProtocolError
@@ -184,7 +185,6 @@ def _game_line(args, i, results, clients, seconds):
     our_vp = []
     for c in clients:
         s = c.mirror.state
-        from ..core import layout as L
         our_vp.append(int(s[L.PUBLIC_VP + c.seat] + s[L.dev_i(c.seat, L.VICTORY_POINT)]))
     game.update(winner=first["winner"], our_seats=our_seats, our_vp=our_vp,
                 turns=first["turns"], repairs=sum(r["repairs"] for r in results),

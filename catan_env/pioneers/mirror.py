@@ -261,6 +261,13 @@ class Mirror:
         self.state = t
         return True
 
+    def push_guess(self, action, kind, note=""):
+        """A server event with a chance outcome this seat cannot see (GUESS_STEAL or
+        GUESS_DRAW): pushed with the best guess, which later events may change."""
+        choices = _guess_choices(self.state, action, kind)
+        return self.push(Entry([(action, choices[0] if choices else 0)], guesses={0: kind},
+                               note=note))
+
     def _try_append_check(self, entry):
         return apply_entry(self.state.copy(), entry.copy())
 

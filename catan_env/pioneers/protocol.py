@@ -11,7 +11,6 @@ from ..core import layout as L
 PIO_RESOURCES = ("brick", "grain", "ore", "wool", "lumber")
 # core resource index of each Pioneers position, and the inverse
 PIO_TO_CORE = (L.BRICK, L.GRAIN, L.ORE, L.WOOL, L.LUMBER)
-CORE_TO_PIO = tuple(PIO_TO_CORE.index(r) for r in range(L.N_RES))
 RESOURCE_WORD = {L.BRICK: "brick", L.GRAIN: "grain", L.ORE: "ore", L.WOOL: "wool",
                  L.LUMBER: "lumber"}
 WORD_RESOURCE = {w: r for r, w in RESOURCE_WORD.items()}
