@@ -2,6 +2,8 @@
 
     catan-arena --players jsettlers,random,random,random --games 200 --workers 2 --seed 0 --out results/
 
+    catan-arena ... --backend ray [--address HOST:PORT]     # games as Ray tasks
+
 Each game draws a random permutation of the players over the seats (seat order matters
 in Catan) from the tournament seed, so a run is reproducible whatever the number of
 workers.  The report gives, per distinct agent spec: games, wins, win rate with a 95%
@@ -9,6 +11,7 @@ Wilson interval, mean VP, mean rank, mean game length (turns) and trades made; a
 seat, the win rate.  Results go to ``summary.json``, ``games.csv`` and PNG plots.
 """
 import csv
+import importlib.util
 import json
 import math
 import os
@@ -97,11 +100,18 @@ def schedule(players, games, seed):
     return out
 
 
+BACKENDS = ("process", "ray")
+
+
 def run_tournament(players, games, workers=1, seed=0, max_turns=DEFAULT_MAX_TURNS, options=None,
-                   progress=True, save_games=None):
+                   progress=True, save_games=None, backend="process", address=None):
     """Play the games (in worker processes when workers > 1); return the game list.
     save_games: a folder that receives one replayable record per game
-    (``game-00001.json``, ...; ``catan-render`` replays and draws them)."""
+    (``game-00001.json``, ...; ``catan-render`` replays and draws them).
+    backend "ray": each game is a Ray task, on a local Ray with ``workers`` CPUs or on the
+    cluster at ``address``; the games and their results are those of the process backend."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     plan = schedule(players, games, seed)
     if progress:
         compiled = compile_notice()
@@ -113,7 +123,11 @@ def run_tournament(players, games, workers=1, seed=0, max_turns=DEFAULT_MAX_TURN
             for i, (specs, gseed) in enumerate(plan)]
     results = []
     bar = Progress(games) if progress else None
-    if workers <= 1:
+    if backend == "ray":
+        for res in _ray_map(jobs, workers, address):
+            results.append(res)
+            bar and bar.update(len(results))
+    elif workers <= 1:
         for job in jobs:
             results.append(_job(job))
             bar and bar.update(len(results))
@@ -124,6 +138,28 @@ def run_tournament(players, games, workers=1, seed=0, max_turns=DEFAULT_MAX_TURN
                 bar and bar.update(len(results))
     bar and bar.done()
     return results
+
+
+def _ray_map(jobs, workers, address):
+    """Results of ``_job`` over jobs, in order, computed as Ray tasks."""
+    try:
+        import ray
+    except ImportError:
+        raise ImportError("--backend ray needs Ray: pip install 'catan_env[rllib]' (or 'ray')") from None
+    started = not ray.is_initialized()
+    if started:
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    try:
+        task = ray.remote(num_cpus=1)(_job)
+        refs = [task.remote(job) for job in jobs]
+        for ref in refs:
+            yield ray.get(ref)
+    finally:
+        if started:
+            ray.shutdown()
 
 
 def summarise(results, players):
@@ -248,6 +284,10 @@ def main(argv=None):
     ap.add_argument("--no-trade", action="store_true", help="turn domestic trade off")
     ap.add_argument("--vp", type=int, default=10, choices=range(3, 21), metavar="3..20",
                     help="VP to win")
+    ap.add_argument("--backend", default="process", choices=BACKENDS,
+                    help="where games run: worker processes, or Ray tasks (local or --address)")
+    ap.add_argument("--address", default=None,
+                    help="Ray cluster address for --backend ray (default: a local Ray with --workers CPUs)")
     ap.add_argument("--out", default=None, help="folder for summary.json, games.csv and plots")
     ap.add_argument("--save-games", default=None, metavar="DIR",
                     help="also write one replayable JSON record per game into DIR")
@@ -258,11 +298,15 @@ def main(argv=None):
     for spec in players:
         try:
             make_agent(spec)  # validate early with a clear error
-        except ValueError as exc:
+        except (ValueError, ImportError) as exc:
             ap.error(str(exc))
     options = {"domestic_trade": not args.no_trade, "vp_to_win": args.vp}
+    if args.address and args.backend != "ray":
+        ap.error("--address is for --backend ray")
+    if args.backend == "ray" and importlib.util.find_spec("ray") is None:
+        ap.error("--backend ray needs Ray: pip install 'catan_env[rllib]' (or 'ray')")
     results = run_tournament(players, args.games, args.workers, args.seed, args.max_turns, options,
-                             save_games=args.save_games)
+                             save_games=args.save_games, backend=args.backend, address=args.address)
     summary = summarise(results, players)
     print(format_table(summary))
     if args.out:

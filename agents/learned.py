@@ -1,7 +1,8 @@
 """Agents that play a learned policy: ``ppo:path=actor.npz`` (an MLP exported with
 ``catan_env.batched.MLPWeights``, e.g. by examples/train_ppo_batched.py; numpy and numba
 only, no torch) and ``sb3:path=model.zip`` (a saved Stable-Baselines3 model; needs the
-``[rl]`` extra)."""
+``[rl]`` extra) and ``rllib:path=checkpoint`` (an RLlib checkpoint; needs the ``[rllib]``
+extra)."""
 import os
 
 import numpy as np
@@ -64,3 +65,14 @@ def sb3_agent(path, deterministic=True, seed=None):
     except ImportError as e:  # pragma: no cover
         raise ImportError("the sb3 agent needs the [rl] extra: pip install 'catan_env[rl]'") from e
     return PolicyAgent(path, deterministic=deterministic, seed=seed)
+
+
+def rllib_agent(path=None, policy="shared", deterministic=True, seed=None):
+    """An RLlib checkpoint's policy as an agent (``rllib:path=DIR``; ``[rllib]`` extra)."""
+    try:
+        import ray.rllib  # noqa: F401
+    except ImportError as e:
+        raise ImportError("the rllib agent needs the [rllib] extra: "
+                          "pip install torch==2.13.0 && pip install 'catan_env[rllib]'") from e
+    from catan_env.wrappers.rllib import RLlibAgent
+    return RLlibAgent(path, policy=policy, deterministic=deterministic, seed=seed)

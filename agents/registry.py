@@ -3,7 +3,7 @@
 Register your own with ``register_agent("mine", MyAgent)``."""
 from .human import HumanAgent
 from .jsettlers import JSettlersAgent
-from .learned import MLPPolicyAgent, sb3_agent
+from .learned import MLPPolicyAgent, rllib_agent, sb3_agent
 from .mcts import MCTSAgent
 from .opening import SolverOpeningAgent
 from .random_agents import RandomAgent, WeightedRandomAgent
@@ -18,6 +18,7 @@ _REGISTRY = {
     "mcts": MCTSAgent,
     "ppo": MLPPolicyAgent,
     "sb3": sb3_agent,
+    "rllib": rllib_agent,
     "human": HumanAgent,
 }
 

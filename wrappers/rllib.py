@@ -5,67 +5,211 @@ gymnasium 1.2.2 (``pip install torch==2.13.0 && pip install -e ".[rllib]"``).
     from catan_env.wrappers.rllib import rllib_env, ppo_config
 
     register_env("catan", rllib_env)
-    algo = ppo_config(env="catan", env_config={"players": 4}).build()
+    algo = ppo_config(env="catan", env_config={"players": 4}).build_algo()
     algo.train()
 
-``rllib_env`` wraps the PettingZoo env with RLlib's ``PettingZooEnv`` after renaming the
-observation keys to what RLlib's action-masking module expects (``"observations"`` and a
-float32 ``"action_mask"``), and fixes ``render()`` (RLlib passes an argument PettingZoo's
-render does not take).  ``ppo_config`` shares one policy across all seats (self-play)
-with RLlib's example ``ActionMaskingTorchRLModule``.
+``CatanMultiAgentEnv`` is a turn-based ``MultiAgentEnv`` over the core env: each step
+returns the observation of the one seat that decides next, as the dict RLlib's
+action-masking module reads (``"observations"`` and a float32 ``"action_mask"``); every
+seat's reward arrives with its next observation, and all seats get their last
+observation and reward when the game ends (an illegal action ends it too, the actor
+getting -1, as in ``catan_env.env()``).  Seats named in ``opponents`` are played
+inside the env by our agents (frozen heuristic seats: they see their own InfoSet, which
+an RLModule would not); RLlib sees only the learner seats.
+
+``ppo_config`` maps the learner seats to policies: one shared masked policy for every
+seat (self-play), or a ``policy_mapping`` of your own.  ``RLlibAgent`` plays a saved
+checkpoint's policy in the arena (``rllib:path=CHECKPOINT``).
 """
+import os
+
 import numpy as np
 from gymnasium import spaces
-from pettingzoo.utils.wrappers import BaseWrapper
 
 import catan_env
+from catan_env.agents.base import Agent, legal_from
+from catan_env.agents.registry import make_agent
+
+try:  # the env subclasses RLlib's MultiAgentEnv where ray is installed
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv as _Base
+except ImportError:  # pragma: no cover - the module stays importable for docs and errors
+    import gymnasium
+    _Base = gymnasium.Env
+
+SHARED_POLICY = "shared"
 
 
-class RLlibObservations(BaseWrapper):
-    """AEC wrapper: {"observation", "action_mask" int8} -> {"observations", "action_mask" float32}."""
+def _seat_of(key, players):
+    """0-based seat from an int or a ``player_i`` name."""
+    seat = int(key.rsplit("_", 1)[-1]) if isinstance(key, str) else int(key)
+    if not 0 <= seat < players:
+        raise ValueError(f"opponent seat {key!r} is not a seat of a {players}-player game")
+    return seat
 
-    def __init__(self, env):
-        super().__init__(env)
-        self._spaces = {}
-        for agent in env.possible_agents:
-            inner = env.observation_space(agent)
-            n = inner["action_mask"].shape[0]
-            self._spaces[agent] = spaces.Dict({
-                "observations": inner["observation"],
-                "action_mask": spaces.Box(0.0, 1.0, (n,), np.float32)})
 
-    def observation_space(self, agent):
-        return self._spaces[agent]
+class CatanMultiAgentEnv(_Base):
+    """Turn-based RLlib multi-agent env.  ``config``: catan_env.env options plus
+    ``opponents`` ({seat or "player_i": agent spec}) for seats our agents play."""
 
-    def observe(self, agent):
-        obs = super().observe(agent)
+    def __init__(self, config=None):
+        config = dict(config or {})
+        opponents = config.pop("opponents", None) or {}
+        config.setdefault("render_mode", None)
+        super().__init__()
+        self.game = catan_env.env(**config)  # an illegal action ends the game, actor -1
+        n = self.game.options.players
+        self.frozen = {}
+        for key, spec in dict(opponents).items():
+            seat = _seat_of(key, n)
+            self.frozen[self.game.possible_agents[seat]] = make_agent(spec, seed=seat)
+        learners = [a for a in self.game.possible_agents if a not in self.frozen]
+        if not learners:
+            raise ValueError("every seat is an opponent: leave at least one seat to learn")
+        self.possible_agents = learners
+        self.agents = list(learners)
+        inner = self.game.observation_space(learners[0])
+        space = spaces.Dict({
+            "observations": inner["observation"],
+            "action_mask": spaces.Box(0.0, 1.0, inner["action_mask"].shape, np.float32)})
+        self.observation_spaces = {a: space for a in learners}
+        self.action_spaces = {a: self.game.action_space(a) for a in learners}
+        self.observation_space = spaces.Dict(self.observation_spaces)
+        self.action_space = spaces.Dict(self.action_spaces)
+        self._pending = {}
+
+    def _observe(self, agent):
+        obs = self.game.observe(agent)
         return {"observations": obs["observation"], "action_mask": obs["action_mask"].astype(np.float32)}
+
+    def reset(self, *, seed=None, options=None):
+        self.game.reset(seed=seed)
+        for agent, bot in self.frozen.items():
+            bot.reset(None if seed is None else int(seed) * 31 + self.game.agent_name_mapping[agent])
+        self._pending = dict.fromkeys(self.possible_agents, 0.0)
+        obs, _, _, _, info = self._advance()
+        return obs, info
+
+    def step(self, action_dict):
+        agent = self.game.agent_selection
+        if agent not in action_dict:
+            raise ValueError(f"{agent} decides now; got actions for {sorted(action_dict)}")
+        self.game.step(int(action_dict[agent]))
+        self._collect()
+        return self._advance()
+
+    def _collect(self):
+        for a in self.possible_agents:
+            self._pending[a] += self.game.rewards.get(a, 0.0)
+
+    def _advance(self):
+        """Play frozen seats until a learner decides or the game ends."""
+        g = self.game
+        while True:
+            agent = g.agent_selection
+            if g.terminations[agent] or g.truncations[agent]:
+                done = {a: True for a in self.possible_agents}
+                obs = {a: self._observe(a) for a in self.possible_agents}
+                rewards, self._pending = self._pending, dict.fromkeys(self.possible_agents, 0.0)
+                term = g.terminations[agent]
+                flags = {**done, "__all__": True}
+                off = {**{a: False for a in self.possible_agents}, "__all__": False}
+                return obs, rewards, (flags if term else off), (off if term else flags), {}
+            if agent in self.frozen:
+                g.step(self.frozen[agent].act(g.observe(agent), g.infoset(agent)))
+                self._collect()
+                continue
+            reward = {agent: self._pending[agent]}
+            self._pending[agent] = 0.0
+            no = {"__all__": False}
+            return {agent: self._observe(agent)}, reward, no, dict(no), {}
+
+    def render(self):
+        return self.game.render()
 
 
 def rllib_env(config=None):
-    """Env creator for ``ray.tune.registry.register_env``; config holds catan_env.env options."""
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-
-    class CatanRLlibEnv(PettingZooEnv):
-        def render(self):
-            return self.env.render()
-
-    return CatanRLlibEnv(RLlibObservations(catan_env.env(**dict(config or {}))))
+    """Env creator for ``ray.tune.registry.register_env``; config holds catan_env.env
+    options and, optionally, ``opponents``."""
+    return CatanMultiAgentEnv(config)
 
 
-def ppo_config(env="catan", env_config=None, **training):
-    """A PPOConfig sharing one masked policy among all seats (self-play)."""
+def ppo_config(env="catan", env_config=None, policies=None, policy_mapping=None, model=None,
+               **training):
+    """A PPOConfig with masked torch policies.
+
+    Default: one policy (``"shared"``) for every learner seat (self-play).  To give seats
+    their own policies pass ``policies`` (names) and ``policy_mapping`` ({agent name:
+    policy name}); ``model`` is RLlib's model config (e.g. ``{"fcnet_hiddens": [256,
+    256]}``)."""
     from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig  # noqa: F401
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
+    policies = list(policies or [SHARED_POLICY])
+    mapping = dict(policy_mapping or {})
+    unknown = set(mapping.values()) - set(policies)
+    if unknown:
+        raise ValueError(f"policy_mapping names policies {sorted(unknown)} not in {policies}")
+    default = policies[0]
+
+    def policy_mapping_fn(agent_id, *args, **kwargs):
+        return mapping.get(agent_id, default)
+
+    specs = {p: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=dict(model or {}))
+             for p in policies}
     config = (PPOConfig()
               .environment(env, env_config=dict(env_config or {}))
-              .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, *a, **k: "shared")
-              .rl_module(rl_module_spec=MultiRLModuleSpec(
-                  rl_module_specs={"shared": RLModuleSpec(module_class=ActionMaskingTorchRLModule)})))
+              .multi_agent(policies=set(policies), policy_mapping_fn=policy_mapping_fn)
+              .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs)))
     if training:
         config = config.training(**training)
     return config
+
+
+def module_path(checkpoint, policy=SHARED_POLICY):
+    """Folder of one policy's RLModule inside an ``algo.save()`` checkpoint."""
+    return os.path.join(os.fspath(checkpoint), "learner_group", "learner", "rl_module", policy)
+
+
+class RLlibAgent(Agent):
+    """Plays an RLlib checkpoint's masked policy (``rllib:path=DIR[:policy=shared]``): the
+    argmax of its logits over the legal actions, or a sample with ``deterministic=False``."""
+
+    name = "rllib"
+
+    def __init__(self, path=None, policy=SHARED_POLICY, deterministic=True, seed=None):
+        super().__init__(seed)
+        if path is None:
+            raise ValueError("rllib agent needs path=<checkpoint folder written by algo.save()>")
+        folder = module_path(path, policy)
+        if not os.path.isdir(folder):
+            raise ValueError(f"no policy {policy!r} in RLlib checkpoint {path!r} (looked for {folder})")
+        import torch
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        self._torch = torch
+        self.module = RLModule.from_checkpoint(os.path.abspath(folder))
+        self.module.eval()
+        self.path, self.policy, self.deterministic = os.fspath(path), policy, bool(deterministic)
+
+    def logits(self, observation):
+        """Masked logits over all actions for one observation dict of our env."""
+        torch = self._torch
+        obs = {"observations": torch.as_tensor(np.asarray(observation["observation"], np.float32))[None],
+               "action_mask": torch.as_tensor(observation["action_mask"].astype(np.float32))[None]}
+        with torch.no_grad():
+            out = self.module.forward_inference({"obs": obs})
+        return out["action_dist_inputs"][0].numpy()
+
+    def act(self, observation, infoset):
+        legal = legal_from(observation)
+        logits = self.logits(observation)[legal].astype(np.float64)
+        if self.deterministic:
+            return int(legal[np.argmax(logits)])
+        p = np.exp(logits - logits.max())
+        return int(legal[self.rng.choice(legal.size, p=p / p.sum())])
+
+    def __repr__(self):
+        return f"RLlibAgent(path={self.path!r}, policy={self.policy!r})"
+
