@@ -15,6 +15,11 @@ README = os.path.join(ROOT, "README.md")
 SMALL = [(r"\.learn\([\d_]+", ".learn(64"), (r"make_vec_env\(8\b", "make_vec_env(2"),
          (r'MaskablePPO\("MlpPolicy", (\w+)\)', r'MaskablePPO("MlpPolicy", \1, n_steps=64, batch_size=64)')]
 OPTIONAL = ("sb3_contrib", "ray", "tianshou", "torch", "matplotlib", "PIL")
+EXTRAS = ("ray", "tianshou")  # blocks .ci/run runs in the [rllib]/[tianshou] environment
+
+
+def imports(code, name):
+    return re.search(rf"^\s*(from|import) {name}\b", code, re.M) is not None
 
 
 def python_blocks():
@@ -24,14 +29,20 @@ def python_blocks():
             for m in re.finditer(r"```python\n(.*?)```", text, re.S)]
 
 
+def block_params():
+    return [pytest.param(line, code, id=f"line{line}",
+                         marks=[pytest.mark.extras] if any(imports(code, n) for n in EXTRAS) else [])
+            for line, code in python_blocks()]
+
+
 def test_readme_has_python_blocks():
     assert len(python_blocks()) >= 5
 
 
-@pytest.mark.parametrize("line,code", python_blocks(), ids=lambda x: f"line{x}" if isinstance(x, int) else "")
+@pytest.mark.parametrize("line,code", block_params())
 def test_readme_block_runs(line, code, tmp_path):
     for name in OPTIONAL:
-        if re.search(rf"^\s*(from|import) {name}\b", code, re.M) and importlib.util.find_spec(name) is None:
+        if imports(code, name) and importlib.util.find_spec(name) is None:
             pytest.skip(f"README block at line {line} needs {name}, not installed here")
     for pattern, repl in SMALL:
         code = re.sub(pattern, repl, code)

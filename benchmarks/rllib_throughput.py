@@ -1,0 +1,60 @@
+"""RLlib env steps/s on this machine: multi-agent PPO (one shared masked policy, four
+seats) with 0 (sampling in the driver), 1 and 2 env-runner processes.  Two figures per
+setting, both ending in ``steps/s``:
+
+- sampling: every env runner samples ``--sample-steps`` env steps at once (the policy's
+  forward pass included, no learning);
+- training: env steps per second of whole ``algo.train()`` iterations (sampling plus
+  the PPO update on the learner, ``--batch`` steps per iteration).
+
+Needs the [rllib] extra.  Usage: python benchmarks/rllib_throughput.py [--runners 0,1,2]
+"""
+import argparse
+import time
+
+import ray
+from ray.tune.registry import register_env
+
+from catan_env.wrappers.rllib import ppo_config, rllib_env
+
+
+def measure(runners, batch, iterations, sample_steps):
+    config = (ppo_config("catan", {"players": 4, "max_turns": 200}, train_batch_size_per_learner=batch,
+                         minibatch_size=500, num_epochs=1)
+              .env_runners(num_env_runners=runners, num_envs_per_env_runner=1))
+    algo = config.build_algo()
+    algo.train()  # warm-up: numba caches, torch, connectors
+    group = algo.env_runner_group
+    local = runners == 0
+    t0 = time.perf_counter()
+    sampled = group.foreach_env_runner(
+        lambda r: sum(len(e) for e in r.sample(num_timesteps=sample_steps)), local_env_runner=local)
+    sample_rate = sum(sampled) / (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    before = algo.train()["num_env_steps_sampled_lifetime"]
+    for _ in range(iterations - 1):
+        after = algo.train()["num_env_steps_sampled_lifetime"]
+    train_rate = (after - before + batch) / (time.perf_counter() - t0) if iterations > 1 else float("nan")
+    algo.stop()
+    return sample_rate, train_rate
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runners", default="0,1,2")
+    ap.add_argument("--batch", type=int, default=4000)
+    ap.add_argument("--iterations", type=int, default=3)
+    ap.add_argument("--sample-steps", type=int, default=4000)
+    args = ap.parse_args()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    register_env("catan", rllib_env)
+    for runners in (int(r) for r in args.runners.split(",")):
+        sample_rate, train_rate = measure(runners, args.batch, args.iterations, args.sample_steps)
+        where = "in the driver" if runners == 0 else f"{runners} env runner{'s' * (runners > 1)}"
+        print(f"RLlib sampling, {where}: {sample_rate:,.0f} steps/s")
+        print(f"RLlib training iterations, {where}: {train_rate:,.0f} steps/s", flush=True)
+    ray.shutdown()
+
+
+if __name__ == "__main__":
+    main()

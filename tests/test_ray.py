@@ -1,0 +1,89 @@
+"""Scaling on Ray: the arena's Ray backend gives the process backend's results, and a
+real local Ray cluster (``ray start --head`` on 127.0.0.1) runs both a short RLlib
+training (env runners as separate processes) and an arena evaluation through
+``--address``.  Needs Ray (the [rllib] extra): .ci/run runs it in that environment."""
+import csv
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+pytestmark = pytest.mark.extras
+ray = pytest.importorskip("ray")
+
+from catan_env.agents.arena import main as arena_main  # noqa: E402
+from catan_env.agents.arena import run_tournament  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RAY = os.path.join(os.path.dirname(sys.executable), "ray")
+PLAYERS = ["jsettlers", "weighted", "random"]
+
+
+def test_ray_backend_matches_the_process_backend():
+    by_process = run_tournament(PLAYERS, 6, workers=2, seed=11, progress=False)
+    by_ray = run_tournament(PLAYERS, 6, workers=2, seed=11, progress=False, backend="ray")
+    assert by_ray == by_process
+    assert len({r["winner"] for r in by_ray}) > 1 or len({tuple(r["vp"]) for r in by_ray}) > 1
+
+
+def test_unknown_backend_is_a_clear_error():
+    with pytest.raises(ValueError, match="backend must be one of"):
+        run_tournament(PLAYERS, 1, backend="dask")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def games_csv(folder):
+    with open(os.path.join(folder, "games.csv")) as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture
+def cluster():
+    """A one-node Ray cluster on 127.0.0.1, stopped afterwards (its temp dir short:
+    Ray's socket paths must fit in 107 bytes)."""
+    port = free_port()
+    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+    start = subprocess.run([RAY, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
+                            "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats",
+                            f"--temp-dir={temp}"],
+                           capture_output=True, text=True, timeout=180, env=env)
+    assert start.returncode == 0, start.stdout + start.stderr
+    try:
+        yield f"127.0.0.1:{port}", env
+    finally:
+        subprocess.run([RAY, "stop", "--force"], capture_output=True, timeout=120)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_training_and_arena_on_a_local_ray_cluster(cluster, tmp_path):
+    address, env = cluster
+    out = tmp_path / "ckpt"
+    train = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "train_rllib.py"), "--address", address,
+         "--players", "2", "--iterations", "1", "--env-runners", "2", "--batch", "400",
+         "--minibatch", "200", "--epochs", "1", "--max-turns", "30", "--out", str(out)],
+        capture_output=True, text=True, timeout=420, env=env)
+    assert train.returncode == 0, train.stdout[-2000:] + train.stderr[-4000:]
+    line = next(ln for ln in train.stdout.splitlines() if ln.startswith("driver pid"))
+    driver = line.split()[2].rstrip(";")
+    runners = line.split("env-runner pids ")[1].strip("[]").split(", ")
+    assert len(runners) == 2 and driver not in runners and len(set(runners)) == 2
+    assert "iter   1" in train.stdout and (out / "learner_group").is_dir()
+
+    # the arena on the cluster: the same games and results as worker processes
+    args = ["--players", ",".join(PLAYERS), "--games", "4", "--seed", "3"]
+    assert arena_main(args + ["--workers", "2", "--out", str(tmp_path / "proc")]) == 0
+    old = os.environ.get("RAY_ADDRESS")
+    assert arena_main(args + ["--backend", "ray", "--address", address, "--out", str(tmp_path / "ray")]) == 0
+    assert os.environ.get("RAY_ADDRESS") == old
+    assert games_csv(tmp_path / "ray") == games_csv(tmp_path / "proc")
