@@ -140,23 +140,32 @@ def run_tournament(players, games, workers=1, seed=0, max_turns=DEFAULT_MAX_TURN
     return results
 
 
+def _jobs(chunk):
+    return [_job(job) for job in chunk]
+
+
 def _ray_map(jobs, workers, address):
-    """Results of ``_job`` over jobs, in order, computed as Ray tasks."""
+    """Results of ``_job`` over jobs, in order, computed as Ray tasks (a task plays a
+    chunk of games, as the process pool's chunks, so that short games do not pay a
+    task's overhead each)."""
     try:
         import ray
     except ImportError:
         raise ImportError("--backend ray needs Ray: pip install 'catan_env[rllib]' (or 'ray')") from None
     started = not ray.is_initialized()
+    address = address or os.environ.get("RAY_ADDRESS")
     if started:
         if address:
             ray.init(address=address, log_to_driver=False)
         else:
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:
-        task = ray.remote(num_cpus=1)(_job)
-        refs = [task.remote(job) for job in jobs]
+        cpus = max(1, int(ray.cluster_resources().get("CPU", workers)))
+        size = max(1, len(jobs) // (8 * cpus))
+        task = ray.remote(num_cpus=1)(_jobs)
+        refs = [task.remote(jobs[i:i + size]) for i in range(0, len(jobs), size)]
         for ref in refs:
-            yield ray.get(ref)
+            yield from ray.get(ref)
     finally:
         if started:
             ray.shutdown()
@@ -287,7 +296,8 @@ def main(argv=None):
     ap.add_argument("--backend", default="process", choices=BACKENDS,
                     help="where games run: worker processes, or Ray tasks (local or --address)")
     ap.add_argument("--address", default=None,
-                    help="Ray cluster address for --backend ray (default: a local Ray with --workers CPUs)")
+                    help="Ray cluster address for --backend ray (default: $RAY_ADDRESS, else a "
+                         "local Ray with --workers CPUs)")
     ap.add_argument("--out", default=None, help="folder for summary.json, games.csv and plots")
     ap.add_argument("--save-games", default=None, metavar="DIR",
                     help="also write one replayable JSON record per game into DIR")

@@ -1,6 +1,7 @@
 """Agents by short name, for CLIs: ``random``, ``weighted``, ``jsettlers``,
 ``jsettlers:strategy=smart``, ``trader``, ``opening_solver:base=weighted``, ... Options follow the name as ``:key=value``.
 Register your own with ``register_agent("mine", MyAgent)``."""
+from .deep import exit_agent, uctnet_agent
 from .human import HumanAgent
 from .jsettlers import JSettlersAgent
 from .learned import MLPPolicyAgent, rllib_agent, sb3_agent
@@ -19,6 +20,8 @@ _REGISTRY = {
     "ppo": MLPPolicyAgent,
     "sb3": sb3_agent,
     "rllib": rllib_agent,
+    "uctnet": uctnet_agent,
+    "exit": exit_agent,
     "human": HumanAgent,
 }
 

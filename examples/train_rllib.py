@@ -52,7 +52,8 @@ def main(argv=None):
     ap.add_argument("--max-turns", type=int, default=200)
     ap.add_argument("--vp-reward", type=float, default=0.05, help="reward per VP gained (shaping)")
     ap.add_argument("--hidden", type=int, nargs="*", default=[256, 256])
-    ap.add_argument("--address", default=None, help="Ray cluster address (default: start a local Ray)")
+    ap.add_argument("--address", default=None,
+                    help="Ray cluster address (default: $RAY_ADDRESS, else start a local Ray)")
     ap.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray (no --address)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="results/rllib/checkpoint", help="checkpoint folder")
@@ -70,8 +71,9 @@ def main(argv=None):
     print(f"seats: learners {learners} -> policies {mapping or {a: SHARED_POLICY for a in learners}}; "
           f"frozen {opponents or 'none'}")
 
-    if args.address:
-        ray.init(address=args.address)
+    address = args.address or os.environ.get("RAY_ADDRESS")
+    if address:
+        ray.init(address=address)
     else:
         ray.init(num_cpus=args.num_cpus, include_dashboard=False)
     register_env("catan", rllib_env)

@@ -76,6 +76,8 @@ def test_readme_commands_run(tmp_path):
     bindir = os.path.dirname(sys.executable)
     from catan_env.pioneers.server import pioneers_available
     for cmd in commands:
+        if "rllib:path=" in cmd or "HEAD_IP" in cmd:
+            continue  # needs a trained RLlib checkpoint or a cluster (tested in test_rllib, test_ray)
         if cmd.startswith(("catan-baselines", "catan-arena")):
             cmd = re.sub(r"--games \d+", "", cmd) + " --games 2"
         if cmd.startswith("catan-pioneers"):

@@ -35,12 +35,18 @@ class MCTSAgent(Agent):
     its options (``playouts``/``iterations``, ``seconds``, ``c``, ``determinize``,
     ``chance``, ``ensemble``, ``threads``, ``trading``, ...: see ``SearchConfig``).
     ``opening="jsettlers"`` or ``"solver"`` hands the set-up placements to that agent.
-    ``evaluate`` and ``prior`` plug in jitted hooks (``kernel.make_grow``)."""
+    ``evaluate`` and ``prior`` plug in jitted hooks (``kernel.make_grow``); a prior hook
+    turns PUCT on.  ``prior="weights"`` or ``"none"`` (a string, as from a spec) is the
+    search option instead: PUCT with the built-in domain-weight prior, or UCB."""
 
     name = "mcts"
 
     def __init__(self, seed=None, variant="best", evaluate=None, prior=None, **options):
         super().__init__(seed)
+        if isinstance(prior, str):  # the search option, not a hook
+            options["prior"], prior = prior, None
+        elif prior is not None:
+            options.setdefault("prior", "weights")  # PUCT reading the hook
         self.variant = variant
         self.config = make_config(variant, **options)
         self._grow = K.make_grow(evaluate, prior) if (evaluate or prior) else None

@@ -1,0 +1,127 @@
+"""Network-guided search agents (numpy and numba only: no torch at play time).
+
+- ``uctnet:path=NETS.npz``: UCT whose selection is guided by the local value network, as
+  a PUCT prior (softmax of each move's estimated score over a temperature), with the same
+  playouts as plain UCT (Deep Catan's UCTNet).
+- ``exit:path=NETS.npz``: the expert of expert iteration: the same prior, and leaves
+  scored by the value network after ``rollout_turns`` turns of playout (0: the network
+  replaces the playout).
+
+Both are presets of :class:`agents.mcts.MCTSAgent` (any of its options apply, e.g.
+``exit:path=n.npz:playouts=400:rollout_turns=2``); the networks become the search's
+``evaluate`` and ``prior`` hooks, compiled once per network file and process.
+"""
+import json
+import os
+
+import numpy as np
+from numba import njit
+
+from catan_env.batched.mlp import mlp_forward, pack
+from catan_env.batched.mlp import MLPWeights
+
+from ..mcts import MCTSAgent
+from .features import N_FEATURES, move_features
+from .forward import state_value
+
+_HOOKS = {}  # (absolute path, mtime) -> (evaluate, prior, meta)
+
+
+def load_networks(path):
+    """(value (params, spec) or None, local MLPWeights or None, meta dict) from a file
+    written by :func:`agents.deep.nets.save_networks`."""
+    path = os.fspath(path)
+    try:
+        with np.load(path) as z:
+            meta = json.loads(str(z["meta"]))
+            value = (z["value_params"], z["value_spec"]) if "value_params" in z else None
+            local = None
+            if "local_layers" in z:
+                local = MLPWeights([(z[f"local_w{k}"], z[f"local_b{k}"], str(z[f"local_act{k}"]))
+                                    for k in range(int(z["local_layers"]))])
+    except (KeyError, ValueError, OSError) as e:
+        raise ValueError(f"{path} is not a Deep Catan network file (.npz from save_networks): {e}") from e
+    return value, local, meta
+
+
+def value_hook(params, spec):
+    """A jitted ``evaluate(state, seat)``: every seat's win probability by the value net."""
+    params = np.ascontiguousarray(params, np.float32)
+    spec = np.ascontiguousarray(spec, np.int64)
+
+    @njit
+    def evaluate(s, seat):
+        return state_value(params, spec, s, seat)
+    return evaluate
+
+
+def prior_hook(local, temperature):
+    """A jitted ``prior(state, seat, actions, n, out)``: softmax over the moves of their
+    local-network score (a win rate in [0, 1]) divided by the temperature."""
+    mlp_params, layers, nets = pack([local])
+    net = nets[0].copy()
+    width = max(max(w.shape[1] for w, _, _ in local.layers), N_FEATURES)
+    inv_t = 1.0 / float(temperature)
+
+    @njit
+    def prior(s, seat, actions, n, out):
+        feats = np.empty(N_FEATURES, np.float32)
+        h1 = np.empty(width, np.float32)
+        h2 = np.empty(width, np.float32)
+        score = np.empty(1, np.float32)
+        top = -1e30
+        for i in range(n):
+            move_features(s, seat, actions[i], feats)
+            mlp_forward(mlp_params, layers, net, feats, score, h1, h2)
+            out[i] = inv_t / (1.0 + np.exp(-np.float64(score[0])))
+            top = max(top, out[i])
+        total = 0.0
+        for i in range(n):
+            out[i] = np.exp(out[i] - top)
+            total += out[i]
+        for i in range(n):
+            out[i] /= total
+    return prior
+
+
+def hooks_for(path):
+    """(evaluate hook or None, prior hook or None, meta) of a network file, built once."""
+    key = (os.path.abspath(path), os.path.getmtime(path))
+    if key not in _HOOKS:
+        value, local, meta = load_networks(path)
+        _HOOKS[key] = (value_hook(*value) if value is not None else None,
+                       prior_hook(local, meta.get("temperature", 0.05)) if local is not None else None, meta)
+    return _HOOKS[key]
+
+
+def _search_agent(path, seed, variant, use_value, use_prior, options):
+    if path is None:
+        raise ValueError("the agent needs path=<networks .npz written by examples/exit_train.py>")
+    if not os.path.exists(path):
+        raise ValueError(f"no network file {path!r}")
+    evaluate, prior, _ = hooks_for(path)
+    if use_value and evaluate is None:
+        raise ValueError(f"{path} holds no value network")
+    if use_prior and prior is None:
+        raise ValueError(f"{path} holds no local network")
+    if not use_value:
+        evaluate = None
+    if not use_prior:
+        prior = None
+    agent = MCTSAgent(seed=seed, variant=variant, evaluate=evaluate, prior=prior, **options)
+    agent.path = path
+    return agent
+
+
+def uctnet_agent(path=None, seed=None, variant="plain_uct", **options):
+    """UCTNet: ``variant``'s search (plain UCT by default) with the local network's prior."""
+    return _search_agent(path, seed, variant, use_value=False, use_prior=True, options=options)
+
+
+def exit_agent(path=None, seed=None, variant="best", rollout_turns=0, prior=True, **options):
+    """The ExIt expert: value-network leaves after ``rollout_turns`` turns of playout, and
+    the local network's prior where the file has one (``prior=false`` turns it off)."""
+    options["rollout_turns"] = rollout_turns
+    _, has_prior, _ = hooks_for(path) if path is not None and os.path.exists(path) else (None, None, None)
+    return _search_agent(path, seed, variant, use_value=True, use_prior=bool(prior) and has_prior is not None,
+                         options=options)

@@ -1,0 +1,173 @@
+"""The Deep Catan networks in torch (the ``[rl]`` extra): definitions, training, export.
+
+- :class:`ValueNet`: the paper's value network, scaled for a CPU (see
+  :mod:`agents.deep.forward` for the architecture); MAE loss on the softmax over the
+  players' winning probabilities (cross-entropy as an option).
+- :func:`local_net`: the local value estimation network, an MLP from a move's features
+  (:mod:`agents.deep.features`) to its estimated score for the mover.
+
+Trained networks leave torch through :func:`save_networks` as one ``.npz`` that the
+numba forward passes read (:mod:`agents.deep.forward`, ``catan_env.batched.mlp``).
+"""
+import json
+
+import numpy as np
+import torch
+from torch import nn
+
+from catan_env.batched.mlp import from_torch
+from catan_env.core.layout import MAX_PLAYERS
+from catan_env.core.observe import GRID_H, GRID_W, PLANES, TAIL_SIZE
+
+from .features import N_FEATURES
+from .forward import KH, KW, SPEC_FIELDS, param_count
+
+
+class ValueNet(nn.Module):
+    """Board planes -> residual 5x3 convolutions -> 2-channel 1x1 head, flattened; the
+    vector part -> dense; joined -> dense -> one logit per relative seat."""
+
+    def __init__(self, channels=8, blocks=1, tail_hidden=32, hidden=64):
+        super().__init__()
+        pad = (KH // 2, KW // 2)
+        self.spec = dict(planes=PLANES, channels=channels, blocks=blocks, height=GRID_H, width=GRID_W,
+                         tail=TAIL_SIZE, tail_hidden=tail_hidden, hidden=hidden, outputs=MAX_PLAYERS)
+        self.stem = nn.Conv2d(PLANES, channels, (KH, KW), padding=pad)
+        self.blocks = nn.ModuleList(
+            nn.ModuleList([nn.Conv2d(channels, channels, (KH, KW), padding=pad),
+                           nn.Conv2d(channels, channels, (KH, KW), padding=pad)]) for _ in range(blocks))
+        self.head = nn.Conv2d(channels, 2, 1)
+        self.tail = nn.Linear(TAIL_SIZE, tail_hidden)
+        self.joint = nn.Linear(2 * GRID_H * GRID_W + tail_hidden, hidden)
+        self.out = nn.Linear(hidden, MAX_PLAYERS)
+
+    def forward(self, planes, tail, n_players=None):
+        """Logits (batch, 4); seats beyond n_players (a (batch,) tensor) are masked out."""
+        a = torch.relu(self.stem(planes))
+        for c1, c2 in self.blocks:
+            a = torch.relu(c2(torch.relu(c1(a))) + a)
+        board = torch.relu(self.head(a)).flatten(1)
+        joined = torch.cat([board, torch.relu(self.tail(tail))], dim=1)
+        logits = self.out(torch.relu(self.joint(joined)))
+        if n_players is not None:
+            seats = torch.arange(MAX_PLAYERS, device=logits.device)[None, :]
+            logits = logits.masked_fill(seats >= n_players[:, None], -1e9)
+        return logits
+
+    def export(self):
+        """(params float32, spec int64) in the order the numba forward reads them."""
+        conv = lambda m: [m.weight.detach().permute(1, 2, 3, 0).reshape(-1), m.bias.detach()]  # noqa: E731
+        dense = lambda m: [m.weight.detach().t().reshape(-1), m.bias.detach()]  # noqa: E731
+        parts = conv(self.stem)
+        for c1, c2 in self.blocks:
+            parts += conv(c1) + conv(c2)
+        parts += [self.head.weight.detach()[:, :, 0, 0].t().reshape(-1), self.head.bias.detach()]
+        parts += dense(self.tail) + dense(self.joint) + dense(self.out)
+        params = torch.cat([p.float().reshape(-1) for p in parts]).numpy().astype(np.float32)
+        spec = np.array([self.spec[k] for k in SPEC_FIELDS], dtype=np.int64)
+        assert params.size == param_count(spec)
+        return params, spec
+
+
+def local_net(hidden=64):
+    """The local value estimation network: move features -> a score (a logit of the
+    move's win-rate estimate for the mover)."""
+    return nn.Sequential(nn.Linear(N_FEATURES, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(),
+                         nn.Linear(hidden, 1))
+
+
+def value_loss(logits, target, kind="mae"):
+    """MAE between the softmax and the target distribution (the paper's), or cross-entropy."""
+    if kind == "mae":
+        return (torch.softmax(logits, dim=1) - target).abs().sum(dim=1).mean()
+    if kind == "ce":
+        return -(target * torch.log_softmax(logits, dim=1).clamp(min=-30)).sum(dim=1).mean()
+    raise ValueError(f"value loss must be 'mae' or 'ce', got {kind!r}")
+
+
+def _batches(n, size, rng):
+    order = rng.permutation(n)
+    for i in range(0, n, size):
+        yield order[i:i + size]
+
+
+def train_value(data, epochs=5, lr=1e-3, batch=128, loss="mae", target="mix", net=None, seed=0,
+                holdout=0.1, **net_options):
+    """Train (or go on training) a ValueNet on shard data; returns (net, history) where
+    history has the train and held-out loss per epoch.  target: "outcome" (the game's
+    winner), "root" (the search's root estimates) or "mix" (their mean)."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    y = {"outcome": data["outcome"], "root": data["root"],
+         "mix": 0.5 * (data["outcome"] + data["root"])}[target]
+    n = len(y)
+    split = rng.permutation(n)
+    n_test = int(n * holdout) if n >= 20 else 0
+    test, train = split[:n_test], split[n_test:]
+    net = net or ValueNet(**net_options)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    tensors = (torch.as_tensor(data["planes"], dtype=torch.float32), torch.as_tensor(data["tail"]),
+               torch.as_tensor(data["players"]), torch.as_tensor(y, dtype=torch.float32))
+    history = {"train": [], "test": []}
+    for _ in range(epochs):
+        net.train()
+        total = 0.0
+        for idx in _batches(len(train), batch, rng):
+            rows = torch.as_tensor(train[idx])
+            planes, tail, players, target_y = (t[rows] for t in tensors)
+            loss_value = value_loss(net(planes, tail, players), target_y, loss)
+            opt.zero_grad()
+            loss_value.backward()
+            opt.step()
+            total += loss_value.item() * len(idx)
+        history["train"].append(total / max(len(train), 1))
+        if n_test:
+            net.eval()
+            with torch.no_grad():
+                rows = torch.as_tensor(test)
+                planes, tail, players, target_y = (t[rows] for t in tensors)
+                history["test"].append(float(value_loss(net(planes, tail, players), target_y, loss)))
+    net.eval()
+    return net, history
+
+
+def train_local(data, epochs=5, lr=1e-3, batch=256, net=None, seed=0, hidden=64):
+    """Train the local network: each searched root move's features -> its mean reward
+    for the mover (binary cross-entropy on the logit, weighted by the move's visits)."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = net or local_net(hidden)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    x = torch.as_tensor(data["local_x"])
+    y = torch.as_tensor(data["local_q"], dtype=torch.float32).clamp(0, 1)
+    w = torch.as_tensor(data["local_visits"], dtype=torch.float32)
+    w = w / w.mean().clamp(min=1e-6) if len(w) else w
+    history = []
+    for _ in range(epochs):
+        total = 0.0
+        for idx in _batches(len(y), batch, rng):
+            rows = torch.as_tensor(idx)
+            logit = net(x[rows])[:, 0]
+            loss_value = (nn.functional.binary_cross_entropy_with_logits(logit, y[rows], reduction="none")
+                          * w[rows]).mean()
+            opt.zero_grad()
+            loss_value.backward()
+            opt.step()
+            total += loss_value.item() * len(idx)
+        history.append(total / max(len(y), 1))
+    net.eval()
+    return net, history
+
+
+def save_networks(path, value=None, local=None, temperature=0.05, meta=None):
+    """Write the exported networks to one .npz (read by :func:`agents.deep.load_networks`)."""
+    arrays = {"meta": np.array(json.dumps(dict(meta or {}, temperature=temperature)))}
+    if value is not None:
+        arrays["value_params"], arrays["value_spec"] = value.export()
+    if local is not None:
+        for k, (w, b, act) in enumerate(from_torch(local).layers):
+            arrays[f"local_w{k}"], arrays[f"local_b{k}"] = w, b
+            arrays[f"local_act{k}"] = np.array(act)
+        arrays["local_layers"] = np.array(len(from_torch(local).layers))
+    np.savez(path, **arrays)
+    return path

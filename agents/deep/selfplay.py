@@ -1,0 +1,168 @@
+"""Self-play games recorded for training: a search agent's sampled decisions become
+positions (its observation, its root's win-rate estimates, each searched move's
+features and score) labelled with the game's outcome."""
+import numpy as np
+
+import catan_env
+from catan_env.core import actions as A
+from catan_env.core.layout import MAX_PLAYERS
+
+from ..registry import make_agent
+from .features import N_FEATURES, move_features
+
+
+def root_estimates(stats, seat, n):
+    """(per relative seat win-rate estimate, [(action, features-free q, visits)]) of a
+    search's root: every seat's mean reward over all root visits, observer first."""
+    visits = float(stats.visits.sum())
+    rel = np.zeros(MAX_PLAYERS, np.float32)
+    if visits > 0:
+        wins = stats.wins.sum(axis=0) / visits
+        for k in range(n):
+            rel[k] = wins[(seat + k) % n]
+    moves = [(int(a), float(stats.wins[i, seat] / stats.visits[i]), float(stats.visits[i]))
+             for i, a in enumerate(stats.keys) if stats.visits[i] > 0 and 0 <= a < A.N_ACTIONS]
+    return rel, moves
+
+
+def play_recorded(specs, seed, sample=0.25, max_turns=200, options=None):
+    """One game between specs (agents or spec strings); returns (rows, local rows, result).
+    Each searched decision of an agent with a ``last`` search result is kept with
+    probability ``sample``."""
+    n = len(specs)
+    env = catan_env.raw_env(players=n, max_turns=max_turns, obs_type="planes", **dict(options or {}))
+    env.reset(seed=seed)
+    agents = [make_agent(spec, seed=seed * 31 + i) for i, spec in enumerate(specs)]
+    for i, agent in enumerate(agents):
+        agent.reset(seed * 31 + i)
+    rng = np.random.default_rng(seed)
+    rows, local = [], []
+    feats = np.zeros(N_FEATURES, np.float32)
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[name]
+        agent = agents[seat]
+        before = getattr(agent, "last", None)
+        infoset = env.infoset(name)
+        action = agent.act(obs, infoset)
+        result = getattr(agent, "last", None)
+        if result is not None and result is not before and rng.random() < sample:
+            rel, moves = root_estimates(result.stats, seat, n)
+            view = infoset.determinize(0)  # features read the seat's own view only
+            pos = len(rows)
+            rows.append((obs["observation"]["board"].astype(np.float16), obs["observation"]["vector"], n, rel, seat))
+            for a, q, v in moves:
+                move_features(view, seat, a, feats)
+                local.append((feats.copy(), q, v, pos))
+        env.step(action)
+    stats = env.game_stats()
+    return rows, local, stats
+
+
+def to_arrays(games):
+    """Shard arrays from [(game index, rows, local, stats)]."""
+    planes, tail, players, root, outcome, game = [], [], [], [], [], []
+    lx, lq, lv, lp = [], [], [], []
+    for g, rows, local, stats in games:
+        base = len(players)
+        n, win = len(stats["vp"]), stats["winner"]
+        for board, vector, n_players, rel, seat in rows:
+            planes.append(board)
+            tail.append(vector)
+            players.append(n_players)
+            root.append(rel)
+            out = np.zeros(MAX_PLAYERS, np.float32)
+            if win >= 0:
+                out[(win - seat) % n] = 1.0
+            else:
+                out[:n] = 1.0 / n
+            outcome.append(out)
+            game.append(g)
+        for x, q, v, pos in local:
+            lx.append(x)
+            lq.append(q)
+            lv.append(v)
+            lp.append(base + pos)
+    from catan_env.core.observe import GRID_H, GRID_W, PLANES, TAIL_SIZE
+    return {
+        "planes": np.array(planes, np.float16).reshape(-1, PLANES, GRID_H, GRID_W),
+        "tail": np.array(tail, np.float32).reshape(-1, TAIL_SIZE),
+        "players": np.array(players, np.int64), "root": np.array(root, np.float32).reshape(-1, MAX_PLAYERS),
+        "outcome": np.array(outcome, np.float32).reshape(-1, MAX_PLAYERS), "game": np.array(game, np.int64),
+        "local_x": np.array(lx, np.float32).reshape(-1, N_FEATURES), "local_q": np.array(lq, np.float32),
+        "local_visits": np.array(lv, np.float32), "local_pos": np.array(lp, np.int64)}
+
+
+def _play_block(args):
+    """Worker job: the games of one shard -> the shard's arrays."""
+    specs_per_game, seeds, first_game, sample, max_turns, options = args
+    games = []
+    for k, (specs, seed) in enumerate(zip(specs_per_game, seeds)):
+        rows, local, stats = play_recorded(specs, seed, sample, max_turns, options)
+        games.append((first_game + k, rows, local, stats))
+    return to_arrays(games), [g[3] for g in games]
+
+
+def generate(folder, players, games, seed=0, shard_games=10, sample=0.25, max_turns=200, options=None,
+             workers=1, progress=None, note=None):
+    """Self-play into folder: ``games`` games between ``players`` (one spec per seat,
+    seats shuffled per game from the seed), one shard per ``shard_games`` games, a
+    manifest updated after each shard.  Shards already listed are kept (resumable), so a
+    run stopped at any point goes on where it was.  Returns the manifest."""
+    import os
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ..arena import schedule
+    from .data import read_manifest, save_shard, write_manifest
+
+    os.makedirs(folder, exist_ok=True)
+    settings = {"players": list(players), "games": games, "seed": seed, "shard_games": shard_games,
+                "sample": sample, "max_turns": max_turns, "options": dict(options or {})}
+    manifest = read_manifest(folder)
+    if manifest is not None and manifest["settings"] != settings:
+        raise ValueError(f"{folder} holds a run with other settings ({manifest['settings']}); "
+                         f"use a new folder")
+    if manifest is None:
+        manifest = {"settings": settings, "agents": list(players), "note": note or "", "shards": []}
+    plan = schedule(list(players), games, seed)
+    done = {s["first_game"] for s in manifest["shards"]}
+    jobs = []
+    for first in range(0, games, shard_games):
+        if first in done:
+            continue
+        block = plan[first:first + shard_games]
+        jobs.append((first, ([specs for specs, _ in block], [gseed for _, gseed in block], first, sample,
+                             max_turns, options)))
+    start = time.perf_counter()
+    positions = 0
+
+    def record(first, arrays, stats):
+        nonlocal positions
+        name = f"shard-{first:06d}.npz"
+        save_shard(os.path.join(folder, name), arrays)
+        manifest["shards"].append({"file": name, "first_game": first, "games": len(stats),
+                                   "positions": int(len(arrays["players"])),
+                                   "moves": int(len(arrays["local_q"])),
+                                   "winners": [int(s["winner"]) for s in stats]})
+        manifest["shards"].sort(key=lambda s: s["first_game"])
+        write_manifest(folder, manifest)
+        positions += len(arrays["players"])
+        if progress:
+            elapsed = time.perf_counter() - start
+            progress(f"{sum(s['games'] for s in manifest['shards'])}/{games} games, "
+                     f"{sum(s['positions'] for s in manifest['shards'])} positions "
+                     f"({positions / max(elapsed, 1e-9):.1f} positions/s this run)")
+
+    if workers <= 1:
+        for first, job in jobs:
+            record(first, *_play_block(job))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for (first, _), out in zip(jobs, pool.map(_play_block, [j for _, j in jobs])):
+                record(first, *out)
+    write_manifest(folder, manifest)
+    return manifest

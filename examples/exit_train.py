@@ -1,0 +1,119 @@
+"""Expert iteration (Deep Catan's ExIt) on CPU: self-play with the expert, train the
+apprentice networks on what it played, let the next expert search with them, repeat.
+
+    python examples/exit_train.py --iterations 2 --games 60 --out results/deep/exit
+
+Iteration 1's expert is plain search (``--variant``, ``--playouts``); iteration k's is
+that search guided by the networks of iteration k-1: the value network scores leaves
+after ``--rollout-turns`` turns of playout and the local network is the PUCT prior (the
+``exit:`` agent).  Each iteration writes ``data-k/`` (shards + manifest, resumable),
+``nets-k.npz`` (the value and local networks, exported for numba) and adds its losses
+to ``losses.json`` (and ``losses.png`` with matplotlib).  Networks play as agents:
+``exit:path=OUT/nets-2.npz``, ``uctnet:path=OUT/nets-2.npz``.  Needs the [rl] extra.
+"""
+import argparse
+import json
+import os
+import time
+
+from catan_env.agents.deep.data import load_folder
+from catan_env.agents.deep.nets import save_networks, train_local, train_value
+from catan_env.agents.deep.selfplay import generate
+
+
+def expert_spec(args, nets):
+    base = f"variant={args.variant}:playouts={args.playouts}"
+    if nets is None:
+        return f"mcts:{base}"
+    return f"exit:path={nets}:{base}:rollout_turns={args.rollout_turns}"
+
+
+def plot(losses, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
+    for it in losses:
+        axes[0].plot(it["value_train"], label=f"iteration {it['iteration']} train")
+        if it["value_test"]:
+            axes[0].plot(it["value_test"], "--", label=f"iteration {it['iteration']} held out")
+        axes[1].plot(it["local"], label=f"iteration {it['iteration']}")
+    axes[0].set(title="value network (MAE)", xlabel="epoch")
+    axes[1].set(title="local network (weighted BCE)", xlabel="epoch")
+    for ax in axes:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--iterations", type=int, default=2)
+    ap.add_argument("--games", type=int, default=60, help="self-play games per iteration")
+    ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    ap.add_argument("--variant", default="best")
+    ap.add_argument("--playouts", type=int, default=300)
+    ap.add_argument("--rollout-turns", type=int, default=2,
+                    help="guided experts: turns of playout before the value network scores the leaf")
+    ap.add_argument("--sample", type=float, default=0.25)
+    ap.add_argument("--max-turns", type=int, default=200)
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--channels", type=int, default=8)
+    ap.add_argument("--blocks", type=int, default=1)
+    ap.add_argument("--loss", default="mae", choices=("mae", "ce"))
+    ap.add_argument("--target", default="mix", choices=("mix", "outcome", "root"))
+    ap.add_argument("--window", type=int, default=2, help="train on the last W iterations' data")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="results/deep/exit")
+    args = ap.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    losses_path = os.path.join(args.out, "losses.json")
+    losses = json.load(open(losses_path)) if os.path.exists(losses_path) else []
+    nets = None
+    for it in range(1, args.iterations + 1):
+        target = os.path.join(args.out, f"nets-{it}.npz")
+        if os.path.exists(target):  # resumable: this iteration is done
+            print(f"iteration {it}: {target} exists, kept")
+            nets = target
+            continue
+        spec = expert_spec(args, nets)
+        print(f"iteration {it}: self-play with {spec}", flush=True)
+        t0 = time.perf_counter()
+        data_dir = os.path.join(args.out, f"data-{it}")
+        manifest = generate(data_dir, [spec] * args.players, args.games, seed=args.seed * 1000 + it,
+                            sample=args.sample, max_turns=args.max_turns, options={"domestic_trade": False},
+                            workers=args.workers, shard_games=max(1, min(10, args.games // max(args.workers, 1))),
+                            progress=lambda line: print("  " + line, flush=True))
+        played = time.perf_counter() - t0
+        data = load_folder(*[os.path.join(args.out, f"data-{k}") for k in range(max(1, it - args.window + 1), it + 1)])
+        t0 = time.perf_counter()
+        value, vh = train_value(data, epochs=args.epochs, loss=args.loss, target=args.target, seed=args.seed,
+                                channels=args.channels, blocks=args.blocks)
+        local, lh = train_local(data, epochs=args.epochs, seed=args.seed)
+        trained = time.perf_counter() - t0
+        save_networks(target, value=value, local=local,
+                      meta={"iteration": it, "expert": spec, "positions": int(len(data["players"])),
+                            "moves": int(len(data["local_q"])), "loss": args.loss, "target": args.target})
+        losses = [x for x in losses if x["iteration"] != it] + [
+            {"iteration": it, "value_train": vh["train"], "value_test": vh["test"], "local": lh,
+             "positions": int(len(data["players"])), "selfplay_s": played, "train_s": trained}]
+        with open(losses_path, "w") as f:
+            json.dump(losses, f, indent=1)
+        plot(losses, os.path.join(args.out, "losses.png"))
+        new = sum(s["positions"] for s in manifest["shards"])
+        print(f"iteration {it}: {new} new positions in {played:.0f} s ({new / max(played, 1e-9):.1f}/s), "
+              f"trained on {len(data['players'])} in {trained:.0f} s; value loss "
+              f"{vh['train'][0]:.3f} -> {vh['train'][-1]:.3f} (held out {vh['test'][-1] if vh['test'] else float('nan'):.3f}); "
+              f"saved {target}", flush=True)
+        nets = target
+    return nets
+
+
+if __name__ == "__main__":
+    main()
