@@ -11,6 +11,10 @@ the games already there, so a stopped run continues where it was):
             ("Deep Catan" Table 2), seats random
   seats     fixed seats: four random agents, and four MCTS agents ("MCTS in Settlers of
             Catan", the seat-order effect): win rate and VP by seat
+  deep      Deep Catan (networks from examples/exit_train.py in --nets): ExIt.2 vs ExIt.1
+            and UCTNet vs UCT, each 2-vs-2 at equal playouts; the ExIt agent against the
+            best plain preset 2-vs-2 at equal seconds per decision (--seconds); and the
+            ExIt agent at --playouts against three JSettlersAgent
 Games of all labels are interleaved, so a partial run covers every label evenly.
 """
 import argparse
@@ -48,6 +52,17 @@ def lineups(args):
             out[f"{args.variant}@{2 * base}_vs_3x{base}"] = (
                 [f"mcts:variant={args.variant}:playouts={2 * base}", weak, weak, weak], True)
         return out
+    if args.experiment == "deep":
+        n1, n2 = (os.path.join(args.nets, f"nets-{k}.npz") for k in (1, 2))
+        e1, e2 = (f"exit:path={n}:playouts={b}:rollout_turns={args.rollout_turns}" for n in (n1, n2))
+        uct, net = f"mcts:variant=plain_uct:playouts={b}", f"uctnet:path={n2}:playouts={b}"
+        t = args.seconds
+        timed_exit = f"exit:path={n2}:seconds={t}:rollout_turns={args.rollout_turns}"
+        timed_best = f"mcts:variant=best:seconds={t}"
+        return {f"exit2_vs_exit1@{b}": ([e2, e2, e1, e1], True),
+                f"uctnet_vs_uct@{b}": ([net, net, uct, uct], True),
+                f"exit2_vs_best@{t}s": ([timed_exit, timed_exit, timed_best, timed_best], True),
+                f"exit2@{b}_vs_3js": ([e2, JS, JS, JS], True)}
     if args.experiment == "seats":
         m = f"mcts:variant={args.variant}:playouts={b}"
         return {"random": (["random"] * 4, False), f"{args.variant}@{b}": ([m] * 4, False)}
@@ -91,14 +106,17 @@ def under_test(rows, table, label):
 
 
 def report(rows, table):
-    """Markdown table: per label, the agent under test (players[0])."""
+    """Markdown table: per label, the agent under test (players[0]); where it holds
+    several seats (2-vs-2) a game counts once, won when any of them wins (the team's
+    win rate), and VP is the mean over its seats."""
     lines = ["| label | games | wins | win rate [95% CI] | mean VP | offers/game | trades/game | turns |",
              "|---|---:|---:|---|---:|---:|---:|---:|"]
     for label in table:
         games = under_test(rows, table, label)
         if not games:
             continue
-        n = sum(len(s) for _, s in games)
+        team = table[label][0].count(table[label][0][0]) > 1
+        n = len(games) if team else sum(len(s) for _, s in games)
         wins = sum(int(r["winner"] in s) for r, s in games)
         vp, offers, trades = (np.mean([r[key][k] for r, s in games for k in s])
                               for key in ("vp", "offers", "trades"))
@@ -138,7 +156,10 @@ def seat_report(rows, table):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("experiment", choices=["variants", "cp", "budget", "seats"])
+    ap.add_argument("experiment", choices=["variants", "cp", "budget", "seats", "deep"])
+    ap.add_argument("--nets", default="results/deep/exit", help="deep: the folder of nets-1.npz, nets-2.npz")
+    ap.add_argument("--seconds", type=float, default=0.2, help="deep: seconds per decision of the timed pair")
+    ap.add_argument("--rollout-turns", type=int, default=2, help="deep: playout turns before the value net")
     ap.add_argument("--playouts", type=int, default=1000)
     ap.add_argument("--variants", nargs="*", help="presets to play (variants experiment)")
     ap.add_argument("--variant", default="best", help="preset of the budget and seats experiments")

@@ -199,3 +199,23 @@ def test_bad_network_files_are_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="no local network"):
         make_agent(f"uctnet:path={only_value}")
     assert make_agent(f"exit:path={only_value}:playouts=10") is not None  # value only: no prior
+
+
+def test_selfplay_generation_resumes_and_refuses_other_settings(tmp_path):
+    from catan_env.agents.deep.selfplay import generate
+    folder = str(tmp_path / "sp")
+    players = ["mcts:variant=best:playouts=10", "mcts:variant=best:playouts=10"]
+    first = generate(folder, players, 2, shard_games=1, sample=0.5, max_turns=20)
+    assert [s["first_game"] for s in first["shards"]] == [0, 1]
+    stamp = os.path.getmtime(os.path.join(folder, "shard-000000.npz"))
+    again = generate(folder, players, 2, shard_games=1, sample=0.5, max_turns=20)
+    assert again["shards"] == first["shards"]
+    assert os.path.getmtime(os.path.join(folder, "shard-000000.npz")) == stamp  # not replayed
+    with pytest.raises(ValueError, match="other settings"):
+        generate(folder, players, 2, shard_games=1, sample=0.9, max_turns=20)
+    more = generate(folder, players, 3, shard_games=1, sample=0.5, max_turns=20)  # extends the run
+    assert [s["first_game"] for s in more["shards"]] == [0, 1, 2]
+    data = load_folder(folder)
+    assert len(data["players"]) == sum(s["positions"] for s in more["shards"]) > 0
+    # a position's root estimate is a distribution over the seats in the game
+    assert np.all(data["root"][:, 2:] == 0) and np.all((data["root"] >= 0) & (data["root"] <= 1))

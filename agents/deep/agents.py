@@ -3,9 +3,9 @@
 - ``uctnet:path=NETS.npz``: UCT whose selection is guided by the local value network, as
   a PUCT prior (softmax of each move's estimated score over a temperature), with the same
   playouts as plain UCT (Deep Catan's UCTNet).
-- ``exit:path=NETS.npz``: the expert of expert iteration: the same prior, and leaves
-  scored by the value network after ``rollout_turns`` turns of playout (0: the network
-  replaces the playout).
+- ``exit:path=NETS.npz``: the expert of expert iteration: leaves scored by the value
+  network after ``rollout_turns`` turns of playout (2 by default; 0: the network replaces
+  the playout); ``prior=true`` adds the local network's prior.
 
 Both are presets of :class:`agents.mcts.MCTSAgent` (any of its options apply, e.g.
 ``exit:path=n.npz:playouts=400:rollout_turns=2``); the networks become the search's
@@ -118,9 +118,10 @@ def uctnet_agent(path=None, seed=None, variant="plain_uct", **options):
     return _search_agent(path, seed, variant, use_value=False, use_prior=True, options=options)
 
 
-def exit_agent(path=None, seed=None, variant="best", rollout_turns=0, prior=True, **options):
-    """The ExIt expert: value-network leaves after ``rollout_turns`` turns of playout, and
-    the local network's prior where the file has one (``prior=false`` turns it off)."""
+def exit_agent(path=None, seed=None, variant="best", rollout_turns=2, prior=False, **options):
+    """The ExIt expert: value-network leaves after ``rollout_turns`` turns of playout;
+    ``prior=true`` adds the local network's PUCT prior (it is evaluated at every node of
+    every selection pass, which costs more than the value network here)."""
     options["rollout_turns"] = rollout_turns
     _, has_prior, _ = hooks_for(path) if path is not None and os.path.exists(path) else (None, None, None)
     return _search_agent(path, seed, variant, use_value=True, use_prior=bool(prior) and has_prior is not None,

@@ -69,11 +69,11 @@ class ValueNet(nn.Module):
         return params, spec
 
 
-def local_net(hidden=64):
+def local_net(hidden=32):
     """The local value estimation network: move features -> a score (a logit of the
-    move's win-rate estimate for the mover)."""
-    return nn.Sequential(nn.Linear(N_FEATURES, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(),
-                         nn.Linear(hidden, 1))
+    move's win-rate estimate for the mover).  Small: the search evaluates it for every
+    legal move at every node it selects through."""
+    return nn.Sequential(nn.Linear(N_FEATURES, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
 
 def value_loss(logits, target, kind="mae"):
@@ -131,7 +131,7 @@ def train_value(data, epochs=5, lr=1e-3, batch=128, loss="mae", target="mix", ne
     return net, history
 
 
-def train_local(data, epochs=5, lr=1e-3, batch=256, net=None, seed=0, hidden=64):
+def train_local(data, epochs=5, lr=1e-3, batch=256, net=None, seed=0, hidden=32):
     """Train the local network: each searched root move's features -> its mean reward
     for the mover (binary cross-entropy on the logit, weighted by the move's visits)."""
     torch.manual_seed(seed)

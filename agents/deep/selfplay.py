@@ -123,18 +123,23 @@ def generate(folder, players, games, seed=0, shard_games=10, sample=0.25, max_tu
     settings = {"players": list(players), "games": games, "seed": seed, "shard_games": shard_games,
                 "sample": sample, "max_turns": max_turns, "options": dict(options or {})}
     manifest = read_manifest(folder)
-    if manifest is not None and manifest["settings"] != settings:
+    fixed = lambda d: {k: v for k, v in d.items() if k != "games"}  # noqa: E731 (more games extend a run)
+    if manifest is not None and fixed(manifest["settings"]) != fixed(settings):
         raise ValueError(f"{folder} holds a run with other settings ({manifest['settings']}); "
                          f"use a new folder")
-    if manifest is None:
+    if manifest is not None:
+        manifest["settings"]["games"] = max(games, manifest["settings"]["games"])
+    else:
         manifest = {"settings": settings, "agents": list(players), "note": note or "", "shards": []}
     plan = schedule(list(players), games, seed)
-    done = {s["first_game"] for s in manifest["shards"]}
+    done = {s["first_game"]: s["games"] for s in manifest["shards"]}
     jobs = []
     for first in range(0, games, shard_games):
-        if first in done:
-            continue
         block = plan[first:first + shard_games]
+        if done.get(first, 0) >= len(block):
+            continue
+        # a block cut short by a smaller earlier run is played again, whole
+        manifest["shards"] = [s for s in manifest["shards"] if s["first_game"] != first]
         jobs.append((first, ([specs for specs, _ in block], [gseed for _, gseed in block], first, sample,
                              max_turns, options)))
     start = time.perf_counter()
