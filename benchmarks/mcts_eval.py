@@ -14,7 +14,7 @@ the games already there, so a stopped run continues where it was):
   deep      Deep Catan (networks from examples/exit_train.py in --nets): ExIt.2 vs ExIt.1
             and UCTNet vs UCT, each 2-vs-2 at equal playouts; the ExIt agent against the
             best plain preset 2-vs-2 at equal seconds per decision (--seconds); and the
-            ExIt agent at --playouts against three JSettlersAgent
+            ExIt agent at 1,000 playouts against three JSettlersAgent
 Games of all labels are interleaved, so a partial run covers every label evenly.
 """
 import argparse
@@ -62,7 +62,8 @@ def lineups(args):
         return {f"exit2_vs_exit1@{b}": ([e2, e2, e1, e1], True),
                 f"uctnet_vs_uct@{b}": ([net, net, uct, uct], True),
                 f"exit2_vs_best@{t}s": ([timed_exit, timed_exit, timed_best, timed_best], True),
-                f"exit2@{b}_vs_3js": ([e2, JS, JS, JS], True)}
+                f"exit2@1000_vs_3js": ([f"exit:path={n2}:playouts=1000:rollout_turns={args.rollout_turns}",
+                                        JS, JS, JS], True)}
     if args.experiment == "seats":
         m = f"mcts:variant={args.variant}:playouts={b}"
         return {"random": (["random"] * 4, False), f"{args.variant}@{b}": ([m] * 4, False)}
@@ -158,7 +159,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("experiment", choices=["variants", "cp", "budget", "seats", "deep"])
     ap.add_argument("--nets", default="results/deep/exit", help="deep: the folder of nets-1.npz, nets-2.npz")
-    ap.add_argument("--seconds", type=float, default=0.2, help="deep: seconds per decision of the timed pair")
+    ap.add_argument("--seconds", type=float, default=0.05, help="deep: seconds per decision of the timed pair")
     ap.add_argument("--rollout-turns", type=int, default=2, help="deep: playout turns before the value net")
     ap.add_argument("--playouts", type=int, default=1000)
     ap.add_argument("--variants", nargs="*", help="presets to play (variants experiment)")

@@ -219,3 +219,14 @@ def test_selfplay_generation_resumes_and_refuses_other_settings(tmp_path):
     assert len(data["players"]) == sum(s["positions"] for s in more["shards"]) > 0
     # a position's root estimate is a distribution over the seats in the game
     assert np.all(data["root"][:, 2:] == 0) and np.all((data["root"] >= 0) & (data["root"] <= 1))
+
+
+def test_a_network_compiles_one_search_kernel_per_process(tmp_path):
+    """Agents built from the same file share hooks and kernel (a compilation is ~20 s)."""
+    torch.manual_seed(0)
+    path = save_networks(str(tmp_path / "n.npz"), value=random_net(0, channels=4, blocks=0),
+                         local=local_net(8))
+    a, b = make_agent(f"exit:path={path}", seed=1), make_agent(f"exit:path={path}:playouts=50", seed=2)
+    assert a._grow is b._grow
+    c = make_agent(f"uctnet:path={path}", seed=1)
+    assert c._grow is not a._grow  # another pair of hooks: its own kernel

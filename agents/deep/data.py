@@ -77,12 +77,14 @@ def load_folder(*folders):
     if not parts:
         raise ValueError(f"no shards in {folders}")
     out = {}
-    offset = 0
     for k in KEYS:
         out[k] = np.concatenate([p[k] for p in parts])
-    pos = []
-    for p in parts:
+    pos, games, offset, game_base = [], [], 0, 0
+    for p in parts:  # positions and games numbered across all shards and folders
         pos.append(p["local_pos"] + offset)
         offset += len(p["players"])
+        games.append(p["game"] + game_base)
+        game_base += int(p["game"].max()) + 1 if len(p["game"]) else 0
     out["local_pos"] = np.concatenate(pos)
+    out["game"] = np.concatenate(games)
     return out

@@ -94,16 +94,19 @@ def _batches(n, size, rng):
 def train_value(data, epochs=5, lr=1e-3, batch=128, loss="mae", target="mix", net=None, seed=0,
                 holdout=0.1, **net_options):
     """Train (or go on training) a ValueNet on shard data; returns (net, history) where
-    history has the train and held-out loss per epoch.  target: "outcome" (the game's
+    history has the train and held-out loss per epoch (a tenth of the games held out
+    whole).  target: "outcome" (the game's
     winner), "root" (the search's root estimates) or "mix" (their mean)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     y = {"outcome": data["outcome"], "root": data["root"],
          "mix": 0.5 * (data["outcome"] + data["root"])}[target]
-    n = len(y)
-    split = rng.permutation(n)
-    n_test = int(n * holdout) if n >= 20 else 0
-    test, train = split[:n_test], split[n_test:]
+    # held out by whole games: positions of one game are too alike to test each other
+    games = np.unique(data["game"])
+    held = rng.permutation(games)[:int(len(games) * holdout)] if len(games) >= 10 else games[:0]
+    is_test = np.isin(data["game"], held)
+    test, train = np.flatnonzero(is_test), np.flatnonzero(~is_test)
+    n_test = len(test)
     net = net or ValueNet(**net_options)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     tensors = (torch.as_tensor(data["planes"], dtype=torch.float32), torch.as_tensor(data["tail"]),

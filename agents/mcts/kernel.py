@@ -479,14 +479,20 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
     return n_iter
 
 
+_CUSTOM = {}  # (evaluate, prior) -> compiled kernel: one compilation per pair and process
+
+
 def make_grow(evaluate=None, prior=None):
     """A kernel with your own hooks: ``evaluate(state, seat) -> float64[4]`` values in
     [0, 1] per seat, ``prior(state, seat, actions, n, out)`` writing n probabilities;
     both ``@njit`` functions.  It is :func:`grow`'s code compiled with these hooks in
-    place of the built-ins, once per process (not cached: a new kernel per pair)."""
-    hooks = dict(grow.py_func.__globals__)
-    hooks["evaluate_hook"] = evaluate if evaluate is not None else builtin_evaluate
-    hooks["prior_hook"] = prior if prior is not None else builtin_prior
-    code = grow.py_func
-    fn = types.FunctionType(code.__code__, hooks, "grow_custom", code.__defaults__, code.__closure__)
-    return njit(nogil=True)(fn)
+    place of the built-ins, once per pair of hooks and process (not cached on disk)."""
+    key = (evaluate, prior)
+    if key not in _CUSTOM:
+        hooks = dict(grow.py_func.__globals__)
+        hooks["evaluate_hook"] = evaluate if evaluate is not None else builtin_evaluate
+        hooks["prior_hook"] = prior if prior is not None else builtin_prior
+        code = grow.py_func
+        fn = types.FunctionType(code.__code__, hooks, "grow_custom", code.__defaults__, code.__closure__)
+        _CUSTOM[key] = njit(nogil=True)(fn)
+    return _CUSTOM[key]
