@@ -62,7 +62,7 @@ def lineups(args):
         return {f"exit2_vs_exit1@{b}": ([e2, e2, e1, e1], True),
                 f"uctnet_vs_uct@{b}": ([net, net, uct, uct], True),
                 f"exit2_vs_best@{t}s": ([timed_exit, timed_exit, timed_best, timed_best], True),
-                f"exit2@1000_vs_3js": ([f"exit:path={n2}:playouts=1000:rollout_turns={args.rollout_turns}",
+                "exit2@1000_vs_3js": ([f"exit:path={n2}:playouts=1000:rollout_turns={args.rollout_turns}",
                                         JS, JS, JS], True)}
     if args.experiment == "seats":
         m = f"mcts:variant={args.variant}:playouts={b}"

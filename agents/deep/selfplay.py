@@ -1,19 +1,26 @@
 """Self-play games recorded for training: a search agent's sampled decisions become
 positions (its observation, its root's win-rate estimates, each searched move's
 features and score) labelled with the game's outcome."""
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+
 import numpy as np
 
 import catan_env
 from catan_env.core import actions as A
 from catan_env.core.layout import MAX_PLAYERS
+from catan_env.core.observe import GRID_H, GRID_W, PLANES, TAIL_SIZE
 
+from ..arena import schedule
 from ..registry import make_agent
+from .data import read_manifest, save_shard, write_manifest
 from .features import N_FEATURES, move_features
 
 
 def root_estimates(stats, seat, n):
-    """(per relative seat win-rate estimate, [(action, features-free q, visits)]) of a
-    search's root: every seat's mean reward over all root visits, observer first."""
+    """A search's root as (each seat's mean reward over all root visits, observer first,
+    as float32[4]; [(action, the mover's mean reward for it, its visits)])."""
     visits = float(stats.visits.sum())
     rel = np.zeros(MAX_PLAYERS, np.float32)
     if visits > 0:
@@ -86,7 +93,6 @@ def to_arrays(games):
             lq.append(q)
             lv.append(v)
             lp.append(base + pos)
-    from catan_env.core.observe import GRID_H, GRID_W, PLANES, TAIL_SIZE
     return {
         "planes": np.array(planes, np.float16).reshape(-1, PLANES, GRID_H, GRID_W),
         "tail": np.array(tail, np.float32).reshape(-1, TAIL_SIZE),
@@ -112,13 +118,6 @@ def generate(folder, players, games, seed=0, shard_games=10, sample=0.25, max_tu
     seats shuffled per game from the seed), one shard per ``shard_games`` games, a
     manifest updated after each shard.  Shards already listed are kept (resumable), so a
     run stopped at any point goes on where it was.  Returns the manifest."""
-    import os
-    import time
-    from concurrent.futures import ProcessPoolExecutor
-
-    from ..arena import schedule
-    from .data import read_manifest, save_shard, write_manifest
-
     os.makedirs(folder, exist_ok=True)
     settings = {"players": list(players), "games": games, "seed": seed, "shard_games": shard_games,
                 "sample": sample, "max_turns": max_turns, "options": dict(options or {})}
