@@ -102,6 +102,7 @@ def main(argv=None):
                             "moves": int(len(data["local_q"])), "loss": args.loss, "target": args.target})
         losses = [x for x in losses if x["iteration"] != it] + [
             {"iteration": it, "value_train": vh["train"], "value_test": vh["test"], "local": lh,
+             "test_picks_winner": vh.get("test_picks_winner"), "test_vp_leader": vh.get("test_vp_leader"),
              "positions": int(len(data["players"])), "selfplay_s": played, "train_s": trained}]
         with open(losses_path, "w") as f:
             json.dump(losses, f, indent=1)
@@ -109,7 +110,9 @@ def main(argv=None):
         new = sum(s["positions"] for s in manifest["shards"])
         print(f"iteration {it}: {new} new positions in {played:.0f} s ({new / max(played, 1e-9):.1f}/s), "
               f"trained on {len(data['players'])} in {trained:.0f} s; value loss "
-              f"{vh['train'][0]:.3f} -> {vh['train'][-1]:.3f} (held out {vh['test'][-1] if vh['test'] else float('nan'):.3f}); "
+              f"{vh['train'][0]:.3f} -> {vh['train'][-1]:.3f} (held-out games {vh['test'][-1] if vh['test'] else float('nan'):.3f}; "
+              f"picks their winner {vh.get('test_picks_winner', float('nan')):.3f}, "
+              f"the VP leader {vh.get('test_vp_leader', float('nan')):.3f}); "
               f"saved {target}", flush=True)
         nets = target
     return nets

@@ -230,3 +230,25 @@ def test_a_network_compiles_one_search_kernel_per_process(tmp_path):
     assert a._grow is b._grow
     c = make_agent(f"uctnet:path={path}", seed=1)
     assert c._grow is not a._grow  # another pair of hooks: its own kernel
+
+
+def test_winner_accuracy_reads_public_vp_and_outcomes():
+    from catan_env.agents.deep import nets
+    s = random_midgame(seed=9, players=4, turns=25)
+    vec = np.zeros(VECTOR_SIZE, np.float32)
+    encode_vector(s, 2, vec)
+    tail = vec[BOARD_SIZE:]
+    for k in range(4):  # the baseline reads each relative seat's public VP
+        assert round(float(tail[nets._PUBLIC_VP[k]]) * 10) == s[G.L.PUBLIC_VP + (2 + k) % 4]
+
+    class FavoursSeat1(torch.nn.Module):
+        def forward(self, planes, tail, players):
+            return torch.tensor([[0.0, 1.0, 0.0, 0.0]]).repeat(len(planes), 1)
+
+    rows = 4
+    data = {"planes": np.zeros((rows, PLANES, GRID_H, GRID_W), np.float32),
+            "tail": np.zeros((rows, TAIL_SIZE), np.float32), "players": np.full(rows, 4),
+            "outcome": np.array([[0, 1, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0], [0.25] * 4], np.float32)}
+    data["tail"][:, nets._PUBLIC_VP[2]] = 0.5  # relative seat 2 leads on VP everywhere
+    acc = nets.winner_accuracy(FavoursSeat1(), data, np.arange(rows))
+    assert acc == {"test_picks_winner": 2 / 3, "test_vp_leader": 0.0}  # the capped game is left out

@@ -131,7 +131,29 @@ def train_value(data, epochs=5, lr=1e-3, batch=128, loss="mae", target="mix", ne
                 planes, tail, players, target_y = (t[rows] for t in tensors)
                 history["test"].append(float(value_loss(net(planes, tail, players), target_y, loss)))
     net.eval()
+    if n_test:
+        history.update(winner_accuracy(net, data, test))
     return net, history
+
+
+# the vector part's public VP of relative seat k (observation layout: own hand 5, own
+# cards 10, own VP 1, then 17 floats per relative seat starting with its public VP)
+_PUBLIC_VP = [16 + 17 * k for k in range(MAX_PLAYERS)]
+
+
+def winner_accuracy(net, data, rows):
+    """On the finished games' positions among rows: how often the network's most likely
+    winner won, beside the same rate for the public VP leader (a baseline it should beat)."""
+    rows = rows[data["outcome"][rows].max(axis=1) == 1.0]
+    if len(rows) == 0:
+        return {}
+    with torch.no_grad():
+        logits = net(torch.as_tensor(data["planes"][rows], dtype=torch.float32), torch.as_tensor(data["tail"][rows]),
+                     torch.as_tensor(data["players"][rows]))
+    winner = data["outcome"][rows].argmax(axis=1)
+    leader = data["tail"][rows][:, _PUBLIC_VP].argmax(axis=1)
+    return {"test_picks_winner": float(np.mean(logits.argmax(1).numpy() == winner)),
+            "test_vp_leader": float(np.mean(leader == winner))}
 
 
 def train_local(data, epochs=5, lr=1e-3, batch=256, net=None, seed=0, hidden=32):
