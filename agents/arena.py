@@ -43,14 +43,14 @@ def wilson(wins, n, z=1.96):
 
 
 def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decisions=False,
-              record_path=None, on_decision=None):
+              record_path=None, on_decision=None, obs_type="vector"):
     """One game; specs[i] plays seat i.  Returns a dict with the outcome per seat.
     record_path: also save the game's record there (JSON, replayable).
-    on_decision(seat, observation, action): called after each agent decision (to record
-    training data, for example)."""
+    on_decision(seat, observation, action, infoset): called after each agent decision (to
+    record training data, for example); obs_type: the observations agents get."""
     options = dict(options or {})
     n = len(specs)
-    env = catan_env.raw_env(players=n, max_turns=max_turns, **options)
+    env = catan_env.raw_env(players=n, max_turns=max_turns, obs_type=obs_type, **options)
     env.reset(seed=seed)
     agents = [make_agent(spec, seed=seed * 31 + i) for i, spec in enumerate(specs)]
     for i, a in enumerate(agents):
@@ -63,11 +63,12 @@ def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decis
             continue
         seat = env.agent_name_mapping[name]
         t0 = time.perf_counter()
-        action = agents[seat].act(obs, env.infoset(name))
+        infoset = env.infoset(name)
+        action = agents[seat].act(obs, infoset)
         if time_decisions:
             times[seat].append(time.perf_counter() - t0)
         if on_decision is not None:
-            on_decision(seat, obs, action)
+            on_decision(seat, obs, action, infoset)
         env.step(action)
     stats = env.game_stats()
     agent_stats = [a.game_stats() if hasattr(a, "game_stats") else None for a in agents]

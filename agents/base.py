@@ -36,3 +36,12 @@ class Agent:
 
 def legal_from(observation):
     return np.flatnonzero(observation["action_mask"])
+
+
+def choose_from_logits(legal, logits, deterministic, rng):
+    """legal[i] with the highest logits[i] (deterministic), or drawn from their softmax."""
+    logits = np.asarray(logits, dtype=np.float64)
+    if deterministic:
+        return int(legal[np.argmax(logits)])
+    p = np.exp(logits - logits.max())
+    return int(legal[rng.choice(len(legal), p=p / p.sum())])

@@ -9,7 +9,7 @@ import numpy as np
 
 from catan_env.batched.mlp import MLPWeights, masked_logits, pack
 
-from .base import Agent, legal_from
+from .base import Agent, choose_from_logits, legal_from
 
 
 class MLPPolicyAgent(Agent):
@@ -49,10 +49,7 @@ class MLPPolicyAgent(Agent):
 
     def act(self, observation, infoset):
         logits, legal = self.logits(observation)
-        if self.deterministic:
-            return int(legal[np.argmax(logits)])
-        p = np.exp(logits - logits.max())
-        return int(legal[self.rng.choice(legal.size, p=p / p.sum())])
+        return choose_from_logits(legal, logits, self.deterministic, self.rng)
 
     def __repr__(self):
         return f"MLPPolicyAgent(path={self.path!r})"

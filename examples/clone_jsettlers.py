@@ -53,7 +53,7 @@ def record_games(args):
     obs, masks, actions, seats_games, winners = [], [], [], [], []
     start = time.time()
     for g in range(args.games):
-        def keep(seat, o, a, g=g):
+        def keep(seat, o, a, infoset, g=g):
             if o["action_mask"].sum() >= 2 and rng.random() < args.keep:
                 obs.append(o["observation"].astype(np.float16))
                 masks.append(np.packbits(o["action_mask"].astype(bool)))

@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 
 import catan_env
-from catan_env.agents.base import Agent, legal_from
+from catan_env.agents.base import Agent, choose_from_logits, legal_from
 from catan_env.agents.registry import make_agent
 
 try:  # the env subclasses RLlib's MultiAgentEnv where ray is installed
@@ -54,7 +54,6 @@ class CatanMultiAgentEnv(_Base):
     def __init__(self, config=None):
         config = dict(config or {})
         opponents = config.pop("opponents", None) or {}
-        config.setdefault("render_mode", None)
         super().__init__()
         self.game = catan_env.env(**config)  # an illegal action ends the game, actor -1
         n = self.game.options.players
@@ -204,11 +203,7 @@ class RLlibAgent(Agent):
 
     def act(self, observation, infoset):
         legal = legal_from(observation)
-        logits = self.logits(observation)[legal].astype(np.float64)
-        if self.deterministic:
-            return int(legal[np.argmax(logits)])
-        p = np.exp(logits - logits.max())
-        return int(legal[self.rng.choice(legal.size, p=p / p.sum())])
+        return choose_from_logits(legal, self.logits(observation)[legal], self.deterministic, self.rng)
 
     def __repr__(self):
         return f"RLlibAgent(path={self.path!r}, policy={self.policy!r})"

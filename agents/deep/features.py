@@ -17,7 +17,8 @@ from catan_env.core.layout import (
     hand_i,
 )
 from catan_env.core.observe import PIPS
-from catan_env.core.topology import EDGE_VERTICES, HEX_VERTICES, N_PORTS, VERTEX_HEXES, VERTEX_VERTICES
+from catan_env.core.placement import distance_ok
+from catan_env.core.topology import EDGE_VERTICES, HEX_VERTICES, N_PORTS, VERTEX_HEXES
 
 N_KINDS = len(A.RANGES)
 KIND_OF = np.repeat(np.arange(N_KINDS), [n for _, n in A.RANGES]).astype(np.int64)
@@ -27,18 +28,6 @@ F_ROBBER = F_ROAD + 2         # hex pips, own buildings, others' buildings, stea
 F_RES = F_ROBBER + 4          # resource given (5), got (5)
 F_CONTEXT = F_RES + 10        # own hand (5), own VP, turn
 N_FEATURES = F_CONTEXT + 7
-
-
-@njit(cache=True)
-def _vertex_free(s, v):
-    """v is empty and no neighbour is built (the distance rule)."""
-    if s[V_OWNER + v] >= 0:
-        return False
-    for k in range(3):
-        u = VERTEX_VERTICES[v, k]
-        if u >= 0 and s[V_OWNER + u] >= 0:
-            return False
-    return True
 
 
 @njit(cache=True)
@@ -75,7 +64,7 @@ def move_features(s, seat, a, out):
         empty = np.zeros(0)
         for j in range(2):
             v = EDGE_VERTICES[e, j]
-            if _vertex_free(s, v):
+            if distance_ok(s, v):  # empty, and no neighbour built
                 out[F_ROAD] = max(out[F_ROAD], _pips_at(s, v, empty, 0) / 3.0)
                 out[F_ROAD + 1] = 1.0
     elif A.ROBBER0 <= a < A.DISCARD0:

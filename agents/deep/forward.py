@@ -15,6 +15,7 @@ array ``spec`` (see :data:`SPEC_FIELDS`); convolution weights are stored input-m
 import numpy as np
 from numba import njit
 
+from catan_env.batched.mlp import dense_layer
 from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS
 from catan_env.core.observe import BOARD_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE, encode_planes, encode_vector
 
@@ -70,14 +71,9 @@ def _relu(a):
 
 @njit(cache=True)
 def _dense(x, n_in, params, off, n_out, out):
-    """out = x @ W + b with W stored (n_in, n_out); returns the offset after the layer."""
-    out[:n_out] = params[off + n_in * n_out:off + n_in * n_out + n_out]
-    for i in range(n_in):
-        xi = x[i]
-        if xi != 0.0:
-            row = params[off + i * n_out:off + (i + 1) * n_out]
-            for j in range(n_out):
-                out[j] += xi * row[j]
+    """out[:n_out] = x @ W + b (the MLP kernels' layer: W stored (n_in, n_out)); returns
+    the offset after the layer."""
+    dense_layer(params, off, n_in, n_out, x, out)
     return off + n_in * n_out + n_out
 
 

@@ -7,12 +7,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-import catan_env
 from catan_env.core import actions as A
 from catan_env.core.layout import MAX_PLAYERS
 from catan_env.core.observe import GRID_H, GRID_W, PLANES, TAIL_SIZE
 
-from ..arena import schedule
+from ..arena import play_game, schedule
 from ..registry import make_agent
 from .data import read_manifest, save_shard, write_manifest
 from .features import N_FEATURES, move_features
@@ -33,39 +32,31 @@ def root_estimates(stats, seat, n):
 
 
 def play_recorded(specs, seed, sample=0.25, max_turns=200, options=None):
-    """One game between specs (agents or spec strings); returns (rows, local rows, result).
-    Each searched decision of an agent with a ``last`` search result is kept with
-    probability ``sample``."""
+    """One arena game between specs (agents or spec strings) on board-plane observations;
+    returns (rows, local rows, result).  Each searched decision of an agent with a
+    ``last`` search result is kept with probability ``sample``."""
     n = len(specs)
-    env = catan_env.raw_env(players=n, max_turns=max_turns, obs_type="planes", **dict(options or {}))
-    env.reset(seed=seed)
     agents = [make_agent(spec, seed=seed * 31 + i) for i, spec in enumerate(specs)]
-    for i, agent in enumerate(agents):
-        agent.reset(seed * 31 + i)
     rng = np.random.default_rng(seed)
-    rows, local = [], []
+    rows, local, seen = [], [], [None] * n
     feats = np.zeros(N_FEATURES, np.float32)
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        seat = env.agent_name_mapping[name]
-        agent = agents[seat]
-        before = getattr(agent, "last", None)
-        infoset = env.infoset(name)
-        action = agent.act(obs, infoset)
-        result = getattr(agent, "last", None)
-        if result is not None and result is not before and rng.random() < sample:
-            rel, moves = root_estimates(result.stats, seat, n)
-            view = infoset.determinize(0)  # features read the seat's own view only
-            pos = len(rows)
-            rows.append((obs["observation"]["board"].astype(np.float16), obs["observation"]["vector"], n, rel, seat))
-            for a, q, v in moves:
-                move_features(view, seat, a, feats)
-                local.append((feats.copy(), q, v, pos))
-        env.step(action)
-    stats = env.game_stats()
+
+    def keep(seat, obs, action, infoset):
+        result = getattr(agents[seat], "last", None)
+        if result is None or result is seen[seat]:
+            return  # no new search behind this decision
+        seen[seat] = result
+        if rng.random() >= sample:
+            return
+        rel, moves = root_estimates(result.stats, seat, n)
+        view = infoset.determinize(0)  # features read the seat's own view only
+        pos = len(rows)
+        rows.append((obs["observation"]["board"].astype(np.float16), obs["observation"]["vector"], n, rel, seat))
+        for a, q, v in moves:
+            move_features(view, seat, a, feats)
+            local.append((feats.copy(), q, v, pos))
+
+    stats = play_game(agents, seed, max_turns=max_turns, options=options, on_decision=keep, obs_type="planes")
     return rows, local, stats
 
 

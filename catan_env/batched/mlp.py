@@ -33,7 +33,7 @@ def _activate(h, n, act):
 
 
 @njit(cache=True)
-def _dense(params, off, n_in, n_out, x, h):
+def dense_layer(params, off, n_in, n_out, x, h):
     """h[:n_out] = x[:n_in] @ W + b, skipping zero inputs (observations are sparse, and
     half a ReLU layer is zero).  Each nonzero input adds one contiguous row of W; the
     rows are taken as slices so that LLVM sees two separate arrays and vectorises the
@@ -51,7 +51,7 @@ def _dense(params, off, n_in, n_out, x, h):
 @njit(cache=True)
 def _layer(params, layers, row, x, h):
     n_in, n_out, act, off = layers[row, 0], layers[row, 1], layers[row, 2], layers[row, 3]
-    _dense(params, off, n_in, n_out, x, h)
+    dense_layer(params, off, n_in, n_out, x, h)
     _activate(h, n_out, act)
 
 
@@ -80,7 +80,7 @@ def mlp_forward(params, layers, net, x, out, h1, h2):
     cur = _hidden(params, layers, net, x, h1, h2)
     last = net[0] + net[1] - 1
     n_in, n_out, act, off = layers[last, 0], layers[last, 1], layers[last, 2], layers[last, 3]
-    _dense(params, off, n_in, n_out, cur, out)
+    dense_layer(params, off, n_in, n_out, cur, out)
     _activate(out, n_out, act)
 
 
