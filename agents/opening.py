@@ -48,7 +48,7 @@ class SolverOpeningAgent(Agent):
 def main(argv=None):
     ap = parser("catan-solve-opening", "Solve a board's optimal set-up placements.")
     ap.add_argument("--seed", type=int, default=0, help="random board seed")
-    ap.add_argument("--board", default=None, help="'beginner' or a board JSON file (default: random)")
+    ap.add_argument("--board", default="random", help="'random' (from --seed), 'beginner' or a board JSON file")
     ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4), help="players")
     ap.add_argument("--modality", type=int, default=3, choices=(1, 2, 3),
                     help="1 feasibility pruning, 2 + memoisation, 3 + upper bound and move ordering")
@@ -59,7 +59,7 @@ def main(argv=None):
     if args.png:
         require("PIL", "viz")
     try:
-        s = G.new_game(seed=args.seed, players=args.players, board=args.board or "random")
+        s = G.new_game(seed=args.seed, players=args.players, board=args.board)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     print("compiling the placement solver (about 8 s; numba cannot cache this recursive "
