@@ -91,7 +91,7 @@ def main(argv=None):
     p.add_argument("--opponents", default="jsettlers,jsettlers,jsettlers",
                    help="comma-separated agent specs for the other seats")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 places first)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the board, the dice and the agents")
     args = p.parse_args(argv)
     others = args.opponents.split(",")
     specs = others[:args.seat] + ["human"] + others[args.seat:]

@@ -7,6 +7,7 @@ import argparse
 import numpy as np
 
 from catan_env.agents.arena import play_game
+from catan_env.cli import HelpFormatter
 
 LINEUPS = {
     "jsettlers (fast)": ["jsettlers", "random", "random", "random"],
@@ -17,8 +18,8 @@ LINEUPS = {
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--games", type=int, default=20)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap.add_argument("--games", type=int, default=20, help="games per agent")
     args = ap.parse_args()
     play_game(["jsettlers", "random"], seed=0, max_turns=50)  # warm numba caches
     for label, lineup in LINEUPS.items():

@@ -10,13 +10,14 @@ import time
 import ray
 
 from catan_env.agents.arena import run_tournament
+from catan_env.cli import HelpFormatter
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=40)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--players", default="jsettlers,random,random,random")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap.add_argument("--games", type=int, default=40, help="games per backend")
+    ap.add_argument("--workers", type=int, default=2, help="processes (or Ray CPUs)")
+    ap.add_argument("--players", default="jsettlers,random,random,random", help="line-up")
     args = ap.parse_args()
     players = args.players.split(",")
     run_tournament(players, 2, workers=1, progress=False)  # numba caches loaded or compiled

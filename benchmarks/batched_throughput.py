@@ -20,6 +20,7 @@ import time
 import numpy as np
 
 from catan_env.batched import BatchedCatan
+from catan_env.cli import HelpFormatter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -68,10 +69,10 @@ def fastcatan_line(num_envs, seconds):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=5.0)
-    ap.add_argument("--sizes", default="256,1024")
-    ap.add_argument("--no-peers", action="store_true")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    ap.add_argument("--sizes", default="256,1024", help="batch sizes, comma-separated")
+    ap.add_argument("--no-peers", action="store_true", help="skip fastcatan")
     args = ap.parse_args()
     for n in (int(x) for x in args.sizes.split(",")):
         for trade in (True, False):

@@ -14,6 +14,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from catan_env.cli import HelpFormatter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIGURES = {
@@ -48,10 +49,10 @@ def parse(text, script):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     ap.add_argument("revision", help="the earlier revision, e.g. a49cfc2 or HEAD~5")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds (before, after)")
+    ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     ap.add_argument("--only", choices=["core", "env"], help="run one of the two scripts")
     args = ap.parse_args()
     scripts = [s for s in ("core_throughput.py", "env_throughput.py")

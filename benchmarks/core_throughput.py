@@ -12,6 +12,7 @@ import tempfile
 import time
 
 import numpy as np
+from catan_env.cli import HelpFormatter
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
@@ -87,8 +88,8 @@ def first_game_seconds(cache_dir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--seconds", type=float, default=5.0)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     ap.add_argument("--skip-cold", action="store_true", help="skip the cold-start measurement")
     args = ap.parse_args()
     for trade in (0, 1):

@@ -14,6 +14,7 @@ from numba import njit
 from catan_env.agents.deep.agents import load_networks, prior_hook
 from catan_env.agents.deep.forward import state_value
 from catan_env.core import game as G
+from catan_env.cli import HelpFormatter
 
 
 @njit
@@ -25,9 +26,9 @@ def _many_values(params, spec, s, n):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--nets", default=None)
-    ap.add_argument("--reps", type=int, default=2000)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap.add_argument("--nets", default=None, help="networks .npz (default: random weights of the default size)")
+    ap.add_argument("--reps", type=int, default=2000, help="evaluations per timing")
     args = ap.parse_args()
     if args.nets:
         (params, spec), local, meta = load_networks(args.nets)

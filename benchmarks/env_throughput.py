@@ -9,6 +9,7 @@ import numpy as np
 
 import catan_env
 from catan_env.gym_env import CatanGymEnv
+from catan_env.cli import HelpFormatter
 
 
 def aec_steps_per_second(seconds, wrapped=False, chain=False, **kw):
@@ -46,8 +47,8 @@ def gym_steps_per_second(seconds):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--seconds", type=float, default=5.0)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     args = ap.parse_args()
     aec_steps_per_second(0.5)  # warm up (numba cache load)
     print(f"AEC env (raw_env, vector obs, trading on):  {aec_steps_per_second(args.seconds):8.0f} steps/s")

@@ -28,6 +28,7 @@ import numpy as np
 
 from catan_env.agents.arena import play_game, schedule, wilson
 from catan_env.agents.mcts import PRESETS
+from catan_env.cli import HelpFormatter
 
 JS = "jsettlers"
 # published win rates against three JSettlers robots: (1,000 playouts, 10,000 playouts)
@@ -156,19 +157,19 @@ def seat_report(rows, table):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("experiment", choices=["variants", "cp", "budget", "seats", "deep"])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap.add_argument("experiment", choices=["variants", "cp", "budget", "seats", "deep"], help="which table to extend")
     ap.add_argument("--nets", default="results/deep/exit", help="deep: the folder of nets-1.npz, nets-2.npz")
     ap.add_argument("--seconds", type=float, default=0.05, help="deep: seconds per decision of the timed pair")
     ap.add_argument("--rollout-turns", type=int, default=2, help="deep: playout turns before the value net")
-    ap.add_argument("--playouts", type=int, default=1000)
+    ap.add_argument("--playouts", type=int, default=1000, help="playouts per decision")
     ap.add_argument("--variants", nargs="*", help="presets to play (variants experiment)")
     ap.add_argument("--variant", default="best", help="preset of the budget and seats experiments")
-    ap.add_argument("--budgets", type=int, nargs="*", default=[50, 100, 200, 400])
+    ap.add_argument("--budgets", type=int, nargs="*", default=[50, 100, 200, 400], help="base budgets of the budget-scaling experiment")
     ap.add_argument("--games", type=int, default=200, help="games per label")
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="results/mcts")
+    ap.add_argument("--workers", type=int, default=1, help="processes")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the run (game i derives from it)")
+    ap.add_argument("--out", default="results/mcts", help="folder of the .jsonl results")
     ap.add_argument("--tag", default="", help="suffix of the results file")
     ap.add_argument("--labels", nargs="*", help="play only these labels of the experiment")
     ap.add_argument("--report", action="store_true", help="print the table of what was played and stop")

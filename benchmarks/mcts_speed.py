@@ -19,6 +19,7 @@ from catan_env.core.layout import TURN
 from catan_env.core.playout import POLICY_PRUNING, choose_action
 from catan_env.core.rng import seed_rng
 from catan_env.agents.mcts import PRESETS, make_config, run_search
+from catan_env.cli import HelpFormatter
 
 STAGES = {"early": 8, "mid": 40, "late": 70}
 
@@ -50,10 +51,10 @@ def timed(view, seat, cfg, repeats):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--playouts", type=int, default=10000)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--variants", nargs="*", default=[v for v in PRESETS])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap.add_argument("--playouts", type=int, default=10000, help="playouts per decision")
+    ap.add_argument("--repeats", type=int, default=3, help="decisions per figure (the median is printed)")
+    ap.add_argument("--variants", nargs="*", default=[v for v in PRESETS], help="presets to time")
     args = ap.parse_args()
     pos = positions()
     views = {k: (G.determinize(s, seat, 0), seat) for k, (s, seat) in pos.items()}

@@ -11,13 +11,14 @@ import numpy as np
 from catan_env.agents.opening_solver import OpeningSolver
 from catan_env.core import game as G
 from catan_env.core import layout as L
+from catan_env.cli import HelpFormatter
 
 NAMES = {1: "Feasibility pruning only", 2: "Feasibility + memoisation", 3: "All prunings (full solver)"}
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--boards", type=int, default=30)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap.add_argument("--boards", type=int, default=30, help="random boards solved per modality")
     args = ap.parse_args()
     boards = []
     for seed in range(args.boards):

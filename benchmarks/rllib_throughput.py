@@ -16,6 +16,7 @@ import ray
 from ray.tune.registry import register_env
 
 from catan_env.wrappers.rllib import ppo_config, rllib_env
+from catan_env.cli import HelpFormatter
 
 
 def measure(runners, batch, iterations, sample_steps):
@@ -40,11 +41,11 @@ def measure(runners, batch, iterations, sample_steps):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--runners", default="0,1,2")
-    ap.add_argument("--batch", type=int, default=4000)
-    ap.add_argument("--iterations", type=int, default=3)
-    ap.add_argument("--sample-steps", type=int, default=4000)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap.add_argument("--runners", default="0,1,2", help="env-runner counts to measure, comma-separated")
+    ap.add_argument("--batch", type=int, default=4000, help="train batch size")
+    ap.add_argument("--iterations", type=int, default=3, help="training iterations per measurement")
+    ap.add_argument("--sample-steps", type=int, default=4000, help="env steps per sampling measurement")
     args = ap.parse_args()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     register_env("catan", rllib_env)

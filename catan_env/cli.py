@@ -35,6 +35,10 @@ def positive_int(text):
     return value
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """--help keeps the description's line breaks and shows every option's default."""
+
+
 def parser(prog, description):
     """An ArgumentParser that shows every option's default in --help."""
     return argparse.ArgumentParser(prog=prog, description=description,

@@ -26,24 +26,25 @@ import torch.nn.functional as F
 from catan_env.agents.arena import play_game, wilson
 from catan_env.batched.mlp import from_torch
 from catan_env.core.actions import N_ACTIONS
+from catan_env.cli import HelpFormatter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from train_ppo_batched import Agent, evaluate  # noqa: E402  (same networks, same evaluation)
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     p.add_argument("--games", type=int, default=1000, help="robot games to record")
     p.add_argument("--keep", type=float, default=0.6, help="share of decisions kept")
     p.add_argument("--teacher", default="jsettlers", help="agent spec of the robot to clone")
-    p.add_argument("--epochs", type=int, default=6)
-    p.add_argument("--batch", type=int, default=1024)
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--hidden", type=int, default=256)
+    p.add_argument("--epochs", type=int, default=6, help="passes over the recorded decisions")
+    p.add_argument("--batch", type=int, default=1024, help="minibatch size")
+    p.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
+    p.add_argument("--hidden", type=int, default=256, help="width of the two hidden layers (as train_ppo_batched.py)")
     p.add_argument("--eval-games", type=int, default=60, help="games vs 3 teachers at the end")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--out", default="runs/bc")
+    p.add_argument("--seed", type=int, default=0, help="seed of the games and of torch")
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--out", default="runs/bc", help="folder for the data, agent.pt and actor.npz")
     return p.parse_args(argv)
 
 

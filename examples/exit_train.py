@@ -19,6 +19,7 @@ import time
 from catan_env.agents.deep.data import load_folder
 from catan_env.agents.deep.nets import save_networks, train_local, train_value
 from catan_env.agents.deep.selfplay import generate
+from catan_env.cli import HelpFormatter
 
 
 def expert_spec(args, nets):
@@ -52,25 +53,25 @@ def plot(losses, path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--iterations", type=int, default=2)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap.add_argument("--iterations", type=int, default=2, help="expert-iteration rounds (self-play, then training)")
     ap.add_argument("--games", type=int, default=60, help="self-play games per iteration")
-    ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
-    ap.add_argument("--variant", default="best")
-    ap.add_argument("--playouts", type=int, default=300)
+    ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4), help="players per self-play game")
+    ap.add_argument("--variant", default="best", help="MCTS preset of the expert")
+    ap.add_argument("--playouts", type=int, default=300, help="expert playouts per decision")
     ap.add_argument("--rollout-turns", type=int, default=2,
                     help="guided experts: turns of playout before the value network scores the leaf")
-    ap.add_argument("--sample", type=float, default=0.25)
-    ap.add_argument("--max-turns", type=int, default=200)
-    ap.add_argument("--epochs", type=int, default=8)
-    ap.add_argument("--channels", type=int, default=8)
-    ap.add_argument("--blocks", type=int, default=1)
-    ap.add_argument("--loss", default="mae", choices=("mae", "ce"))
-    ap.add_argument("--target", default="mix", choices=("mix", "outcome", "root"))
+    ap.add_argument("--sample", type=float, default=0.25, help="share of searched decisions recorded")
+    ap.add_argument("--max-turns", type=int, default=200, help="turn cap of a self-play game")
+    ap.add_argument("--epochs", type=int, default=8, help="training passes per iteration")
+    ap.add_argument("--channels", type=int, default=8, help="convolution channels of the value network")
+    ap.add_argument("--blocks", type=int, default=1, help="residual blocks of the value network")
+    ap.add_argument("--loss", default="mae", choices=("mae", "ce"), help="value loss: mean absolute error or cross-entropy")
+    ap.add_argument("--target", default="mix", choices=("mix", "outcome", "root"), help="value target: the game's outcome, the root's search estimate, or their mean")
     ap.add_argument("--window", type=int, default=2, help="train on the last W iterations' data")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="results/deep/exit")
+    ap.add_argument("--workers", type=int, default=2, help="self-play processes")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the games and the training")
+    ap.add_argument("--out", default="results/deep/exit", help="folder for data-k/, nets-k.npz and losses")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     losses_path = os.path.join(args.out, "losses.json")

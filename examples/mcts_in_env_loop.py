@@ -11,6 +11,7 @@ import time
 
 import catan_env
 from catan_env.agents import JSettlersAgent, MCTSAgent, RandomAgent
+from catan_env.cli import HelpFormatter
 
 
 def play(seed, variant, playouts):
@@ -32,10 +33,10 @@ def play(seed, variant, playouts):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=2)
-    ap.add_argument("--variant", default="best")
-    ap.add_argument("--playouts", "--iterations", type=int, default=100)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap.add_argument("--games", type=int, default=2, help="games to play")
+    ap.add_argument("--variant", default="best", help="MCTS preset (see README: the MCTS family)")
+    ap.add_argument("--playouts", "--iterations", type=int, default=100, help="playouts per decision")
     args = ap.parse_args()
     wins = {}
     for g in range(args.games):

@@ -9,6 +9,7 @@ earlier one's weights (``--init``), so a curriculum reads as one curve.
 import argparse
 import csv
 import os
+from catan_env.cli import HelpFormatter
 
 OPPONENT_COLOURS = {"random": "tab:green", "weighted": "tab:blue", "jsettlers": "tab:red"}
 
@@ -19,10 +20,10 @@ def read_curve(path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     ap.add_argument("runs", nargs="+", help="run folders (each with curve.csv), in training order")
-    ap.add_argument("--out", default="ppo_curves.png")
-    ap.add_argument("--title", default="PPO on the batched env (greedy policy, fresh games)")
+    ap.add_argument("--out", default="ppo_curves.png", help="PNG to write")
+    ap.add_argument("--title", default="PPO on the batched env (greedy policy, fresh games)", help="figure title")
     args = ap.parse_args(argv)
     import matplotlib
     matplotlib.use("Agg")

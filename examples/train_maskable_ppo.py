@@ -15,26 +15,28 @@ evaluated over a few games against the same opponents (25% is parity).
 import argparse
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import gymnasium
 
 import catan_env  # noqa: F401  (registers catan_env/Catan-v0)
+from catan_env.cli import HelpFormatter
 
 
 @dataclass
 class Args:
-    timesteps: int = 200_000      # learner steps to train for
-    eval_games: int = 50          # games to evaluate the final policy on
-    seed: int = 0                 # seed for the env and the learner
-    vp_reward: float = 0.05       # VP-difference shaping (0 for the pure win/loss signal)
-    opponents: str = "random"     # agent spec for the three opponents ("weighted", "jsettlers", ...)
-    log_every: int = 10_000       # print a progress line every this many learner steps
-    out: str = "runs/maskable_ppo"  # folder for model.zip, learning_curve.png, curve.csv
-    torch_threads: int = 1        # one thread: on 2 cores, torch threads fight the env's work
-    batched: int = 0              # >0: that many games in one numba-stepped VecEnv (much faster)
-    self_play_every: int = 0      # >0 (with --batched): snapshot the policy into the opponent
-                                  # pool every this many steps (opponents stay as anchors)
+    timesteps: int = field(default=200_000, metadata={"help": "learner steps to train for"})
+    eval_games: int = field(default=50, metadata={"help": "games to evaluate the final policy on"})
+    seed: int = field(default=0, metadata={"help": "seed for the env and the learner"})
+    vp_reward: float = field(default=0.05, metadata={"help": "VP-difference shaping (0 for the pure win/loss signal)"})
+    opponents: str = field(default="random", metadata={"help": "agent spec for the three opponents (weighted, jsettlers, ...)"})
+    log_every: int = field(default=10_000, metadata={"help": "print a progress line every this many learner steps"})
+    out: str = field(default="runs/maskable_ppo", metadata={"help": "folder for model.zip, learning_curve.png, curve.csv"})
+    torch_threads: int = field(default=1, metadata={"help": "torch threads (one: on 2 cores, torch threads fight the env's work)"})
+    batched: int = field(default=0, metadata={"help": ">0: that many games in one numba-stepped VecEnv (much faster)"})
+    self_play_every: int = field(default=0, metadata={
+        "help": ">0 (with --batched): snapshot the policy into the opponent pool every this many steps "
+                "(opponents stay as anchors)"})
 
 
 def make_env(args):
@@ -129,9 +131,10 @@ def save_curve(curve, out):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                 formatter_class=HelpFormatter)
     for name, default in Args.__dataclass_fields__.items():
-        ap.add_argument(f"--{name.replace('_', '-')}", type=type(default.default), default=default.default)
+        ap.add_argument(f"--{name.replace('_', '-')}", type=type(default.default), default=default.default,
+                        help=default.metadata["help"])
     args = Args(**vars(ap.parse_args()))
     import torch
     from sb3_contrib import MaskablePPO

@@ -24,6 +24,7 @@ import ray
 from ray.tune.registry import register_env
 
 from catan_env.wrappers.rllib import SHARED_POLICY, ppo_config, rllib_env
+from catan_env.cli import HelpFormatter
 
 
 def parse_opponents(text):
@@ -38,24 +39,24 @@ def parse_opponents(text):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4), help="players per game")
     ap.add_argument("--opponents", default="", help="frozen seats: SEAT=SPEC,... played by our agents")
     ap.add_argument("--per-seat-policies", action="store_true",
                     help="one policy per learner seat (policy mapping) instead of one shared policy")
-    ap.add_argument("--iterations", type=int, default=10)
+    ap.add_argument("--iterations", type=int, default=10, help="PPO training iterations")
     ap.add_argument("--env-runners", type=int, default=1, help="env-runner processes (0: in the driver)")
     ap.add_argument("--batch", type=int, default=4000, help="env steps per training iteration")
-    ap.add_argument("--minibatch", type=int, default=512)
-    ap.add_argument("--epochs", type=int, default=4)
-    ap.add_argument("--lr", type=float, default=3e-4)
-    ap.add_argument("--max-turns", type=int, default=200)
+    ap.add_argument("--minibatch", type=int, default=512, help="SGD minibatch size")
+    ap.add_argument("--epochs", type=int, default=4, help="passes over each train batch")
+    ap.add_argument("--lr", type=float, default=3e-4, help="learning rate")
+    ap.add_argument("--max-turns", type=int, default=200, help="turn cap per game")
     ap.add_argument("--vp-reward", type=float, default=0.05, help="reward per VP gained (shaping)")
-    ap.add_argument("--hidden", type=int, nargs="*", default=[256, 256])
+    ap.add_argument("--hidden", type=int, nargs="*", default=[256, 256], help="hidden layer sizes of the policy and value MLPs")
     ap.add_argument("--address", default=None,
                     help="Ray cluster address (default: $RAY_ADDRESS, else start a local Ray)")
     ap.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray (no --address)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="seed of the envs and the algorithm")
     ap.add_argument("--out", default="results/rllib/checkpoint", help="checkpoint folder")
     args = ap.parse_args(argv)
 

@@ -29,6 +29,7 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import catan_env
+from catan_env.cli import HelpFormatter
 
 # the collector's per-seat return matrix is summarised flattened, with a warning each time
 logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
@@ -65,19 +66,19 @@ def evaluate(policy, players, max_turns, trade, games, seed):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    ap.add_argument("--max-turns", type=int, default=150)
-    ap.add_argument("--vp-reward", type=float, default=0.1)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players per game")
+    ap.add_argument("--max-turns", type=int, default=150, help="turn cap per game")
+    ap.add_argument("--vp-reward", type=float, default=0.1, help="reward per VP gained (shaping)")
     ap.add_argument("--trade", action="store_true", help="allow domestic trade (off: a smaller game)")
-    ap.add_argument("--epochs", type=int, default=5)
-    ap.add_argument("--steps-per-epoch", type=int, default=5000)
-    ap.add_argument("--envs", type=int, default=4)
-    ap.add_argument("--hidden", type=int, nargs="*", default=[256, 256])
-    ap.add_argument("--lr", type=float, default=1e-4)
-    ap.add_argument("--test-games", type=int, default=40)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default="results/tianshou/dqn.pt")
+    ap.add_argument("--epochs", type=int, default=5, help="training epochs")
+    ap.add_argument("--steps-per-epoch", type=int, default=5000, help="env steps collected per epoch")
+    ap.add_argument("--envs", type=int, default=4, help="parallel training envs")
+    ap.add_argument("--hidden", type=int, nargs="*", default=[256, 256], help="hidden layer sizes of the Q network")
+    ap.add_argument("--lr", type=float, default=1e-4, help="Adam learning rate")
+    ap.add_argument("--test-games", type=int, default=40, help="seeded test games before and after training")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the envs and torch")
+    ap.add_argument("--out", default="results/tianshou/dqn.pt", help="where the trained policy is saved")
     args = ap.parse_args(argv)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)

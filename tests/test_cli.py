@@ -54,3 +54,25 @@ def test_baselines_table_marks_the_agent_under_test(tmp_path, capsys):
     assert "Columns:" in table and "* = the agent under test" in table
     assert "weighted *" in table
     assert "trades/g" in capsys.readouterr().out
+
+
+def _options_without_help(path):
+    """The add_argument calls in a script that give no help text."""
+    import ast
+    tree = ast.parse(open(path).read())
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"
+            and not any(k.arg == "help" for k in node.keywords)]
+
+
+def test_every_command_line_option_says_what_it_does():
+    """--help of every CLI, example and benchmark explains each option (defaults are added
+    by the shared formatter)."""
+    import glob
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    scripts = [p for d in ("examples", "benchmarks", "catan_env", "agents", "wrappers")
+               for p in glob.glob(os.path.join(root, d, "**", "*.py"), recursive=True)]
+    assert len(scripts) > 30
+    missing = {os.path.relpath(p, root): lines for p in scripts if (lines := _options_without_help(p))}
+    assert not missing, f"options without help text (file: lines): {missing}"
