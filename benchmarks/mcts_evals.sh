@@ -2,6 +2,9 @@
 # The README's MCTS tables, in priority order, resumable: rerun to continue, raise the
 # game counts to extend.  Run at low priority:  nice -n 19 sh benchmarks/mcts_evals.sh
 # (sh reads a script in blocks: edit this file only while it is not running.)
+# In the background: setsid nohup nice -n 19 sh benchmarks/mcts_evals.sh > evals.log 2>&1 &
+# then echo 19 > /proc/$!/autogroup (with autogroup scheduling, nice alone does not yield
+# the CPU to other sessions).
 set -e
 W=${WORKERS:-2}
 E="python benchmarks/mcts_eval.py"
