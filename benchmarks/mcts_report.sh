@@ -3,7 +3,7 @@
 E="python benchmarks/mcts_eval.py"
 mkdir -p docs
 $E variants --playouts 1000 --report --plot docs/mcts_variants_1k.png
-$E variants --playouts 10000 --variants best plain_uct --tag _10k --report --plot docs/mcts_variants_10k.png
+$E variants --playouts 10000 --tag _10k --report --plot docs/mcts_variants_10k.png
 $E cp --playouts 1000 --report --plot docs/mcts_cp_sweep.png
 $E budget --variant best --budgets 25 50 100 200 --report --plot docs/mcts_budget.png
 $E seats --variant best --playouts 50 --report --plot docs/mcts_seats.png
