@@ -20,3 +20,8 @@ $E variants --playouts 1000 --variants ismcts plain_uct --games ${GAMES_1K_TOP:-
 $E cp --playouts 1000 --games ${GAMES_CP_MORE:-40} --workers $W
 $E seats --variant best --playouts 50 --labels best@50 --games ${GAMES_SEATS_MORE:-200} --workers $W
 $E budget --variant best --budgets 25 50 100 200 --games ${GAMES_BUDGET_MORE:-60} --workers $W
+# tries at the 45% goal at 1,000 playouts, and more games at 10,000 playouts
+$E variants --playouts 1000 --variants best:opening=jsettlers --games 200 --workers $W --tag _opening
+$E variants --playouts 1000 --variants best:rollout_turns=30 best:reward=vp best:c=0.5 best:rollout_turns=10 --games 200 --workers $W --tag _candidates
+$E variants --playouts 10000 --variants best plain_uct --games ${GAMES_10K_MORE:-100} --workers $W --tag _10k
+$E variants --playouts 10000 --variants mp_uct mpt_ensemble mp_ensemble ismcts vw_uct szita dipl_v5 dipl_v8 --games ${GAMES_10K_REST:-40} --workers $W --tag _10k
