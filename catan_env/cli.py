@@ -42,7 +42,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 def parser(prog, description):
     """An ArgumentParser that shows every option's default in --help."""
     return argparse.ArgumentParser(prog=prog, description=description,
-                                   formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                   formatter_class=HelpFormatter)
 
 
 def user_errors(prog):

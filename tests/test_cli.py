@@ -1,7 +1,10 @@
 """CLIs: one-line errors with exit status 2 and nothing written on a failed run; progress
 as plain lines in a log; the baselines table explains itself."""
+import ast
+import glob
 import io
 import json
+import os
 
 import pytest
 
@@ -59,7 +62,6 @@ def test_baselines_table_marks_the_agent_under_test(tmp_path, capsys):
 def _options_without_help(path):
     """The add_argument calls in a script that give no help text, and its parsers that do
     not show defaults."""
-    import ast
     tree = ast.parse(open(path).read())
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
     no_help = [c.lineno for c in calls if getattr(c.func, "attr", "") == "add_argument"
@@ -71,8 +73,6 @@ def _options_without_help(path):
 
 def test_every_command_line_option_says_what_it_does():
     """--help of every CLI, example and benchmark explains each option and shows its default."""
-    import glob
-    import os
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     scripts = [p for d in ("examples", "benchmarks", "catan_env", "agents", "wrappers")
                for p in glob.glob(os.path.join(root, d, "**", "*.py"), recursive=True)]

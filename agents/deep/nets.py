@@ -17,7 +17,7 @@ from torch import nn
 
 from catan_env.batched.mlp import from_torch
 from catan_env.core.layout import MAX_PLAYERS
-from catan_env.core.observe import GRID_H, GRID_W, PLANES, TAIL_SIZE
+from catan_env.core.observe import GRID_H, GRID_W, PLANES, PLAYER_FEATURES, TAIL_PLAYERS, TAIL_SIZE
 
 from .features import N_FEATURES
 from .forward import KH, KW, SPEC_FIELDS, param_count
@@ -136,9 +136,8 @@ def train_value(data, epochs=5, lr=1e-3, batch=128, loss="mae", target="mix", ne
     return net, history
 
 
-# the vector part's public VP of relative seat k (observation layout: own hand 5, own
-# cards 10, own VP 1, then 17 floats per relative seat starting with its public VP)
-_PUBLIC_VP = [16 + 17 * k for k in range(MAX_PLAYERS)]
+# the vector part's public VP of relative seat k (the first feature of each seat's block)
+_PUBLIC_VP = [TAIL_PLAYERS + PLAYER_FEATURES * k for k in range(MAX_PLAYERS)]
 
 
 def winner_accuracy(net, data, rows):

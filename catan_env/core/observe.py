@@ -60,7 +60,8 @@ EDGE_FEATURES = 4     # road by relative seat
 BOARD_SIZE = (N_HEXES * HEX_FEATURES + N_PORTS * PORT_FEATURES + N_VERTICES * VERTEX_FEATURES
               + N_EDGES * EDGE_FEATURES)
 PLAYER_FEATURES = 17
-TAIL_SIZE = 5 + 10 + 1 + 4 * PLAYER_FEATURES + 11 + 27 + 80
+TAIL_PLAYERS = 5 + 10 + 1  # the per-player blocks' offset in the tail: after own hand, cards, VP
+TAIL_SIZE = TAIL_PLAYERS + 4 * PLAYER_FEATURES + 11 + 27 + 80
 VECTOR_SIZE = BOARD_SIZE + TAIL_SIZE
 PLANES = 26
 FULL_EXTRA = 4 * 10

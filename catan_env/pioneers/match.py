@@ -98,11 +98,14 @@ def summarize(games, ours):
 def main(argv=None):
     p = parser("catan-pioneers", "Play our agents against the Pioneers server's AI players.")
     p.add_argument("--agent", default="jsettlers", help="agent spec (see catan-arena --help)")
-    p.add_argument("--games", type=positive_int, default=10, help="games in all: those already in OUT/games.jsonl for this agent and --ours count, the rest are played")
+    p.add_argument("--games", type=positive_int, default=10,
+                   help="games in all: those already in OUT/games.jsonl for this agent and --ours "
+                        "count, the rest are played")
     p.add_argument("--ours", type=int, choices=(1, 2, 3), default=1,
                    help="seats our agent plays (the rest are Pioneers AIs)")
     p.add_argument("--out", default="results/pioneers", help="folder for games.jsonl and records")
-    p.add_argument("--seed", type=int, default=0, help="seed of the run (our agents and the seat rotation per game derive from it)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the run (our agents and the seat rotation per game derive from it)")
     p.add_argument("--host", default=None, help="join this server instead of starting one")
     p.add_argument("--port", type=int, default=None, help="port of --host's game")
     p.add_argument("--name", default="catan_env", help="player name on a joined server")
