@@ -83,7 +83,8 @@ def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decis
     return {"seed": seed, "specs": list(specs), "winner": win, "vp": vp, "rank": rank,
             "turns": stats["turns"], "steps": stats["steps"], "truncated": win < 0,
             "offers": stats["offers"], "trades": stats["trades"],
-            "trades_completed": sum(stats["trades"]) // 2, "agent_stats": agent_stats,
+            "trades_completed": sum(stats["trades"]) // 2, "fallbacks": stats["fallbacks"],
+            "fallback_reasons": stats["fallback_reasons"], "agent_stats": agent_stats,
             "decision_times": times if time_decisions else None}
 
 
@@ -174,7 +175,8 @@ def _ray_map(jobs, workers, address):
 
 def summarise(results, players):
     """Per-spec and per-seat statistics."""
-    per = defaultdict(lambda: {"seat_games": 0, "wins": 0, "vp": [], "rank": [], "trades": 0, "offers": 0})
+    per = defaultdict(lambda: {"seat_games": 0, "wins": 0, "vp": [], "rank": [], "trades": 0, "offers": 0,
+                               "fallbacks": 0})
     n = len(players)
     seat_wins = defaultdict(lambda: [0] * n)
     seat_games = defaultdict(lambda: [0] * n)
@@ -187,6 +189,7 @@ def summarise(results, players):
             d["rank"].append(res["rank"][seat])
             d["trades"] += res["trades"][seat]
             d["offers"] += res["offers"][seat]
+            d["fallbacks"] += res["fallbacks"][seat]
             seat_games[spec][seat] += 1
             seat_wins[spec][seat] += int(res["winner"] == seat)
     lengths = [r["turns"] for r in results]
@@ -199,12 +202,23 @@ def summarise(results, players):
             "mean_vp": float(np.mean(d["vp"])), "mean_rank": float(np.mean(d["rank"])),
             "trades_per_game": d["trades"] / max(1, d["seat_games"]),
             "offers_per_game": d["offers"] / max(1, d["seat_games"]),
+            "fallbacks": d["fallbacks"],
             "win_rate_by_seat": [w / g if g else None for w, g in zip(seat_wins[spec], seat_games[spec])],
         }
     return {"players": players, "games": len(results), "mean_game_length_turns": float(np.mean(lengths)),
             "truncated_games": int(sum(r["truncated"] for r in results)),
             "completed_domestic_trades_per_game": float(np.mean([r["trades_completed"] for r in results])),
+            "fallbacks": int(sum(sum(r["fallbacks"]) for r in results)),
+            "fallback_reasons": _merged_counts(r["fallback_reasons"] for r in results),
             "agents": agents}
+
+
+def _merged_counts(dicts):
+    out = defaultdict(int)
+    for d in dicts:
+        for k, v in d.items():
+            out[k] += v
+    return dict(sorted(out.items()))
 
 
 def write_outputs(results, summary, out):
@@ -216,11 +230,12 @@ def write_outputs(results, summary, out):
         json.dump(summary, f, indent=1)
     with open(os.path.join(out, "games.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["game", "seed", "seat", "agent", "winner", "vp", "rank", "turns", "trades"])
+        w.writerow(["game", "seed", "seat", "agent", "winner", "vp", "rank", "turns", "trades",
+                    "fallbacks"])
         for g, res in enumerate(results):
             for seat, spec in enumerate(res["specs"]):
                 w.writerow([g, res["seed"], seat, spec, int(res["winner"] == seat), res["vp"][seat],
-                            res["rank"][seat], res["turns"], res["trades"][seat]])
+                            res["rank"][seat], res["turns"], res["trades"][seat], res["fallbacks"][seat]])
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -262,7 +277,8 @@ TABLE_LEGEND = """Columns: agent spec (* = the agent under test); copies = seats
 game; wins = games won, over all its copies; win rate = wins / (games x copies), with a
 95% Wilson interval (1 / players is parity); mean VP = final victory points; rank = mean
 finishing place (1 = winner, then by VP); trades/g = completed domestic trades it took part
-in per game, counted by the env from the actions (either side of the trade)."""
+in per game, counted by the env from the actions (either side of the trade); fallbacks =
+moves the agent replaced because its plan was not legal (should be 0)."""
 
 
 def format_table(summary, under_test=None):
@@ -271,13 +287,15 @@ def format_table(summary, under_test=None):
              f"{summary['truncated_games']} truncated, "
              f"{summary['completed_domestic_trades_per_game']:.2f} domestic trades/game",
              f"{'agent':32s} {'copies':>6s} {'wins':>6s} {'win rate':>9s} {'95% CI':>15s} "
-             f"{'mean VP':>8s} {'rank':>5s} {'trades/g':>8s}"]
+             f"{'mean VP':>8s} {'rank':>5s} {'trades/g':>8s} {'fallbacks':>9s}"]
     for spec, d in summary["agents"].items():
         lo, hi = d["win_rate_ci95"]
         name = f"{spec} *" if spec == under_test else spec
         lines.append(f"{name:32s} {d['copies_per_game']:6d} {d['wins']:6d} {d['win_rate']:9.3f} "
                      f"[{lo:.3f}, {hi:.3f}] {d['mean_vp']:8.2f} {d['mean_rank']:5.2f} "
-                     f"{d['trades_per_game']:8.2f}")
+                     f"{d['trades_per_game']:8.2f} {d['fallbacks']:9d}")
+    if summary.get("fallback_reasons"):
+        lines.append("fallbacks by reason: " + ", ".join(f"{k} {v}" for k, v in summary["fallback_reasons"].items()))
     return "\n".join(lines)
 
 

@@ -9,17 +9,32 @@ An agent sees only what its seat may know: the PettingZoo observation dict
         action = None if term or trunc else agents[agent_name].act(obs, env.infoset(agent_name))
         env.step(action)
 """
+from collections import Counter
+
 import numpy as np
 
 
 class Agent:
-    """Base class: override :meth:`act`; ``reset`` is called between games."""
+    """Base class: override :meth:`act`; ``reset`` is called between games.
+
+    An agent that replaces a move it planned (the plan was illegal, the search timed out,
+    ...) calls :meth:`fall_back`: the count goes to ``self.fallbacks`` (by reason, over the
+    agent's lifetime) and to the game (``env.game_stats()["fallbacks"]``, per seat), so a
+    baseline that silently plays worse than designed shows in every table."""
 
     name = "agent"
 
     def __init__(self, seed=None):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
+        self.fallbacks = Counter()
+
+    def fall_back(self, infoset, reason, action):
+        """Count one replaced move (reason: a short fixed label) and return ``action``."""
+        self.fallbacks[reason] += 1
+        if infoset is not None:
+            infoset.report_fallback(reason)
+        return int(action)
 
     def reset(self, seed=None):
         """Forget per-game memory; reseed when a seed is given."""

@@ -134,7 +134,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self._shaping_base = self._shaping_values()
         n = self.options.players
         self._steps = 0
-        self._counts = {"offers": [0] * n, "trades": [0] * n, "maritime": [0] * n}
+        self._counts = {"offers": [0] * n, "trades": [0] * n, "maritime": [0] * n,
+                        "fallbacks": [0] * n, "fallback_reasons": {}}
 
     def _shaping_values(self):
         return [float(shaping_value(self._state, p)) for p in range(self.options.players)]
@@ -179,7 +180,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         """What ``agent`` (default: the agent to act) knows, as an InfoSet handle."""
         agent = agent or self.agent_selection
         seat = self.agent_name_mapping[agent]
-        return InfoSet(self._state, seat, int(self._np_random.integers(0, 2 ** 62)))
+        return InfoSet(self._state, seat, int(self._np_random.integers(0, 2 ** 62)),
+                       on_fallback=self._count_fallback)
+
+    def _count_fallback(self, seat, reason):
+        self._counts["fallbacks"][seat] += 1
+        reasons = self._counts["fallback_reasons"]
+        reasons[reason] = reasons.get(reason, 0) + 1
 
     def step(self, action):
         agent = self.agent_selection
@@ -247,12 +254,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     def game_stats(self):
         """Per-game statistics read from the game itself (whatever the agents are):
         winner (-1 if none), total VP, turns, actions, and per seat the domestic offers
-        made, domestic trades completed (either side) and maritime trades."""
+        made, domestic trades completed (either side), maritime trades, and the moves its
+        agent replaced with a fallback (reported through ``InfoSet.report_fallback``;
+        ``fallback_reasons`` counts them by reason over all seats)."""
         s = self._state
         c = self._counts
         return {"winner": G.winner(s), "vp": G.victory_points(s), "turns": int(s[L.TURN]),
                 "steps": self._steps, "over": G.is_over(s), "offers": list(c["offers"]),
-                "trades": list(c["trades"]), "maritime": list(c["maritime"])}
+                "trades": list(c["trades"]), "maritime": list(c["maritime"]),
+                "fallbacks": list(c["fallbacks"]), "fallback_reasons": dict(c["fallback_reasons"])}
 
     # ------------------------------------------------------------------ rendering
     def render(self):

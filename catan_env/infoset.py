@@ -7,6 +7,8 @@ not know: two true states the seat cannot tell apart give bitwise-equal InfoSets
 same secret seed (tested in ``tests/test_hidden_info.py``).  Agents use it to read public facts and
 their own hand, and to sample full states for search (``determinize(seed)``).
 """
+from typing import Callable, Optional
+
 import numpy as np
 
 from .core import game as G
@@ -16,12 +18,22 @@ from .core import layout as L
 class InfoSet:
     """What ``seat`` knows at one moment of a game."""
 
-    __slots__ = ("seat", "_view")
+    __slots__ = ("seat", "_view", "_on_fallback")
 
-    def __init__(self, state, seat, secret_seed):
+    def __init__(self, state: np.ndarray, seat: int, secret_seed: int,
+                 on_fallback: Optional[Callable[[int, str], None]] = None) -> None:
         self.seat = int(seat)
         self._view = G.determinize(state, self.seat, int(secret_seed))
         self._view.setflags(write=False)
+        self._on_fallback = on_fallback
+
+    # ---- honesty about replaced moves
+    def report_fallback(self, reason: str) -> None:
+        """Tell the game this seat's agent replaced a move it planned (illegal, timed out,
+        ...): the env counts it per seat (``game_stats()["fallbacks"]``) so a baseline that
+        silently plays worse shows in every table.  A handle built outside an env ignores it."""
+        if self._on_fallback is not None:
+            self._on_fallback(self.seat, str(reason))
 
     # ---- sampling
     def determinize(self, seed=0):

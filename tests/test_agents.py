@@ -486,3 +486,17 @@ def test_speed_estimate_survives_more_than_two_cards_per_roll():
     assert R[4] == 1 and (R[:4] == SP.NONE).all()
     eta = SP.eta_table(R, 0, np.zeros(5, np.int64), 50)
     assert 0 < eta[1] < 50  # a city's grain comes from 4:1 trades of the ore flood
+
+
+def test_jitted_spot_search_matches_the_python_search():
+    """``spot_road_counts`` (jitted BFS, used by WGETA) gives the path lengths of
+    ``settlement_spots`` (the obvious Python search) for every seat and road budget."""
+    from catan_env.agents.jsettlers.planning import settlement_spots, spot_road_counts
+    checked = 0
+    for s in _decision_points(40, seed=3) + _decision_points(40, seed=4):
+        for p in range(int(s[L.OPT_PLAYERS])):
+            for max_roads in (0, 1, 3, 6):
+                slow = sorted(len(path) for _, path in settlement_spots(s, p, max_roads))
+                assert spot_road_counts(s, p, max_roads) == slow
+                checked += bool(slow)
+    assert checked > 100

@@ -199,6 +199,8 @@ def test_bad_network_files_are_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="no local network"):
         make_agent(f"uctnet:path={only_value}")
     assert make_agent(f"exit:path={only_value}:playouts=10") is not None  # value only: no prior
+    with pytest.raises(ValueError, match="no local network"):  # a prior asked for must exist
+        make_agent(f"exit:path={only_value}:playouts=10:prior=true")
 
 
 def test_selfplay_generation_resumes_and_refuses_other_settings(tmp_path):

@@ -123,6 +123,4 @@ def exit_agent(path=None, seed=None, variant="best", rollout_turns=2, prior=Fals
     ``prior=true`` adds the local network's PUCT prior (it is evaluated at every node of
     every selection pass, which costs more than the value network here)."""
     options["rollout_turns"] = rollout_turns
-    _, has_prior, _ = hooks_for(path) if path is not None and os.path.exists(path) else (None, None, None)
-    return _search_agent(path, seed, variant, use_value=True, use_prior=bool(prior) and has_prior is not None,
-                         options=options)
+    return _search_agent(path, seed, variant, use_value=True, use_prior=bool(prior), options=options)

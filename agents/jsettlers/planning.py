@@ -11,7 +11,7 @@ import numpy as np
 
 from catan_env.core import layout as L
 from catan_env.core.board import port_vertices
-from catan_env.core.topology import EDGE_VERTICES, VERTEX_EDGES, VERTEX_HEXES, VERTEX_VERTICES
+from catan_env.core.topology import EDGE_VERTICES, N_VERTICES, VERTEX_EDGES, VERTEX_HEXES, VERTEX_VERTICES
 
 from . import speed as SP
 
@@ -20,8 +20,8 @@ CUTOFF = 40
 
 def hex_arrays(s):
     """(terrain, numbers, robber hex, harbour types, harbour vertices (9, 2))."""
-    return (s[L.HEX_TERRAIN:L.HEX_TERRAIN + 19].copy(), s[L.HEX_NUMBER:L.HEX_NUMBER + 19].copy(),
-            int(s[L.ROBBER]), s[L.PORT_TYPE:L.PORT_TYPE + 9].copy(), port_vertices(s))
+    return (L.view(s, "hex_terrain").copy(), L.view(s, "hex_number").copy(),
+            int(s[L.ROBBER]), L.view(s, "port_type").copy(), port_vertices(s))
 
 
 class PlayerModel:
@@ -31,8 +31,8 @@ class PlayerModel:
         self.s = s
         self.p = p
         terrain, numbers, robber, ports, port_verts = board or hex_arrays(s)
-        owner = s[L.V_OWNER:L.V_OWNER + 54]
-        level = s[L.V_LEVEL:L.V_LEVEL + 54]
+        owner = L.view(s, "v_owner")
+        level = L.view(s, "v_level")
         verts = [int(v) for v in np.flatnonzero(owner == p)]
         levels = [int(level[v]) for v in verts]
         for v in extra_settlements:
@@ -65,8 +65,8 @@ _VERTEX_VERTICES = [[w for w in row if w >= 0] for row in VERTEX_VERTICES.tolist
 
 def settlement_spots(s, p, max_roads=3):
     """[(vertex, [edges to build])] where p could settle with at most max_roads roads."""
-    owner = s[L.V_OWNER:L.V_OWNER + 54].tolist()
-    eown = s[L.E_OWNER:L.E_OWNER + 72].tolist()
+    owner = L.view(s, "v_owner").tolist()
+    eown = L.view(s, "e_owner").tolist()
     starts = set()
     for e, o in enumerate(eown):
         if o == p:
@@ -123,17 +123,26 @@ def roads_to_go(s, p):
     return max(0, need - int(s[L.ROAD_LEN + p]))
 
 
-def wgeta(s, p, vp=None, board=None):
+def spot_road_counts(s, p, max_roads=3):
+    """Sorted road counts of p's settlement spots (``settlement_spots``' path lengths,
+    from the jitted search)."""
+    out = np.empty(N_VERTICES, np.int64)
+    SP.spot_roads(L.view(s, "v_owner"), L.view(s, "e_owner"), int(p), int(max_roads), out)
+    return sorted(int(d) for d in out if d >= 0)
+
+
+def wgeta(s, p, vp=None, board=None, model=None):
     """Rolls p needs to win (JSettlers' WGETA, simplified: production is not updated
-    between the 2-VP steps).  vp: p's VP as this seat knows it (default public VP)."""
-    m = PlayerModel(s, p, board=board)
+    between the 2-VP steps).  vp: p's VP as this seat knows it (default public VP);
+    model: p's ``PlayerModel`` on s when the caller has it."""
+    m = model if model is not None else PlayerModel(s, p, board=board)
     S, C, Rd, D = (int(x) for x in m.nothing)
     vp = int(s[L.PUBLIC_VP + p]) if vp is None else vp
     target = int(s[L.OPT_VP])
-    spots = sorted(len(path) for _, path in settlement_spots(s, p))
+    spots = spot_road_counts(s, p)
     sett_left = int(s[L.SETTLEMENTS_LEFT + p])
     city_left = int(s[L.CITIES_LEFT + p])
-    towns = int(((s[L.V_OWNER:L.V_OWNER + 54] == p) & (s[L.V_LEVEL:L.V_LEVEL + 54] == 1)).sum())
+    towns = int(((L.view(s, "v_owner") == p) & (L.view(s, "v_level") == 1)).sum())
     la = (D + 1) * knights_to_buy(s, p) if s[L.LA_HOLDER] != p else None
     lr = Rd * roads_to_go(s, p) if s[L.LR_HOLDER] != p else None
     total = 0
@@ -193,12 +202,12 @@ def wgeta(s, p, vp=None, board=None):
 
 
 def vertex_pips(s, v):
-    return int(SP.node_pips(s[L.HEX_TERRAIN:L.HEX_TERRAIN + 19], s[L.HEX_NUMBER:L.HEX_NUMBER + 19], int(v)))
+    return int(SP.node_pips(L.view(s, "hex_terrain"), L.view(s, "hex_number"), int(v)))
 
 
 def producing_hexes(s, p):
     out = set()
-    for v in np.flatnonzero(s[L.V_OWNER:L.V_OWNER + 54] == p):
+    for v in np.flatnonzero(L.view(s, "v_owner") == p):
         for h in VERTEX_HEXES[v]:
             if h >= 0:
                 out.add(int(h))

@@ -33,6 +33,21 @@ NO_TRADE_WGETA = 25
 STRATEGIES = ("fast", "smart")
 
 
+def _other_end(e, v):
+    """The vertex of edge e that is not v."""
+    return int(EDGE_VERTICES[e, 1] if EDGE_VERTICES[e, 0] == v else EDGE_VERTICES[e, 0])
+
+
+def _nodes_beyond(v, came_by, steps):
+    """Vertices exactly ``steps`` edges from v along paths that do not turn back (the
+    first edge other than came_by)."""
+    frontier = [(v, came_by)]
+    for _ in range(steps):
+        frontier = [(_other_end(f, u), f) for u, prev in frontier for f in VERTEX_EDGES[u]
+                    if f >= 0 and f != prev]
+    return sorted({u for u, _ in frontier})
+
+
 class JSettlersAgent(Agent):
     """JSettlers-style robot.  strategy: "fast" (droid bots) or "smart" (robot bots)."""
 
@@ -80,6 +95,7 @@ class JSettlersAgent(Agent):
         self._devs, self._new_devs = infoset.dev_cards()
         self._deck_left = infoset.deck_size()
         self._legal = set(int(a) for a in legal)
+        self._infoset = infoset
         self._s = s
         self._me = me
         turn_key = (int(s[L.TURN]), int(s[L.TURN_PLAYER]))
@@ -113,9 +129,13 @@ class JSettlersAgent(Agent):
             a = self._confirm()
         else:
             a = self._main()
-        if a not in self._legal:  # never play an illegal move
-            a = int(legal[0]) if A.END_TURN not in self._legal else A.END_TURN
+        if a not in self._legal:  # never play an illegal move, and say so
+            safe = A.END_TURN if A.END_TURN in self._legal else int(legal[0])
+            a = self._fall_back(f"illegal plan in {L.PHASE_NAMES[ph]}", safe)
         return int(a)
+
+    def _fall_back(self, reason, action):
+        return self.fall_back(self._infoset, reason, action)
 
     # ================================================================== helpers
     def _model(self, p=None, **kw):
@@ -205,19 +225,20 @@ class JSettlersAgent(Agent):
         rarity = {r: int(sum(SP.PIP_PCT[numbers[h]] for h in range(N_HEXES) if terrain[h] == r)) for r in range(5)}
         lacking = {r: rarity[r] for r in range(5) if r not in owned_ports}
         have_generic = L.GENERIC_PORT in owned_ports
-        # nodes exactly two edges away, legal for a future settlement
+        # nodes exactly two edges away, legal for a future settlement (on a crowded board
+        # where there are none, three edges away; failing that, the road whose end touches
+        # the most pips)
         options = []
-        for a in self._legal:
-            e = a - A.ROAD0
-            mid = int(EDGE_VERTICES[e, 1] if EDGE_VERTICES[e, 0] == v0 else EDGE_VERTICES[e, 0])
-            for f in VERTEX_EDGES[mid]:
-                if f < 0 or f == e:
-                    continue
-                w = int(EDGE_VERTICES[f, 1] if EDGE_VERTICES[f, 0] == mid else EDGE_VERTICES[f, 0])
-                if P.distance_ok(s, w):
-                    options.append((self._node_score(w, board, own_numbers, have_generic, lacking), w, a))
+        for depth in (2, 3):
+            for a in self._legal:
+                e = a - A.ROAD0
+                for w in _nodes_beyond(_other_end(e, v0), e, depth - 1):
+                    if P.distance_ok(s, w):
+                        options.append((self._node_score(w, board, own_numbers, have_generic, lacking), w, a))
+            if options:
+                break
         if not options:
-            return min(self._legal)
+            return max(sorted(self._legal), key=lambda a: vertex_pips(s, _other_end(a - A.ROAD0, v0)))
         options.sort(reverse=True)
         step = int(s[L.SETUP_STEP])
         n = int(s[L.OPT_PLAYERS])
@@ -373,10 +394,12 @@ class JSettlersAgent(Agent):
         model = self._model()
         w0 = [self._wgeta(p) for p in range(n)]
         leader_w = min(w0[p] for p in range(n) if p != me)
+        # a candidate changes only our own buildings: the others' production models hold
+        others = {p: PlayerModel(s, p) for p in range(n) if p != me}
 
         def bonus_for(t, my_vp_extra=0):
             w1 = [wgeta(t, p, (int(t[L.PUBLIC_VP + p]) + (int(self._devs[L.VICTORY_POINT]) + my_vp_extra
-                                                          if p == me else 0)))
+                                                          if p == me else 0)), model=others.get(p))
                   for p in range(n)]
             b = 0.0
             for p in range(n):
@@ -511,6 +534,7 @@ class JSettlersAgent(Agent):
             best_h = next(h for h in range(N_HEXES) if h != robber)
         options = [a for a in self._legal if (a - A.ROBBER0) // 4 == best_h]
         if not options:
+            self._fall_back("robber hex not legal", 0)
             options = sorted(self._legal)
         n = int(s[L.OPT_PLAYERS])
 
@@ -540,7 +564,7 @@ class JSettlersAgent(Agent):
         e = self._best_road_extension()
         if e is not None and A.ROAD0 + e in self._legal:
             return A.ROAD0 + e
-        return min(self._legal)
+        return self._fall_back("free road without a target", min(self._legal))
 
     # ================================================================== negotiator
     def _eta_after(self, model, hand, cost):

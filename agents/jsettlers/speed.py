@@ -12,7 +12,8 @@ from catan_env.core.layout import DESERT
 from catan_env.core.placement import adjacent
 from catan_env.core.rules import rate_from_bits
 from catan_env.core.tables import CITY_COST, DEV_COST, ROAD_COST, SETTLEMENT_COST
-from catan_env.core.topology import N_PORTS, VERTEX_HEXES
+from catan_env.core.topology import (EDGE_VERTICES, N_PORTS, N_VERTICES, VERTEX_EDGES, VERTEX_HEXES,
+                                     VERTEX_VERTICES)
 
 # JSettlers' own rounded dice percentages (its estimates use them, not the exact 36ths)
 PIP_PCT = np.array([0, 0, 3, 6, 8, 11, 14, 17, 14, 11, 8, 6, 3], dtype=np.int64)
@@ -170,3 +171,62 @@ def best_opening_pair(terrain, numbers, robber, port_type, port_verts, candidate
         if fixed >= 0:
             break
     return ba, bb, best
+
+
+@njit(cache=True)
+def spot_roads(v_owner, e_owner, p, max_roads, out):
+    """out[v] = the fewest roads p must build to settle on v (at most max_roads), or -1
+    where p cannot settle within that: a breadth-first search over empty edges from p's
+    network that stops at opponents' buildings.  The jitted twin of
+    ``planning.settlement_spots`` (which also returns the paths), checked against it."""
+    dist = np.full(N_VERTICES, -1, np.int64)
+    queue = np.empty(N_VERTICES, np.int64)
+    n = 0
+    for e in range(e_owner.shape[0]):
+        if e_owner[e] == p:
+            for k in range(2):
+                v = EDGE_VERTICES[e, k]
+                if (v_owner[v] < 0 or v_owner[v] == p) and dist[v] < 0:
+                    dist[v] = 0
+                    queue[n] = v
+                    n += 1
+    for v in range(N_VERTICES):
+        if v_owner[v] == p and dist[v] < 0:
+            dist[v] = 0
+            queue[n] = v
+            n += 1
+    head = 0
+    while head < n:
+        v = queue[head]
+        head += 1
+        if dist[v] >= max_roads or (v_owner[v] >= 0 and v_owner[v] != p):
+            continue
+        for k in range(VERTEX_EDGES.shape[1]):
+            e = VERTEX_EDGES[v, k]
+            if e < 0 or e_owner[e] >= 0:
+                continue
+            w = EDGE_VERTICES[e, 1] if EDGE_VERTICES[e, 0] == v else EDGE_VERTICES[e, 0]
+            if dist[w] < 0:
+                dist[w] = dist[v] + 1
+                queue[n] = w
+                n += 1
+    for v in range(N_VERTICES):
+        out[v] = -1
+        if dist[v] < 0 or v_owner[v] >= 0:
+            continue
+        free = True
+        for k in range(VERTEX_VERTICES.shape[1]):
+            w = VERTEX_VERTICES[v, k]
+            if w >= 0 and v_owner[w] >= 0:
+                free = False
+        if not free:
+            continue
+        if dist[v] == 0:
+            touches = False
+            for k in range(VERTEX_EDGES.shape[1]):
+                e = VERTEX_EDGES[v, k]
+                if e >= 0 and e_owner[e] == p:
+                    touches = True
+            if not touches:
+                continue
+        out[v] = dist[v]

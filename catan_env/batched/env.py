@@ -140,6 +140,7 @@ class BatchedCatan:
         self._sample_rng = np.zeros(RNG + 1, np.int64)
         self._seed = seed
         self._has_reset = False
+        self.opponent_fallbacks = {}  # moves Python opponents replaced, by reason (all games)
 
     # ------------------------------------------------------------------ opponents
     def set_opponents(self, opponents):
@@ -284,6 +285,9 @@ class BatchedCatan:
             cached = self._external_agents[key] = ((seed, entry), agent)
         return cached[1]
 
+    def _count_fallback(self, seat, reason):
+        self.opponent_fallbacks[reason] = self.opponent_fallbacks.get(reason, 0) + 1
+
     def _run_external(self):
         """Let Python agents act wherever the kernel paused for one, until none waits."""
         while True:
@@ -297,7 +301,9 @@ class BatchedCatan:
                 seat = G.decider(s)
                 obs = {"observation": G.observe(s, seat), "action_mask": G.legal_mask(s)}
                 agent = self._external_agent(int(i), seat)
-                a = int(agent.act(obs, InfoSet(s, seat, int(self.rngs[i, RNG]) & (2 ** 62 - 1))))
+                info = InfoSet(s, seat, int(self.rngs[i, RNG]) & (2 ** 62 - 1),
+                               on_fallback=self._count_fallback)
+                a = int(agent.act(obs, info))
                 if not obs["action_mask"][a]:
                     raise G.IllegalActionError(f"opponent agent {agent!r} chose illegal action "
                                                f"{G.A.action_name(a)} in game {i}")

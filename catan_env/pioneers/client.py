@@ -39,7 +39,8 @@ class PioneersClient(ServerEvents):
         self.timeout = timeout
         self.transcript = [] if keep_transcript else None
         self.rejected = []          # (step, command, error)
-        self.fallbacks = 0
+        self.fallbacks = 0          # moves replaced: the agent's own (reported) and ours
+        self.fallback_reasons = {}
         self.decisions = 0
         self.announced = {"longest-road": -1, "largest-army": -1}
         self.winner = None
@@ -64,6 +65,7 @@ class PioneersClient(ServerEvents):
                 "public_vp": vp, "turns": int(m.state[L.TURN]), "steps": len(m.entries),
                 "rejected": list(self.rejected), "mismatches": list(m.mismatches),
                 "repairs": m.repairs, "edits": m.edits, "fallbacks": self.fallbacks,
+                "fallback_reasons": dict(self.fallback_reasons),
                 "decisions": self.decisions, "mirror_over": m.phase() == L.PH_GAME_OVER,
                 "mirror_winner": int(m.state[L.WINNER])}
 
@@ -164,15 +166,20 @@ class PioneersClient(ServerEvents):
                 mask[a] = 0
         vec = np.zeros(VECTOR_SIZE, dtype=np.float32)
         encode_vector(state, self.seat, vec)
-        info = InfoSet(state, self.seat, self.seed * 7919 + self.decisions)
+        info = InfoSet(state, self.seat, self.seed * 7919 + self.decisions,
+                       on_fallback=lambda seat, reason: self._count_fallback(reason))
         self.decisions += 1
         a = int(self.agent.act({"observation": vec, "action_mask": mask}, info))
         if not (0 <= a < A.N_ACTIONS and mask[a]):
-            self.fallbacks += 1
+            self._count_fallback("client: the agent's move was not legal")
             legal = np.flatnonzero(mask)
             safe = [x for x in (A.END_TURN, A.ROLL, A.TRADE_REJECT, A.TRADE_CANCEL) if mask[x]]
             a = int(safe[0] if safe else legal[0])
         return a
+
+    def _count_fallback(self, reason):
+        self.fallbacks += 1
+        self.fallback_reasons[reason] = self.fallback_reasons.get(reason, 0) + 1
 
     def _decision_state(self):
         s = self.mirror.state.copy()

@@ -80,7 +80,8 @@ def _wait_joined(client, timeout=10.0):
 
 
 def summarize(games, ours):
-    """Win rate of our seats (95% Wilson), mean VP, mean length, rejected moves."""
+    """Win rate of our seats (95% Wilson), mean VP, mean length, rejected moves, and the
+    moves our agents or the client replaced (fallbacks)."""
     done = [g for g in games if "error" not in g]
     wins = sum(1 for g in done if g["winner"] in g["our_seats"])
     vp = [v for g in done for v in g["our_vp"]]
@@ -90,7 +91,8 @@ def summarize(games, ours):
             "mean_vp": sum(vp) / len(vp) if vp else 0.0,
             "mean_turns": sum(g["turns"] for g in done) / len(done) if done else 0.0,
             "rejected": sum(g["rejected"] for g in games),
-            "mismatches": sum(g["mismatches"] for g in games), "ours": ours,
+            "mismatches": sum(g["mismatches"] for g in games),
+            "fallbacks": sum(g.get("fallbacks", 0) for g in games), "ours": ours,
             "parity": ours / 4}
 
 
@@ -169,7 +171,7 @@ def main(argv=None):
           f"parity {100 * s['parity']:.0f}%), mean VP {s['mean_vp']:.2f}, "
           f"mean length {s['mean_turns']:.0f} turns, failed games {s['failed']}, "
           f"mirror mismatches {s['mismatches']}")
-    print(f"rejected moves: {s['rejected']}")
+    print(f"rejected moves: {s['rejected']}, fallbacks: {s['fallbacks']}")
     return 0
 
 
@@ -178,6 +180,7 @@ def _game_line(args, i, results, clients, seconds):
     game = {"game": i + 1, "agent": args.agent, "ours": args.ours, "seconds": round(seconds, 1),
             "rejected": sum(len(r.get("rejected", [])) for r in results),
             "mismatches": sum(len(r.get("mismatches", [])) for r in results),
+            "fallbacks": sum(r.get("fallbacks", 0) for r in results),
             "rejected_detail": [x for r in results for x in r.get("rejected", [])][:10],
             "mismatch_detail": [x for r in results for x in r.get("mismatches", [])][:10]}
     if errors:
