@@ -2,12 +2,9 @@
 weighted baselines, a JSettlers-style heuristic robot, a trading baseline, and the arena.
 
 Installed as ``catan_env.agents`` (the folder is ``agents/`` at the repository's top)."""
-import os as _os
-
-from catan_env.core.cache_guard import clear_stale as _clear_stale
-
-# jitted agents (here and in subpackages such as jsettlers/) bake in core constants
-_clear_stale(_os.path.dirname(_os.path.abspath(__file__)))
+if __name__ != "catan_env.agents":  # one file under two module names poisons numba's cache
+    raise ImportError(f"import catan_env.agents, not {__name__} (the agents/ folder installs inside "
+                      "the catan_env package)")
 from .base import Agent
 from .jsettlers import JSettlersAgent
 from .mcts import MCTSAgent

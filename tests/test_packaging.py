@@ -1,11 +1,15 @@
-"""Packaging and caching: stale numba caches are cleared when the core's sources change,
+"""Packaging and caching: stale numba caches are cleared when the package's sources change,
 the core imports without gymnasium / pettingzoo, and a built wheel installs only under
 the ``catan_env`` name."""
 import os
 import shutil
 import subprocess
 import sys
+import warnings
 import zipfile
+
+import numpy as np
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -28,11 +32,19 @@ def _run(args, **kw):
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, **kw)
 
 
+def _package_copy(tmp_path):
+    """The package laid out as a wheel installs it (agents/ and wrappers/ inside)."""
+    pkg = tmp_path / "pkg"
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(os.path.join(ROOT, "catan_env"), pkg / "catan_env", ignore=ignore)
+    for sub in ("agents", "wrappers"):
+        shutil.copytree(os.path.join(ROOT, sub), pkg / "catan_env" / sub, ignore=ignore)
+    return pkg
+
+
 def test_editing_the_layout_invalidates_cached_kernels(tmp_path):
     """Kernels bake in layout offsets; numba alone would keep running the old layout."""
-    pkg = tmp_path / "pkg"
-    shutil.copytree(os.path.join(ROOT, "catan_env"), pkg / "catan_env",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    pkg = _package_copy(tmp_path)
     first = _run(["-c", HAND_SIZE_SCRIPT, str(pkg)], check=True)
     assert first.stdout.strip() == "5"
     cached = os.listdir(pkg / "catan_env" / "core" / "__pycache__")
@@ -44,6 +56,77 @@ def test_editing_the_layout_invalidates_cached_kernels(tmp_path):
     layout.write_text(text.replace(marker, 'PADDING = _field("padding", 1)\n' + marker))
     second = _run(["-c", HAND_SIZE_SCRIPT, str(pkg)], check=True)
     assert second.stdout.strip() == "5", "a stale cached kernel read the old HAND offset"
+
+
+DENSE_SCRIPT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from catan_env.agents.deep import forward
+assert forward.__file__.startswith(sys.argv[1]), forward.__file__
+out = np.zeros(1, np.float32)
+forward._dense(np.ones(1, np.float32), 1, np.array([2.0, 0.5], np.float32), 0, 1, out)
+print(float(out[0]))
+"""
+
+
+def test_editing_a_called_module_invalidates_the_callers_cached_kernels(tmp_path):
+    """The Deep Catan kernels call ``batched.mlp.dense_layer``, whose code numba links
+    into theirs: editing mlp.py must reach them on the next import."""
+    pkg = _package_copy(tmp_path)
+    assert _run(["-c", DENSE_SCRIPT, str(pkg)], check=True).stdout.strip() == "2.5"
+    cached = os.listdir(pkg / "catan_env" / "agents" / "deep" / "__pycache__")
+    assert any(name.startswith("forward._dense") and name.endswith(".nbi") for name in cached)
+    mlp = pkg / "catan_env" / "batched" / "mlp.py"
+    text = mlp.read_text()
+    line = "out[j] += xi * w[j]"
+    assert text.count(line) == 1
+    mlp.write_text(text.replace(line, "out[j] += 2.0 * xi * w[j]"))
+    again = _run(["-c", DENSE_SCRIPT, str(pkg)], check=True)
+    assert again.stdout.strip() == "4.5", "a cached Deep Catan kernel kept the old dense_layer"
+
+
+def test_numba_still_has_the_cache_locators_the_guard_reads():
+    """The guard finds numba's cache folders through a private numba API: when a numba
+    release moves it, this fails (and the guard falls back to clearing at every import)."""
+    from numba.core.caching import CompileResultCacheImpl
+    from catan_env.core import cache_guard, cards, layout
+    assert cache_guard._locator_classes(), "numba moved CompileResultCacheImpl._locator_classes"
+    assert isinstance(CompileResultCacheImpl._locator_classes, list)
+    cards.hand_size(np.zeros(layout.STATE_SIZE, np.int64), 0)  # compiled or loaded: cached now
+    folder = cache_guard.cache_dir_for(cards.__file__)
+    assert folder is not None and any(n.startswith("cards.hand_size") and n.endswith(".nbi")
+                                      for n in os.listdir(folder))
+
+
+def test_without_numbas_locators_the_guard_clears_every_kernel(tmp_path, monkeypatch):
+    from catan_env.core import cache_guard
+    src = tmp_path / "pkg" / "mod"
+    (src / "__pycache__").mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "kern.py").write_text("x = 1\n")
+    for name in ("kern.f-1.py311.nbi", "kern.f-1.py311.1.nbc", "other.g-1.py311.nbi", "kern.cpython-311.pyc"):
+        (src / "__pycache__" / name).write_text("")
+    monkeypatch.setattr(cache_guard, "_locator_classes", lambda: None)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    with pytest.warns(RuntimeWarning, match="_locator_classes"):
+        assert cache_guard.clear_stale([str(tmp_path / "pkg")]) == 2
+    assert sorted(os.listdir(src / "__pycache__")) == ["kern.cpython-311.pyc", "other.g-1.py311.nbi"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert cache_guard.clear_stale([str(tmp_path / "pkg")]) == 0
+
+
+@pytest.mark.parametrize("name", ["agents", "wrappers", "agents.jsettlers"])
+def test_top_level_agents_and_wrappers_refuse_to_import(name):
+    """From the repository root ``agents`` is importable as a folder; a kernel cached
+    under that name would fail to load as ``catan_env.agents`` in later processes."""
+    out = _run(["-c", f"import {name}"], cwd=ROOT)
+    assert out.returncode != 0
+    top = name.split(".")[0]
+    assert out.stderr.strip().splitlines()[-1] == (
+        f"ImportError: import catan_env.{top}, not {top} (the {top}/ folder installs inside the "
+        "catan_env package)")
 
 
 def test_core_imports_without_gymnasium_and_pettingzoo():

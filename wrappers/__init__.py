@@ -4,3 +4,6 @@
 ``PolicyAgent``, which turns a trained (or frozen) model into an ``agents`` agent, for
 self-play opponents and for the arena.  Heavy libraries are imported only when used.
 """
+if __name__ != "catan_env.wrappers":  # one file under two module names poisons numba's cache
+    raise ImportError(f"import catan_env.wrappers, not {__name__} (the wrappers/ folder installs "
+                      "inside the catan_env package)")

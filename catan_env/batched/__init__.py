@@ -2,14 +2,9 @@
 vector-env face (``CatanVectorEnv``), and MLPs evaluated in numba from exported weights
 (``MLPWeights``) for frozen opponents and search hooks."""
 import importlib
-import os as _os
 
-from ..core.cache_guard import clear_stale as _clear_stale
-
-_clear_stale(_os.path.dirname(_os.path.abspath(__file__)))  # before any kernel is loaded
-
-from .env import BatchedCatan, snapshot_pool  # noqa: E402
-from .mlp import MLPWeights  # noqa: E402
+from .env import BatchedCatan, snapshot_pool
+from .mlp import MLPWeights
 
 _LAZY = {"CatanVectorEnv": ".vector_env"}
 

@@ -4,11 +4,9 @@ See ``layout`` for the state fields, ``actions`` for the action table, ``rules``
 jitted kernels and ``game`` for the validated Python API re-exported here.
 Depends on numpy and numba only.
 """
-import os as _os
-
 from .cache_guard import clear_stale as _clear_stale
 
-_clear_stale(_os.path.dirname(_os.path.abspath(__file__)))  # before any kernel is loaded
+_clear_stale()  # every package's stale kernels, before any kernel is loaded
 
 from .actions import (ACTION_TABLE, N_ACTIONS, action_args, action_id, action_kind,
                       action_name)
