@@ -59,7 +59,7 @@ class TraderAgent(JSettlersAgent):
         leader = self._leader()
         for a in sorted(self._legal):
             if A.CONFIRM0 <= a < A.TRADE_CANCEL:
-                partner = (me + a - A.CONFIRM0 + 1) % n
+                partner = A.confirm_partner(a, me, n)
                 if s[L.TRADE_RESP + partner] == L.RESP_ACCEPT and (partner != leader or leader == me):
                     self.plan = []
                     return a

@@ -241,7 +241,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             c["offers"][seat] += 1
         elif A.CONFIRM0 <= action < A.TRADE_CANCEL:
             c["trades"][seat] += 1
-            c["trades"][(seat + action - A.CONFIRM0 + 1) % self.options.players] += 1
+            c["trades"][A.confirm_partner(action, seat, self.options.players)] += 1
 
     def record(self):
         """The game so far as a ``GameRecord`` (options, board, seed, every action with

@@ -136,7 +136,7 @@ def test_robber_targets_the_fastest_opponent_and_steals_from_them():
     assert target == 3
     agent = JSettlersAgent(seed=0)
     a = agent.act(_obs(s, 0), InfoSet(s, 0, 1))
-    h, k = divmod(a - A.ROBBER0, 4)
+    h, k = A.robber_hex(a), A.robber_victim(a)
     assert (0 + k) % 4 == target
     assert any(s[L.V_OWNER + v] == target for v in HEX_VERTICES[h])
     assert not any(s[L.V_OWNER + v] == 0 for v in HEX_VERTICES[h])
@@ -289,7 +289,7 @@ def test_game_stats_come_from_the_game_for_every_agent():
         offers[seat] += int(A.OFFER0 <= a < A.TRADE_ACCEPT)
         if A.CONFIRM0 <= a < A.TRADE_CANCEL:
             trades[seat] += 1
-            trades[(seat + a - A.CONFIRM0 + 1) % 3] += 1
+            trades[A.confirm_partner(a, seat, 3)] += 1
         env.step(a)
         steps += 1
     stats = env.game_stats()

@@ -11,6 +11,30 @@ from catan_env.core.board import BEGINNER_BOARD, validate_board
 from helpers import game_after_setup, quiet_roll
 
 
+def test_action_helpers_agree_with_the_action_table():
+    """The jitted encoders / decoders of the two-argument families (used by the core,
+    the search, the features, the robot and the Pioneers bridge) against the table, and
+    the documented stride (id 205 + 4 h + k) as an independent check."""
+    for i in range(C.N_ACTIONS):
+        kind, args = C.action_kind(i), C.action_args(i)
+        assert A.is_robber(i) == (kind == "MOVE_ROBBER")
+        if kind == "MOVE_ROBBER":
+            h, k = args
+            assert (A.robber_hex(i), A.robber_victim(i)) == (h, k) and A.robber_action(h, k) == i
+            assert i == 205 + 4 * h + k
+            for n in (2, 3, 4):
+                for mover in range(n):
+                    assert A.robber_victim_seat(i, mover, n) == ((mover + k) % n if k else -1)
+        elif kind == "TRADE_CONFIRM":
+            (k,) = args
+            assert A.confirm_action(k) == i
+            for n in (2, 3, 4):
+                for proposer in range(n):
+                    assert A.confirm_partner(i, proposer, n) == (proposer + k) % n
+        elif kind == "MARITIME_TRADE":
+            assert A.maritime_action(*args) == i
+
+
 def test_action_table_is_complete_and_reversible():
     names = [C.action_name(i) for i in range(C.N_ACTIONS)]
     assert len(set(names)) == C.N_ACTIONS == 432

@@ -123,9 +123,9 @@ def _steal_pair(thief=1, victim=2):
         if C.is_over(s):
             continue
         for a in C.legal_actions(s):
-            if not A.ROBBER0 <= a < A.DISCARD0:
+            if not A.is_robber(a):
                 continue
-            k = (a - A.ROBBER0) % 4
+            k = A.robber_victim(a)
             if k == 0 or (thief + k) % 4 != victim:
                 continue
             held = np.flatnonzero(L.view(s, "hand")[victim])

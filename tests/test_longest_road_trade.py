@@ -226,8 +226,8 @@ def test_domestic_trade_accept_confirm():
             C.step(s, A.TRADE_REJECT)
     assert answers == [1, 2, 3]
     assert s[L.PHASE] == L.PH_TRADE_CONFIRM and C.decider(s) == 0
-    assert legal(s) == {A.CONFIRM0 + 1, A.TRADE_CANCEL}
-    C.step(s, A.CONFIRM0 + 1)
+    assert legal(s) == {A.confirm_action(2), A.TRADE_CANCEL}
+    C.step(s, A.confirm_action(2))
     assert hand(s, 0) == [1, 0, 0, 0, 1] and hand(s, 2) == [1, 0, 0, 0, 0]
     assert s[L.PHASE] == L.PH_MAIN
     assert not problems(s)
@@ -246,8 +246,8 @@ def test_domestic_trade_counter_and_cancel_and_cap():
     C.step(s, A.COUNTER0 + counter)
     C.step(s, A.TRADE_REJECT)
     C.step(s, A.TRADE_REJECT)
-    assert A.CONFIRM0 in legal(s)
-    C.step(s, A.CONFIRM0)
+    assert A.confirm_action(1) in legal(s)
+    C.step(s, A.confirm_action(1))
     assert hand(s, 0) == [2, 0, 2, 0, 0] and hand(s, 1) == [0, 0, 0, 1, 0]
     # nobody accepts: back to main without a confirm step
     C.step(s, A.OFFER0 + m)

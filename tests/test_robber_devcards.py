@@ -38,9 +38,9 @@ def test_robber_must_move_and_steal_only_from_eligible():
     roll(s, 7)
     acts = legal(s)
     robber = int(s[L.ROBBER])
-    assert not any((a - A.ROBBER0) // 4 == robber for a in acts)
+    assert not any(A.robber_hex(a) == robber for a in acts)
     for a in acts:
-        h, k = divmod(a - A.ROBBER0, 4)
+        h, k = A.robber_hex(a), A.robber_victim(a)
         victims_here = [q for q in (1, 2, 3) if q == 1 and any(
             s[L.V_OWNER + v] == 1 for v in HEX_VERTICES[h])]
         if victims_here:
@@ -49,10 +49,10 @@ def test_robber_must_move_and_steal_only_from_eligible():
             assert k == 0
     # steal from seat 1 on a hex it touches
     h = next(h for h in range(19) if h != robber and any(s[L.V_OWNER + v] == 1 for v in HEX_VERTICES[h]))
-    C.step(s, A.ROBBER0 + 4 * h + 1)
+    C.step(s, A.robber_action(h, 1))
     assert hand(s, 1) == [0] * 5 and hand(s, 0)[4] == 1
     assert s[L.ROBBER] == h and s[L.PHASE] == L.PH_MAIN
-    assert C.chance_outcome(s, A.ROBBER0 + 4 * h + 1) == 4
+    assert C.chance_outcome(s, A.robber_action(h, 1)) == 4
 
 
 def test_steal_knowledge_only_for_thief_and_victim():
@@ -63,7 +63,7 @@ def test_steal_knowledge_only_for_thief_and_victim():
     roll(s, 7)
     robber = int(s[L.ROBBER])
     h = next(h for h in range(19) if h != robber and any(s[L.V_OWNER + v] == 1 for v in HEX_VERTICES[h]))
-    C.step(s, A.ROBBER0 + 4 * h + 1, outcome=0)  # steal the brick
+    C.step(s, A.robber_action(h, 1), outcome=0)  # steal the brick
     know = s[L.KNOW:L.KNOW + 96].reshape(4, 4, 6)
     assert know[0, 0].tolist() == [1, 0, 0, 0, 0, 0]       # thief knows its card
     assert know[1, 0].tolist() == [1, 0, 0, 0, 0, 0]       # victim saw it
@@ -78,7 +78,7 @@ def test_friendly_robber_protects_low_vp():
         take_all(s, p)
     give(s, 1, ore=2)
     roll(s, 7)
-    assert all((a - A.ROBBER0) % 4 == 0 for a in legal(s))  # everyone has 2 VP
+    assert all(A.robber_victim(a) == 0 for a in legal(s))  # everyone has 2 VP
 
 
 def test_no_victim_moves_to_nobody():
@@ -86,7 +86,7 @@ def test_no_victim_moves_to_nobody():
     for p in range(4):
         take_all(s, p)
     roll(s, 7)
-    assert all((a - A.ROBBER0) % 4 == 0 for a in legal(s))
+    assert all(A.robber_victim(a) == 0 for a in legal(s))
     assert len(legal(s)) == 18
 
 

@@ -40,7 +40,7 @@ def test_robber_and_the_desert(on_desert):
     desert = int(np.flatnonzero(L.view(s, "hex_terrain") == L.DESERT)[0])
     s[L.ROBBER] = 0 if desert else 1  # robber away from the desert
     s[L.PHASE] = L.PH_MOVE_ROBBER
-    targets = {(a - A.ROBBER0) // 4 for a in legal(s)}
+    targets = {A.robber_hex(a) for a in legal(s)}
     assert (desert in targets) == on_desert
     assert len(targets) == 18 - (not on_desert)
 

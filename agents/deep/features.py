@@ -67,8 +67,8 @@ def move_features(s, seat, a, out):
             if distance_ok(s, v):  # empty, and no neighbour built
                 out[F_ROAD] = max(out[F_ROAD], _pips_at(s, v, empty, 0) / 3.0)
                 out[F_ROAD + 1] = 1.0
-    elif A.ROBBER0 <= a < A.DISCARD0:
-        h = (a - A.ROBBER0) // 4
+    elif A.is_robber(a):
+        h = A.robber_hex(a)
         out[F_ROBBER] = PIPS[s[HEX_NUMBER + h]] / 5.0 if s[HEX_TERRAIN + h] < N_RES else 0.0
         for k in range(6):
             v = HEX_VERTICES[h, k]
@@ -77,7 +77,7 @@ def move_features(s, seat, a, out):
                 out[F_ROBBER + 1] += s[V_LEVEL + v] / 3.0
             elif owner >= 0:
                 out[F_ROBBER + 2] += s[V_LEVEL + v] / 3.0
-        out[F_ROBBER + 3] = 1.0 if (a - A.ROBBER0) % 4 > 0 else 0.0
+        out[F_ROBBER + 3] = 1.0 if A.robber_victim(a) > 0 else 0.0
     elif A.MONOPOLY0 <= a < A.MONOPOLY0 + N_RES:
         out[F_RES + 5 + a - A.MONOPOLY0] = 1.0
     elif A.DISCARD0 <= a < A.MARITIME0:

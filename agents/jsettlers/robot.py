@@ -532,17 +532,16 @@ class JSettlersAgent(Agent):
                 best_h, best_key = h, key
         if best_h is None:
             best_h = next(h for h in range(N_HEXES) if h != robber)
-        options = [a for a in self._legal if (a - A.ROBBER0) // 4 == best_h]
+        options = [a for a in self._legal if A.robber_hex(a) == best_h]
         if not options:
             self._fall_back("robber hex not legal", 0)
             options = sorted(self._legal)
         n = int(s[L.OPT_PLAYERS])
 
         def victim_key(a):
-            k = (a - A.ROBBER0) % 4
-            if k == 0:
+            p = A.robber_victim_seat(a, me, n)
+            if p < 0:
                 return (10 ** 6, 0)
-            p = (me + k) % n
             return (w.get(p, 10 ** 5), -int(s[L.PUBLIC_VP + p]))
         return min(options, key=victim_key)
 
@@ -656,9 +655,8 @@ class JSettlersAgent(Agent):
         surplus = [r for r in range(5) if need[r] > 0 and self._hand[r] - need[r] >= model.rate(r)]
         for group in (nonneeded, surplus):
             for r in sorted(group, key=lambda r: -self._hand[r]):
-                i = next(i for i in range(20) if A.MARITIME_GIVE[i] == r and A.MARITIME_GET[i] == get)
-                if A.MARITIME0 + i in self._legal:
-                    return A.MARITIME0 + i
+                if A.maritime_action(r, get) in self._legal:
+                    return A.maritime_action(r, get)
         self.failed_bank += 1
         return None
 
@@ -714,7 +712,7 @@ class JSettlersAgent(Agent):
         for a in sorted(self._legal):
             if not (A.CONFIRM0 <= a < A.TRADE_CANCEL):
                 continue
-            partner = (me + a - A.CONFIRM0 + 1) % n
+            partner = A.confirm_partner(a, me, n)
             if self._wgeta(partner) < NO_TRADE_WGETA:
                 continue
             resp = int(s[L.TRADE_RESP + partner])

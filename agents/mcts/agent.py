@@ -155,7 +155,7 @@ class MCTSAgent(Agent):
         n = int(view[OPT_PLAYERS])
         for a in legal:
             if A.CONFIRM0 <= a < A.TRADE_CANCEL:
-                partner = (seat + int(a) - A.CONFIRM0 + 1) % n
+                partner = A.confirm_partner(int(a), seat, n)
                 if view[TRADE_RESP + partner] == RESP_ACCEPT:
                     self.offers_accepted += 1
                     return int(a)

@@ -167,12 +167,11 @@ def _outcome_kind(s, a, seat):
         return 1
     if a == A.BUY_DEV:
         return 3 if current_decider(s) == seat else 0
-    if A.ROBBER0 <= a < A.DISCARD0:
-        k = (a - A.ROBBER0) % 4
-        if k == 0:
-            return 0
+    if A.is_robber(a):
         mover = current_decider(s)
-        victim = (mover + k) % s[OPT_PLAYERS]
+        victim = A.robber_victim_seat(a, mover, s[OPT_PLAYERS])
+        if victim < 0:
+            return 0
         return 2 if (mover == seat or victim == seat) else 0
     return 0
 

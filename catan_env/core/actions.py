@@ -28,6 +28,7 @@ Trade menu index m = (pattern * 5 + r1) * 4 + j, pattern 0..2 for (a, b) in
 Resources: 0 brick, 1 lumber, 2 wool, 3 grain, 4 ore.
 """
 import numpy as np
+from numba import njit
 
 from .layout import MAX_PLAYERS, N_RES, RESOURCE_NAMES
 from .topology import N_EDGES, N_HEXES, N_VERTICES
@@ -58,14 +59,14 @@ PLAY_KNIGHT = _range("PLAY_KNIGHT", 1)
 PLAY_ROAD_BUILDING = _range("PLAY_ROAD_BUILDING", 1)
 YOP0 = _range("PLAY_YEAR_OF_PLENTY", N_YOP)
 MONOPOLY0 = _range("PLAY_MONOPOLY", N_RES)
-ROBBER0 = _range("MOVE_ROBBER", N_HEXES * MAX_PLAYERS)  # hex h, victim k: ROBBER0 + 4h + k
+ROBBER0 = _range("MOVE_ROBBER", N_HEXES * MAX_PLAYERS)  # robber_action(h, k)
 DISCARD0 = _range("DISCARD", N_RES)
 MARITIME0 = _range("MARITIME_TRADE", N_MARITIME)
 OFFER0 = _range("TRADE_OFFER", N_MENU)
 TRADE_ACCEPT = _range("TRADE_ACCEPT", 1)
 TRADE_REJECT = _range("TRADE_REJECT", 1)
 COUNTER0 = _range("TRADE_COUNTER", N_MENU)
-CONFIRM0 = _range("TRADE_CONFIRM", MAX_PLAYERS - 1)  # CONFIRM0 + (k - 1)
+CONFIRM0 = _range("TRADE_CONFIRM", MAX_PLAYERS - 1)  # confirm_action(k)
 TRADE_CANCEL = _range("TRADE_CANCEL", 1)
 N_ACTIONS = sum(n for _, n in _ranges)
 RANGES = tuple(_ranges)  # (kind, size) in id order
@@ -96,6 +97,57 @@ MARITIME_GET = np.array([b for a in range(N_RES) for b in range(N_RES) if a != b
 for _a in (MENU_GIVE_RES, MENU_GIVE_N, MENU_GET_RES, MENU_GET_N, YOP_R1, YOP_R2,
            MARITIME_GIVE, MARITIME_GET, TRADE_PATTERNS):
     _a.setflags(write=False)
+
+
+# ---- decoding and encoding the families with two arguments: the one place that knows
+# their strides (jitted, so kernels and Python code share them)
+@njit(cache=True)
+def is_robber(a):
+    """True for a MOVE_ROBBER id."""
+    return ROBBER0 <= a < ROBBER0 + N_HEXES * MAX_PLAYERS
+
+
+@njit(cache=True)
+def robber_action(h, k):
+    """The MOVE_ROBBER id for hex h and victim k (0 nobody, else k places after the mover)."""
+    return ROBBER0 + MAX_PLAYERS * h + k
+
+
+@njit(cache=True)
+def robber_hex(a):
+    """The hex of a MOVE_ROBBER id."""
+    return (a - ROBBER0) // MAX_PLAYERS
+
+
+@njit(cache=True)
+def robber_victim(a):
+    """The victim of a MOVE_ROBBER id, relative to the mover (0: nobody)."""
+    return (a - ROBBER0) % MAX_PLAYERS
+
+
+@njit(cache=True)
+def robber_victim_seat(a, mover, n_players):
+    """The seat a MOVE_ROBBER id by mover steals from, or -1 for nobody."""
+    k = (a - ROBBER0) % MAX_PLAYERS
+    return (mover + k) % n_players if k > 0 else -1
+
+
+@njit(cache=True)
+def confirm_action(k):
+    """The TRADE_CONFIRM id for the partner k places after the proposer (1-3)."""
+    return CONFIRM0 + k - 1
+
+
+@njit(cache=True)
+def confirm_partner(a, proposer, n_players):
+    """The seat a TRADE_CONFIRM id by proposer trades with."""
+    return (proposer + a - CONFIRM0 + 1) % n_players
+
+
+@njit(cache=True)
+def maritime_action(give, get):
+    """The MARITIME_TRADE id giving resource give for resource get (give != get)."""
+    return MARITIME0 + give * (N_RES - 1) + (get if get < give else get - 1)
 
 
 def menu_index(give_n, give_res, get_n, get_res):
@@ -135,10 +187,10 @@ def _build_table():
     for h in range(N_HEXES):
         for k in range(MAX_PLAYERS):
             victim = "nobody" if k == 0 else f"+{k}"
-            table[ROBBER0 + 4 * h + k] = ("MOVE_ROBBER", (h, k), f"MOVE_ROBBER(h{h},{victim})")
+            table[robber_action.py_func(h, k)] = ("MOVE_ROBBER", (h, k), f"MOVE_ROBBER(h{h},{victim})")
     for i in range(N_MARITIME):
         a, b = int(MARITIME_GIVE[i]), int(MARITIME_GET[i])
-        table[MARITIME0 + i] = ("MARITIME_TRADE", (a, b),
+        table[maritime_action.py_func(a, b)] = ("MARITIME_TRADE", (a, b),
                                 f"MARITIME_TRADE({RESOURCE_NAMES[a]}->{RESOURCE_NAMES[b]})")
     for m in range(N_MENU):
         args = (int(MENU_GIVE_N[m]), int(MENU_GIVE_RES[m]), int(MENU_GET_N[m]), int(MENU_GET_RES[m]))
@@ -147,7 +199,7 @@ def _build_table():
     table[TRADE_ACCEPT] = ("TRADE_ACCEPT", (), "TRADE_ACCEPT")
     table[TRADE_REJECT] = ("TRADE_REJECT", (), "TRADE_REJECT")
     for k in range(1, MAX_PLAYERS):
-        table[CONFIRM0 + k - 1] = ("TRADE_CONFIRM", (k,), f"TRADE_CONFIRM(+{k})")
+        table[confirm_action.py_func(k)] = ("TRADE_CONFIRM", (k,), f"TRADE_CONFIRM(+{k})")
     table[TRADE_CANCEL] = ("TRADE_CANCEL", (), "TRADE_CANCEL")
     assert all(t is not None for t in table)
     return tuple(table)

@@ -105,8 +105,8 @@ def _forced_ok(state, action, outcome):
     p = decider(state)
     if action == A.ROLL:
         return 2 <= outcome <= 12, "a dice total 2..12"
-    if A.ROBBER0 <= action < A.DISCARD0 and (action - A.ROBBER0) % 4 > 0:
-        victim = (p + (action - A.ROBBER0) % 4) % n_players(state)
+    if A.is_robber(action) and A.robber_victim(action) > 0:
+        victim = A.robber_victim_seat(action, p, n_players(state))
         ok = 0 <= outcome < L.N_RES and L.view(state, "hand")[victim, outcome] > 0
         return ok, f"a resource the victim (seat {victim}) holds"
     if action == A.BUY_DEV:
@@ -147,8 +147,8 @@ def chance_outcome(state, action):
     victim included)."""
     if action == A.ROLL:
         return int(state[L.LAST_ROLL])
-    if A.ROBBER0 <= action < A.DISCARD0:
-        return int(state[L.LAST_STEAL]) if (action - A.ROBBER0) % 4 else None
+    if A.is_robber(action):
+        return int(state[L.LAST_STEAL]) if A.robber_victim(action) else None
     if action == A.BUY_DEV:
         return int(state[L.LAST_DRAW])
     return None

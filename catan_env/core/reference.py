@@ -160,7 +160,7 @@ def ref_legal_actions(s):
             if s[L.OPT_RULES] & L.RULE_NO_DESERT_ROBBER and s[L.HEX_TERRAIN + h] == L.DESERT:
                 continue
             victims = [k for k in range(1, n) if _victim_ok(s, p, (p + k) % n, h)]
-            out.update(A.ROBBER0 + 4 * h + k for k in (victims or [0]))
+            out.update(A.robber_action(h, k) for k in (victims or [0]))
         return out
     if ph == L.PH_ROAD_BUILDING:
         return {A.ROAD0 + e for e in range(N_EDGES) if _road_ok(s, p, e)}
@@ -181,11 +181,11 @@ def ref_legal_actions(s):
         for k in range(1, n):
             resp = s[L.TRADE_RESP + (p + k) % n]
             if resp == L.RESP_ACCEPT:
-                out.add(A.CONFIRM0 + k - 1)
+                out.add(A.confirm_action(k))
             elif resp >= L.RESP_COUNTER:
                 m = resp - L.RESP_COUNTER
                 if hand[A.MENU_GET_RES[m]] >= A.MENU_GET_N[m]:
-                    out.add(A.CONFIRM0 + k - 1)
+                    out.add(A.confirm_action(k))
         return out
     out.add(A.END_TURN)
     if hand[0] >= 1 and hand[1] >= 1 and s[L.ROADS_LEFT + p] > 0:

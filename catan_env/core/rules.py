@@ -185,11 +185,11 @@ def legal_actions(s, buf):
                 if o >= 0 and o != p:
                     victims |= (1 << ((o - p) % np_)) & robbable
             if victims == 0:
-                n = _push(buf, n, A.ROBBER0 + 4 * h)
+                n = _push(buf, n, A.robber_action(h, 0))
             else:
                 for k in range(1, np_):
                     if (victims >> k) & 1:
-                        n = _push(buf, n, A.ROBBER0 + 4 * h + k)
+                        n = _push(buf, n, A.robber_action(h, k))
         return n
     if ph == PH_ROAD_BUILDING:
         reach = road_reach(s, p)
@@ -213,7 +213,7 @@ def legal_actions(s, buf):
         np_ = s[OPT_PLAYERS]
         for k in range(1, np_):
             if _confirm_ok(s, p, (p + k) % np_):
-                n = _push(buf, n, A.CONFIRM0 + k - 1)
+                n = _push(buf, n, A.confirm_action(k))
         n = _push(buf, n, A.TRADE_CANCEL)
         return n
     # PH_MAIN
@@ -564,13 +564,11 @@ def _do_monopoly(s, p, r):
 
 
 @njit(cache=True)
-def _do_robber(s, p, i, forced):
-    h = i // 4
-    k = i % 4
-    s[ROBBER] = h
+def _do_robber(s, p, a, forced):
+    s[ROBBER] = A.robber_hex(a)
     s[LAST_STEAL] = -1
-    if k > 0:
-        victim = (p + k) % s[OPT_PLAYERS]
+    victim = A.robber_victim_seat(a, p, s[OPT_PLAYERS])
+    if victim >= 0:
         if forced >= 0:
             r = forced
         else:
@@ -657,8 +655,8 @@ def _do_answer(s, p, a):
 
 
 @njit(cache=True)
-def _do_confirm(s, p, k):
-    partner = (p + k) % s[OPT_PLAYERS]
+def _do_confirm(s, p, a):
+    partner = A.confirm_partner(a, p, s[OPT_PLAYERS])
     resp = s[TRADE_RESP + partner]
     if resp == RESP_ACCEPT:
         _transfer(s, p, partner, s[TRADE_GIVE_RES], s[TRADE_GIVE_N])
@@ -710,7 +708,7 @@ def apply_action(s, a, forced):
     elif a < A.ROBBER0:
         _do_monopoly(s, p, a - A.MONOPOLY0)
     elif a < A.DISCARD0:
-        _do_robber(s, p, a - A.ROBBER0, forced)
+        _do_robber(s, p, a, forced)
     elif a < A.MARITIME0:
         _do_discard(s, p, a - A.DISCARD0)
     elif a < A.OFFER0:
@@ -720,7 +718,7 @@ def apply_action(s, a, forced):
     elif a < A.CONFIRM0:
         _do_answer(s, p, a)
     elif a < A.TRADE_CANCEL:
-        _do_confirm(s, p, a - A.CONFIRM0 + 1)
+        _do_confirm(s, p, a)
     else:
         _close_trade(s)
 

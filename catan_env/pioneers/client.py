@@ -276,8 +276,7 @@ class PioneersClient(ServerEvents):
                 p["kind"] = "knight"
             self._send(p)
         elif A.MARITIME0 <= a < A.OFFER0:
-            i = a - A.MARITIME0
-            give, get = int(A.MARITIME_GIVE[i]), int(A.MARITIME_GET[i])
+            give, get = A.action_args(a)
             rate = int(R.trade_rate(s, self.seat, give))
             self._send({"kind": "trade", "action": a,
                         "cmd": f"maritime-trade {rate} supply {RESOURCE_WORD[give]} receive {RESOURCE_WORD[get]}"})
@@ -298,12 +297,13 @@ class PioneersClient(ServerEvents):
 
     def _robber_move(self):
         a = self._decide(self._decision_state(), self.banned)
-        if not A.ROBBER0 <= a < A.DISCARD0:
+        if not A.is_robber(a):
             self.mirror.mismatch(f"robber decision is {A.action_name(a)}")
             return
-        h, k = (a - A.ROBBER0) // 4, (a - A.ROBBER0) % 4
-        self.rob_victim = (self.seat + k) % self.mirror.n if k else None
-        self._send({"kind": "robber", "cmd": f"move-robber {self.board.hex_text(h)}", "action": a})
+        victim = int(A.robber_victim_seat(a, self.seat, self.mirror.n))
+        self.rob_victim = victim if victim >= 0 else None
+        self._send({"kind": "robber", "cmd": f"move-robber {self.board.hex_text(int(A.robber_hex(a)))}",
+                    "action": a})
 
     def _ev_rob(self, seat, w, body):
         # several victims possible: name ours
@@ -389,7 +389,7 @@ class PioneersClient(ServerEvents):
             s[L.DECIDER] = self.seat
             a = self._decide(s)
             if A.CONFIRM0 <= a < A.TRADE_CANCEL:
-                partner = (self.seat + a - A.CONFIRM0 + 1) % n
+                partner = int(A.confirm_partner(a, self.seat, n))
                 quote, S, T = chosen_quote[partner]
                 self.conn.send(f"domestic-trade accept player {partner} quote {quote} "
                                f"supply {to_pio(S)} receive {to_pio(T)}")

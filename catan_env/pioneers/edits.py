@@ -164,8 +164,8 @@ def first_need(s, entry, outcome_ok):
             R.apply_action(s, a, outcome)
             continue
         hand = [int(s[L.hand_i(p, r)]) for r in range(L.N_RES)]
-        if A.ROBBER0 <= a < A.DISCARD0 and outcome >= 0:  # a known theft: the victim has it
-            victim = (p + (a - A.ROBBER0) % 4) % int(s[L.OPT_PLAYERS])
+        if A.is_robber(a) and outcome >= 0:  # a known theft: the victim has it
+            victim = A.robber_victim_seat(a, p, int(s[L.OPT_PLAYERS]))
             return ("res", victim, int(outcome))
         card = {A.PLAY_KNIGHT: L.KNIGHT, A.PLAY_ROAD_BUILDING: L.ROAD_BUILDING}.get(a)
         if A.YOP0 <= a < A.MONOPOLY0:

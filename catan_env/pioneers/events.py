@@ -320,15 +320,15 @@ class ServerEvents:
         mover, h = self.robber
         m = self.mirror
         if self.steal is None:
-            m.push(Entry([(A.ROBBER0 + 4 * h, -1)], note="robber, no theft"))
+            m.push(Entry([(A.robber_action(h, 0), -1)], note="robber, no theft"))
         else:
             victim, res = self.steal
             k = (victim - mover) % m.n
             if res is None:
-                m.push_guess(A.ROBBER0 + 4 * h + k, GUESS_STEAL,
+                m.push_guess(A.robber_action(h, k), GUESS_STEAL,
                              note=f"seat {mover} steals from {victim}")
             else:
-                m.push(Entry([(A.ROBBER0 + 4 * h + k, res)], note=f"seat {mover} steals from {victim}"))
+                m.push(Entry([(A.robber_action(h, k), res)], note=f"seat {mover} steals from {victim}"))
         self.robber = self.steal = None
 
     def _ev_you_are_robber(self, seat, w, body):
@@ -392,7 +392,7 @@ class ServerEvents:
             for k in range(1, n):
                 q = (caller + k) % n
                 acts.append((A.TRADE_ACCEPT if q == partner else A.TRADE_REJECT, -1))
-            acts.append((A.CONFIRM0 + (partner - caller) % n - 1, -1))
+            acts.append((A.confirm_action((partner - caller) % n), -1))
             if m.push(Entry(acts, note=f"trade {caller}<->{partner}")):
                 return
         m.push(Entry(kind="edit", args=("trade", caller, partner, give, get),

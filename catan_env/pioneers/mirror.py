@@ -60,8 +60,8 @@ def _outcome_ok(s, a, outcome):
         return 2 <= outcome <= 12
     if a == A.BUY_DEV:
         return 0 <= outcome < L.N_DEV and s[L.DECK + outcome] > 0
-    if A.ROBBER0 <= a < A.DISCARD0 and (a - A.ROBBER0) % 4:
-        victim = (int(s[L.DECIDER]) + (a - A.ROBBER0) % 4) % int(s[L.OPT_PLAYERS])
+    if A.is_robber(a) and A.robber_victim(a):
+        victim = A.robber_victim_seat(a, int(s[L.DECIDER]), int(s[L.OPT_PLAYERS]))
         return 0 <= outcome < L.N_RES and s[L.hand_i(victim, outcome)] > 0
     return outcome < 0
 
@@ -73,7 +73,7 @@ def _guess_choices(s, a, kind):
         order = [L.KNIGHT] + sorted((t for t in range(L.N_DEV) if t not in (L.KNIGHT, L.VICTORY_POINT)),
                                     key=lambda t: -deck[t]) + [L.VICTORY_POINT]
         return [t for t in order if deck[t] > 0]
-    victim = (int(s[L.DECIDER]) + (a - A.ROBBER0) % 4) % int(s[L.OPT_PLAYERS])
+    victim = A.robber_victim_seat(a, int(s[L.DECIDER]), int(s[L.OPT_PLAYERS]))
     hand = [int(s[L.hand_i(victim, r)]) for r in range(L.N_RES)]
     return sorted((r for r in range(L.N_RES) if hand[r] > 0), key=lambda r: -hand[r])
 
