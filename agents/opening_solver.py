@@ -36,9 +36,9 @@ KEY_TYPE = types.UniTuple(types.int64, 2)
 
 def vertex_features(terrain, numbers):
     """Per vertex: resource bit mask, expected cards per roll, number bit mask."""
-    res = np.zeros(54, dtype=np.int64)
-    exp = np.zeros(54, dtype=np.float64)
-    nums = np.zeros(54, dtype=np.int64)
+    res = np.zeros(N_VERTICES, dtype=np.int64)
+    exp = np.zeros(N_VERTICES, dtype=np.float64)
+    nums = np.zeros(N_VERTICES, dtype=np.int64)
     for v in range(N_VERTICES):
         for h in VERTEX_HEXES[v]:
             if h >= 0 and terrain[h] != L.DESERT:
@@ -74,7 +74,7 @@ def value(res_mask, exp, num_mask, a, b, g):
 @njit(cache=True)
 def pair_matrix(res, exp, nums, a, b, g):
     """Q[v1, v2]: objective of owning v1 and v2 (-inf when they break the distance rule)."""
-    q = np.full((54, 54), -np.inf)
+    q = np.full((N_VERTICES, N_VERTICES), -np.inf)
     for v in range(N_VERTICES):
         for w in range(N_VERTICES):
             if v == w:
@@ -86,7 +86,7 @@ def pair_matrix(res, exp, nums, a, b, g):
 
 def _block_mask():
     """Bit mask per vertex of itself and its neighbours (plain numpy: no compile at import)."""
-    out = np.zeros(54, dtype=np.int64)
+    out = np.zeros(N_VERTICES, dtype=np.int64)
     for v in range(N_VERTICES):
         m = 1 << v
         for w in VERTEX_VERTICES[v]:
@@ -97,7 +97,7 @@ def _block_mask():
 
 
 BLOCK = _block_mask()
-FULL = (np.int64(1) << 54) - 1
+FULL = (np.int64(1) << N_VERTICES) - 1  # one bit per vertex
 
 
 @njit(cache=True)
@@ -143,7 +143,7 @@ def _solve(avail, occ, p, n, q, single, order, firsts, seconds, use_memo, use_bo
     counter[0] += 1
     if p == n:
         return avail
-    key0 = (avail if key_by_available else occ) | (np.int64(p) << 54)
+    key0 = (avail if key_by_available else occ) | (np.int64(p) << N_VERTICES)
     key1 = np.int64(0)
     if competitive:
         for o in range(p):
@@ -267,7 +267,7 @@ class OpeningSolver:
         """Return dict(first=[...], second=[...], objective=[...], calls=int) per player
         (player 0 is the first to place).  occupied: vertices already taken."""
         q, single = self.tables(terrain, numbers)
-        order = np.arange(54, dtype=np.int64)
+        order = np.arange(N_VERTICES, dtype=np.int64)
         if self.modality == 3:
             order = np.array(sorted(range(N_VERTICES), key=lambda v: (-single[v], v)), dtype=np.int64)
         occ = 0
@@ -283,17 +283,15 @@ class OpeningSolver:
                 "objective": objective, "calls": int(calls)}
 
     def solve_state(self, state):
-        terrain = state[L.HEX_TERRAIN:L.HEX_TERRAIN + 19]
-        numbers = state[L.HEX_NUMBER:L.HEX_NUMBER + 19]
+        terrain, numbers = L.view(state, "hex_terrain"), L.view(state, "hex_number")
         return self.solve(terrain, numbers, int(state[L.OPT_PLAYERS]))
 
     def best_settlement(self, state, seat):
         """The solver's choice for seat's next set-up settlement in the current state:
         placements already made are fixed; the remaining snake is solved."""
-        terrain = state[L.HEX_TERRAIN:L.HEX_TERRAIN + 19]
-        numbers = state[L.HEX_NUMBER:L.HEX_NUMBER + 19]
+        terrain, numbers = L.view(state, "hex_terrain"), L.view(state, "hex_number")
         q, single = self.tables(terrain, numbers)
-        owner = state[L.V_OWNER:L.V_OWNER + 54]
+        owner = L.view(state, "v_owner")
         n = int(state[L.OPT_PLAYERS])
         step = int(state[L.SETUP_STEP])
         mine = [int(v) for v in np.flatnonzero(owner == seat)]

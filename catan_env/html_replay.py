@@ -12,6 +12,7 @@ import os
 
 from .core import layout as L
 from .core.cards import hand_size
+from .core.tables import DICE_WAYS
 from .core.topology import EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_PORTS, VERTEX_XY
 from .render import (PLAYER_COLOURS, PLAYER_NAMES, PORT_LABEL, TERRAIN_COLOURS, board_px,
                      harbour_geometry)
@@ -45,7 +46,7 @@ def _static_board(s):
             parts.append(f'<circle cx="{cx}" cy="{cy}" r="15" fill="#faf0d2" stroke="#000"/>'
                          f'<text x="{cx}" y="{cy + 3}" text-anchor="middle" font-size="13" '
                          f'font-weight="bold" fill="{colour}">{num}</text>')
-            pips = 6 - abs(7 - num)
+            pips = int(DICE_WAYS[num])
             for k in range(pips):
                 px = cx - (pips - 1) * 2.5 + k * 5
                 parts.append(f'<circle cx="{px:.1f}" cy="{cy + 8}" r="1.5" fill="{colour}"/>')

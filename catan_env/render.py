@@ -11,6 +11,7 @@ from .core import layout as L
 from .core import cards as R
 from .core.topology import (EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_EDGES, N_HEXES, N_PORTS, N_VERTICES, VERTEX_XY)
 from .core.board import port_vertices
+from .core.tables import DICE_WAYS
 
 TERRAIN_COLOURS = {0: (186, 88, 52), 1: (34, 120, 50), 2: (150, 208, 96), 3: (236, 200, 70),
                    4: (130, 130, 140), 5: (222, 204, 150)}
@@ -38,8 +39,8 @@ def _status_lines(s):
             f"  dev {dev}  knights {int(s[L.KNIGHTS + p])}  road {int(s[L.ROAD_LEN + p]):2d}"
             f"  left r/s/c {int(s[L.ROADS_LEFT + p])}/{int(s[L.SETTLEMENTS_LEFT + p])}/"
             f"{int(s[L.CITIES_LEFT + p])} {' '.join(tags)}")
-    bank = " ".join(f"{RES_SHORT[r]}{int(s[L.BANK + r])}" for r in range(5))
-    lines.append(f"bank {bank}  deck {int(s[L.DECK:L.DECK + 5].sum())}")
+    bank = " ".join(f"{RES_SHORT[r]}{int(s[L.BANK + r])}" for r in range(L.N_RES))
+    lines.append(f"bank {bank}  deck {int(L.view(s, 'deck').sum())}")
     if s[L.PHASE] == L.PH_GAME_OVER:
         lines.append(f"GAME OVER: P{int(s[L.WINNER])} wins")
     return lines
@@ -111,7 +112,7 @@ def render_rgb(s, width=960, height=640, labels=None):
             d.ellipse([cx - 15, cy - 15, cx + 15, cy + 15], fill=(250, 240, 210), outline=(0, 0, 0))
             colour = (200, 0, 0) if num in (6, 8) else (0, 0, 0)
             d.text((cx, cy - 3), str(num), fill=colour, font=_font(15), anchor="mm")
-            pips = 6 - abs(7 - num)
+            pips = int(DICE_WAYS[num])
             for k in range(pips):
                 px = cx - (pips - 1) * 2.5 + k * 5
                 d.ellipse([px - 1.5, cy + 5, px + 1.5, cy + 8], fill=colour)

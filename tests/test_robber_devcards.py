@@ -64,12 +64,14 @@ def test_steal_knowledge_only_for_thief_and_victim():
     robber = int(s[L.ROBBER])
     h = next(h for h in range(19) if h != robber and any(s[L.V_OWNER + v] == 1 for v in HEX_VERTICES[h]))
     C.step(s, A.robber_action(h, 1), outcome=0)  # steal the brick
-    know = s[L.KNOW:L.KNOW + 96].reshape(4, 4, 6)
+    know = L.view(s, "know")  # observers: the four seats, then the public row
+    assert know.shape[0] == 5
     assert know[0, 0].tolist() == [1, 0, 0, 0, 0, 0]       # thief knows its card
     assert know[1, 0].tolist() == [1, 0, 0, 0, 0, 0]       # victim saw it
-    assert know[2, 0].tolist() == [0, 0, 0, 0, 0, 1]       # others: one unknown card
-    assert know[2, 1].tolist() == [0, 0, 0, 0, 0, 1]       # and the victim's rest unknown
-    assert know[1, 1].tolist() == [0, 0, 0, 0, 1, 0]
+    assert know[1, 1].tolist() == [0, 0, 0, 0, 1, 0]       # victim knows its own rest
+    for onlooker in (2, 3, L.PUBLIC):                      # others and the public record:
+        assert know[onlooker, 0].tolist() == [0, 0, 0, 0, 0, 1]  # one unknown card
+        assert know[onlooker, 1].tolist() == [0, 0, 0, 0, 0, 1]  # and the victim's rest unknown
 
 
 def test_friendly_robber_protects_low_vp():
@@ -156,8 +158,10 @@ def test_monopoly_takes_all():
     w = [hand(s, p)[2] for p in range(4)]
     C.step(s, A.MONOPOLY0 + 2)
     assert hand(s, 0)[2] == sum(w) and all(hand(s, p)[2] == 0 for p in (1, 2, 3))
-    know = s[L.KNOW:L.KNOW + 96].reshape(4, 4, 6)
-    assert know[2, 0, 2] == sum(w)
+    know = L.view(s, "know")  # a monopoly is public: every observer, and the public row
+    for observer in (0, 1, 2, 3, L.PUBLIC):
+        assert know[observer, 0, 2] == sum(w)
+        assert all(know[observer, p, 2] == 0 for p in (1, 2, 3))
 
 
 def test_road_building_with_one_road_left():

@@ -17,7 +17,7 @@ from torch import nn
 
 from catan_env.batched.mlp import from_torch
 from catan_env.core.layout import MAX_PLAYERS
-from catan_env.core.observe import GRID_H, GRID_W, PLANES, PLAYER_FEATURES, TAIL_PLAYERS, TAIL_SIZE
+from catan_env.core.observe import GRID_H, GRID_W, P_VP, PLANES, TAIL_SIZE, obs_view
 
 from .features import N_FEATURES
 from .forward import KH, KW, SPEC_FIELDS, param_count
@@ -136,8 +136,6 @@ def train_value(data, epochs=5, lr=1e-3, batch=128, loss="mae", target="mix", ne
     return net, history
 
 
-# the vector part's public VP of relative seat k (the first feature of each seat's block)
-_PUBLIC_VP = [TAIL_PLAYERS + PLAYER_FEATURES * k for k in range(MAX_PLAYERS)]
 
 
 def winner_accuracy(net, data, rows):
@@ -150,7 +148,7 @@ def winner_accuracy(net, data, rows):
         logits = net(torch.as_tensor(data["planes"][rows], dtype=torch.float32), torch.as_tensor(data["tail"][rows]),
                      torch.as_tensor(data["players"][rows]))
     winner = data["outcome"][rows].argmax(axis=1)
-    leader = data["tail"][rows][:, _PUBLIC_VP].argmax(axis=1)
+    leader = obs_view(data["tail"][rows], "players")[:, :, P_VP].argmax(axis=1)
     return {"test_picks_winner": float(np.mean(logits.argmax(1).numpy() == winner)),
             "test_vp_leader": float(np.mean(leader == winner))}
 

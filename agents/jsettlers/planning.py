@@ -11,6 +11,7 @@ import numpy as np
 
 from catan_env.core import layout as L
 from catan_env.core.board import port_vertices
+from catan_env.core.rules import rate_from_bits
 from catan_env.core.topology import EDGE_VERTICES, N_VERTICES, VERTEX_EDGES, VERTEX_HEXES, VERTEX_VERTICES
 
 from . import speed as SP
@@ -52,9 +53,8 @@ class PlayerModel:
                           np.asarray(target, dtype=np.int64), cutoff))
 
     def rate(self, r):
-        if self.ports & (1 << r):
-            return 2
-        return 3 if self.ports & 32 else 4
+        """p's maritime rate for giving resource r (the core's rule)."""
+        return int(rate_from_bits(self.ports, r))
 
 
 # the topology as Python lists: the BFS below indexes them one element at a time

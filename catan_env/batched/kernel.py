@@ -26,7 +26,7 @@ from ..core.actions import N_ACTIONS
 from ..core.cards import current_decider, shaping_value, total_vp
 from ..core.layout import (BOARD_END, CITIES_LEFT, MAX_PLAYERS, PHASE, PH_GAME_OVER, ROADS_LEFT,
                            ROBBER, SETTLEMENTS_LEFT, TURN, WINNER)
-from ..core.observe import BOARD_SIZE, VECTOR_SIZE, encode_board, encode_planes, encode_tail, encode_vector
+from ..core.observe import VECTOR_SIZE, encode_board, encode_planes, encode_tail, encode_vector
 from ..core.playout import pick_action
 from ..core.rng import next_u64, randint, seed_rng
 from ..core.rules import (apply_action, init_state, legal_actions, new_random_game,
@@ -171,7 +171,7 @@ def _observe(s, seat, games, i, cfg, buf, obs, planes, masks):
     if key != games[i, G_BOARD_KEY]:
         encode_board(s, seat, obs[i])
         games[i, G_BOARD_KEY] = key
-    encode_tail(s, seat, obs[i], BOARD_SIZE)
+    encode_tail(s, seat, obs[i])
     if cfg[C_PLANES]:
         encode_planes(s, seat, planes[i])
     masks[i, :] = False

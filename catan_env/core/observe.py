@@ -4,31 +4,10 @@ They show public information and the observer's own private information only: ot
 hands appear as public counts plus the observer's knowledge (known cards per resource
 and an unknown count); other development cards as a count.
 
-Flat vector (float32, VECTOR_SIZE), in order:
-  hexes       19 x 9   terrain one-hot (6: hills forest pasture fields mountains desert),
-                       number / 12, pips / 5, robber flag
-  harbours     9 x 6   harbour type one-hot per slot (brick lumber wool grain ore generic)
-  vertices    54 x 8   settlement of relative seat 0-3, city of relative seat 0-3
-  edges       72 x 4   road of relative seat 0-3
-  --- BOARD_SIZE = 945; the rest is the "vector part" used beside board planes ---
-  own hand     5       resource counts / 10
-  own cards   10       unplayed development cards by type / 5, of which bought this turn / 5
-  own vp       1       victory points including VP cards / 10
-  players  4 x 17      per relative seat: public VP / 10, cards / 10, development cards / 5,
-                       knights / 5, longest-road length / 15, holds longest road,
-                       holds largest army, roads / 15, settlements / 5, cities / 4 left,
-                       cards still to discard / 10, known cards per resource / 10 (5),
-                       unknown cards / 10
-  bank        11       bank per resource / 19, development deck size / 25, development
-                       cards played so far by type / 14 (public: knights, road building,
-                       year of plenty, monopoly; VP cards are never played, so 0)
-  flow        27       phase one-hot (10), observer decides, rolled, card played this turn,
-                       last roll one-hot (11, 2..12), free roads / 2, offers made / 3,
-                       turn / 100
-  trade       80       open offer: give one-hot 5, give n / 2, get one-hot 5, get n / 2,
-                       proposer relative seat one-hot 4; per relative seat: answer one-hot
-                       (pending, reject, accept, counter) 4, counter give one-hot 5,
-                       give n / 2, get one-hot 5, get n / 2
+Flat vector (float32, VECTOR_SIZE): the fields of ``OBS_FIELDS`` in order (name,
+offset, shape, meaning; ``observation_table()`` prints them, ``obs_view(vec, name)``
+reads one).  The board fields come first (BOARD_SIZE floats); the rest is the "vector
+part" used beside the board planes.
 Board planes (float32, PLANES x 17 x 21; see topology.HEX_CELL etc. for the embedding):
   0-5 terrain one-hot, 6 pips / 5, 7 robber, 8-11 settlements by relative seat,
   12-15 cities by relative seat, 16-19 roads by relative seat, 20-25 harbour type on
@@ -39,7 +18,7 @@ from numba import njit
 
 from . import actions as A
 from .layout import (
-    BANK, CITIES_LEFT, DECIDER, DECK, DEV_USED, DEV_PLAYED, DISCARDS, E_OWNER,
+    N_DEV, N_RES, BANK, CITIES_LEFT, DECIDER, DECK, DEV_USED, DEV_PLAYED, DISCARDS, E_OWNER,
     FREE_ROADS, HEX_NUMBER, HEX_TERRAIN, KNIGHTS, LA_HOLDER, LAST_ROLL,
     LR_HOLDER, OFFERS_MADE, OPT_PLAYERS, PHASE, PORT_EDGE, PORT_TYPE, PUBLIC_VP, RESP_COUNTER,
     RESP_NOT_ASKED, ROAD_LEN, ROADS_LEFT, ROBBER, ROLLED, SETTLEMENTS_LEFT, TRADE_GET_N,
@@ -53,19 +32,103 @@ from .topology import (EDGE_CELL, GRID_H, GRID_W, HEX_CELL, N_EDGES, N_HEXES, N_
 
 PIPS = DICE_WAYS.astype(np.float64)  # pips on a number token = ways to roll it
 
-HEX_FEATURES = 9      # terrain one-hot (6), number, pips, robber
-PORT_FEATURES = 6     # harbour type one-hot
-VERTEX_FEATURES = 8   # settlement / city by relative seat
-EDGE_FEATURES = 4     # road by relative seat
-BOARD_SIZE = (N_HEXES * HEX_FEATURES + N_PORTS * PORT_FEATURES + N_VERTICES * VERTEX_FEATURES
-              + N_EDGES * EDGE_FEATURES)
-PLAYER_FEATURES = 17
-TAIL_PLAYERS = 5 + 10 + 1  # the per-player blocks' offset in the tail: after own hand, cards, VP
-TAIL_SIZE = TAIL_PLAYERS + 4 * PLAYER_FEATURES + 11 + 27 + 80
-VECTOR_SIZE = BOARD_SIZE + TAIL_SIZE
+# ---- the flat vector's fields: (name, offset, shape, meaning), defined once, in order.
+# The encoders write through these offsets and the column constants below; consumers
+# read with ``obs_view(vec, name)``; ``observation_table()`` prints them for the docs.
+OBS_FIELDS = []
+
+
+def _obs_field(name, shape, meaning):
+    offset = sum(int(np.prod(sh)) for _, _, sh, _ in OBS_FIELDS)
+    OBS_FIELDS.append((name, offset, tuple(shape), meaning))
+    return offset
+
+
+# columns inside the per-item blocks
+HEX_TERRAIN_COL, HEX_NUMBER_COL, HEX_PIPS_COL, HEX_ROBBER_COL = 0, 6, 7, 8
+HEX_FEATURES = 9      # terrain one-hot (6: hills forest pasture fields mountains desert), number, pips, robber
+PORT_FEATURES = 6     # harbour type one-hot (brick lumber wool grain ore generic)
+VERTEX_FEATURES = 2 * MAX_PLAYERS  # settlement by relative seat, then city by relative seat
+EDGE_FEATURES = MAX_PLAYERS        # road by relative seat
+(P_VP, P_CARDS, P_DEVS, P_KNIGHTS, P_ROAD_LEN, P_HOLDS_LR, P_HOLDS_LA, P_ROADS_LEFT,
+ P_SETTLEMENTS_LEFT, P_CITIES_LEFT, P_DISCARDS, P_KNOWN) = range(12)
+PLAYER_FEATURES = P_KNOWN + N_RES + 1  # ... known cards per resource (5), unknown cards
+A_RESP, A_GIVE, A_GIVE_N, A_GET, A_GET_N = 0, 4, 9, 10, 15
+ANSWER_FEATURES = A_GET_N + 1          # answer one-hot (pending reject accept counter), counter offer
+N_ROLLS = 11                           # dice totals 2..12
+
+O_HEXES = _obs_field("hexes", (N_HEXES, HEX_FEATURES),
+                     "per hex: terrain one-hot (hills forest pasture fields mountains desert), "
+                     "number / 12, pips / 5, robber")
+O_PORTS = _obs_field("harbours", (N_PORTS, PORT_FEATURES),
+                     "per harbour slot: type one-hot (brick lumber wool grain ore generic)")
+O_VERTICES = _obs_field("vertices", (N_VERTICES, VERTEX_FEATURES),
+                        "per vertex: settlement of relative seat 0-3, city of relative seat 0-3")
+O_EDGES = _obs_field("edges", (N_EDGES, EDGE_FEATURES), "per edge: road of relative seat 0-3")
+BOARD_SIZE = O_EDGES + N_EDGES * EDGE_FEATURES  # the rest is the "vector part" beside board planes
+O_OWN_HAND = _obs_field("own_hand", (N_RES,), "own resource cards / 10")
+O_OWN_DEVS = _obs_field("own_devs", (N_DEV,), "own unplayed development cards by type / 5")
+O_OWN_NEW_DEVS = _obs_field("own_new_devs", (N_DEV,), "of those, bought this turn / 5")
+O_OWN_VP = _obs_field("own_vp", (1,), "own victory points including VP cards / 10")
+O_PLAYERS = _obs_field("players", (MAX_PLAYERS, PLAYER_FEATURES),
+                       "per relative seat: public VP / 10, cards / 10, development cards / 5, "
+                       "knights / 5, longest-road length / 15, holds longest road, holds largest "
+                       "army, roads / 15, settlements / 5, cities / 4 left, cards still to discard "
+                       "/ 10, the observer's known cards per resource / 10 (5), unknown cards / 10")
+O_BANK = _obs_field("bank", (N_RES,), "bank per resource / 19")
+O_DECK = _obs_field("deck", (1,), "development cards left in the deck / 25")
+O_DEV_USED = _obs_field("dev_used", (N_DEV,), "development cards played so far by type / 14")
+O_PHASE = _obs_field("phase", (N_PHASES,), "phase one-hot")
+O_DECIDES = _obs_field("decides", (1,), "the observer decides now")
+O_ROLLED = _obs_field("rolled", (1,), "the dice were rolled this turn")
+O_DEV_PLAYED = _obs_field("dev_played", (1,), "a development card was played this turn")
+O_LAST_ROLL = _obs_field("last_roll", (N_ROLLS,), "last dice total one-hot (2..12)")
+O_FREE_ROADS = _obs_field("free_roads", (1,), "free roads left to place / 2")
+O_OFFERS_MADE = _obs_field("offers_made", (1,), "domestic offers made this turn / 3")
+O_TURN = _obs_field("turn", (1,), "turn / 100")
+O_OFFER_GIVE = _obs_field("offer_give", (N_RES,), "open offer: resource the proposer gives, one-hot")
+O_OFFER_GIVE_N = _obs_field("offer_give_n", (1,), "open offer: cards given / 2")
+O_OFFER_GET = _obs_field("offer_get", (N_RES,), "open offer: resource the proposer asks for, one-hot")
+O_OFFER_GET_N = _obs_field("offer_get_n", (1,), "open offer: cards asked / 2")
+O_OFFER_PROPOSER = _obs_field("offer_proposer", (MAX_PLAYERS,), "open offer: proposer's relative seat one-hot")
+O_ANSWERS = _obs_field("answers", (MAX_PLAYERS, ANSWER_FEATURES),
+                       "per relative seat: answer one-hot (pending, reject, accept, counter), counter "
+                       "offer: give one-hot 5, give n / 2, get one-hot 5, get n / 2")
+VECTOR_SIZE = sum(int(np.prod(sh)) for _, _, sh, _ in OBS_FIELDS)
+TAIL_SIZE = VECTOR_SIZE - BOARD_SIZE
+OBS_FIELDS = tuple(OBS_FIELDS)
+_OBS_BY_NAME = {name: (off, shape) for name, off, shape, _ in OBS_FIELDS}
 PLANES = 26
-FULL_EXTRA = 4 * 10
+FULL_EXTRA = MAX_PLAYERS * (N_RES + N_DEV)
 FULL_SIZE = VECTOR_SIZE + FULL_EXTRA
+
+
+def obs_view(vec, name):
+    """The named field of an observation vector (or of a batch, on the last axis) as a view
+    of its shape: ``obs_view(obs, "players")[..., k, P_VP]``.  A vector part (``obs_type=
+    "planes"``'s ``"vector"``, TAIL_SIZE floats) is read the same way."""
+    try:
+        off, shape = _OBS_BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown observation field {name!r}; fields: {', '.join(_OBS_BY_NAME)}") from None
+    vec = np.asarray(vec)
+    if vec.shape[-1] == TAIL_SIZE:
+        if off < BOARD_SIZE:
+            raise KeyError(f"{name!r} is a board field: the vector part starts after it")
+        off -= BOARD_SIZE
+    elif vec.shape[-1] != VECTOR_SIZE:
+        raise ValueError(f"an observation has {VECTOR_SIZE} (or {TAIL_SIZE}) floats, got {vec.shape[-1]}")
+    size = int(np.prod(shape))
+    return vec[..., off:off + size].reshape(vec.shape[:-1] + shape)
+
+
+def observation_table():
+    """The vector's fields as a Markdown table (name, floats, offset, meaning)."""
+    rows = ["| field | floats | offset | meaning |", "|---|---:|---:|---|"]
+    for name, off, shape, meaning in OBS_FIELDS:
+        size = " x ".join(str(x) for x in shape)
+        rows.append(f"| `{name}` | {size} | {off} | {meaning} |")
+    return "\n".join(rows)
 
 
 @njit(cache=True)
@@ -79,112 +142,100 @@ def encode_board(s, observer, out):
     """Board part of the vector (BOARD_SIZE floats) into out."""
     out[:BOARD_SIZE] = 0.0
     for h in range(N_HEXES):
-        o = h * HEX_FEATURES
-        out[o + s[HEX_TERRAIN + h]] = 1.0
-        out[o + 6] = s[HEX_NUMBER + h] / 12.0
-        out[o + 7] = PIPS[s[HEX_NUMBER + h]] / 5.0
+        o = O_HEXES + h * HEX_FEATURES
+        out[o + HEX_TERRAIN_COL + s[HEX_TERRAIN + h]] = 1.0
+        out[o + HEX_NUMBER_COL] = s[HEX_NUMBER + h] / 12.0
+        out[o + HEX_PIPS_COL] = PIPS[s[HEX_NUMBER + h]] / 5.0
         if s[ROBBER] == h:
-            out[o + 8] = 1.0
-    base = N_HEXES * HEX_FEATURES
+            out[o + HEX_ROBBER_COL] = 1.0
     for i in range(N_PORTS):
-        out[base + i * PORT_FEATURES + s[PORT_TYPE + i]] = 1.0
-    base += N_PORTS * PORT_FEATURES
+        out[O_PORTS + i * PORT_FEATURES + s[PORT_TYPE + i]] = 1.0
     for v in range(N_VERTICES):
         owner = s[V_OWNER + v]
         if owner >= 0:
             lvl = s[V_LEVEL + v]
-            out[base + v * VERTEX_FEATURES + (lvl - 1) * MAX_PLAYERS + _rel(s, owner, observer)] = 1.0
-    base += N_VERTICES * VERTEX_FEATURES
+            out[O_VERTICES + v * VERTEX_FEATURES + (lvl - 1) * MAX_PLAYERS + _rel(s, owner, observer)] = 1.0
     for e in range(N_EDGES):
         owner = s[E_OWNER + e]
         if owner >= 0:
-            out[base + e * EDGE_FEATURES + _rel(s, owner, observer)] = 1.0
+            out[O_EDGES + e * EDGE_FEATURES + _rel(s, owner, observer)] = 1.0
 
 
 @njit(cache=True)
-def encode_tail(s, observer, out, o):
-    """The non-board ("vector part") features into out[o:o + TAIL_SIZE]."""
-    out[o:o + TAIL_SIZE] = 0.0
+def encode_tail(s, observer, out):
+    """The non-board ("vector part") features into out[BOARD_SIZE:VECTOR_SIZE]."""
+    out[BOARD_SIZE:VECTOR_SIZE] = 0.0
     n = s[OPT_PLAYERS]
-    for r in range(5):
-        out[o + r] = s[hand_i(observer, r)] / 10.0
-    o += 5
-    for t in range(5):
-        out[o + t] = s[dev_i(observer, t)] / 5.0
-        out[o + 5 + t] = s[dev_new_i(observer, t)] / 5.0
-    o += 10
-    out[o] = total_vp(s, observer) / 10.0
-    o += 1
-    for k in range(4):
-        b = o + k * PLAYER_FEATURES
-        if k >= n:
-            continue
+    for r in range(N_RES):
+        out[O_OWN_HAND + r] = s[hand_i(observer, r)] / 10.0
+    for t in range(N_DEV):
+        out[O_OWN_DEVS + t] = s[dev_i(observer, t)] / 5.0
+        out[O_OWN_NEW_DEVS + t] = s[dev_new_i(observer, t)] / 5.0
+    out[O_OWN_VP] = total_vp(s, observer) / 10.0
+    for k in range(n):
+        b = O_PLAYERS + k * PLAYER_FEATURES
         p = (observer + k) % n
         dev = 0
-        for t in range(5):
+        for t in range(N_DEV):
             dev += s[dev_i(p, t)]
-        out[b + 0] = s[PUBLIC_VP + p] / 10.0
-        out[b + 1] = hand_size(s, p) / 10.0
-        out[b + 2] = dev / 5.0
-        out[b + 3] = s[KNIGHTS + p] / 5.0
-        out[b + 4] = s[ROAD_LEN + p] / 15.0
-        out[b + 5] = 1.0 if s[LR_HOLDER] == p else 0.0
-        out[b + 6] = 1.0 if s[LA_HOLDER] == p else 0.0
-        out[b + 7] = s[ROADS_LEFT + p] / 15.0
-        out[b + 8] = s[SETTLEMENTS_LEFT + p] / 5.0
-        out[b + 9] = s[CITIES_LEFT + p] / 4.0
-        out[b + 10] = s[DISCARDS + p] / 10.0
-        for r in range(6):
-            out[b + 11 + r] = s[know_i(observer, p, r)] / 10.0
-    o += 4 * PLAYER_FEATURES
-    for r in range(5):
-        out[o + r] = s[BANK + r] / 19.0
-    out[o + 5] = (s[DECK] + s[DECK + 1] + s[DECK + 2] + s[DECK + 3] + s[DECK + 4]) / 25.0
-    for t in range(5):
-        out[o + 6 + t] = s[DEV_USED + t] / 14.0
-    o += 11
-    out[o + s[PHASE]] = 1.0
+        out[b + P_VP] = s[PUBLIC_VP + p] / 10.0
+        out[b + P_CARDS] = hand_size(s, p) / 10.0
+        out[b + P_DEVS] = dev / 5.0
+        out[b + P_KNIGHTS] = s[KNIGHTS + p] / 5.0
+        out[b + P_ROAD_LEN] = s[ROAD_LEN + p] / 15.0
+        out[b + P_HOLDS_LR] = 1.0 if s[LR_HOLDER] == p else 0.0
+        out[b + P_HOLDS_LA] = 1.0 if s[LA_HOLDER] == p else 0.0
+        out[b + P_ROADS_LEFT] = s[ROADS_LEFT + p] / 15.0
+        out[b + P_SETTLEMENTS_LEFT] = s[SETTLEMENTS_LEFT + p] / 5.0
+        out[b + P_CITIES_LEFT] = s[CITIES_LEFT + p] / 4.0
+        out[b + P_DISCARDS] = s[DISCARDS + p] / 10.0
+        for r in range(N_RES + 1):
+            out[b + P_KNOWN + r] = s[know_i(observer, p, r)] / 10.0
+    deck = 0
+    for r in range(N_RES):
+        out[O_BANK + r] = s[BANK + r] / 19.0
+    for t in range(N_DEV):
+        deck += s[DECK + t]
+        out[O_DEV_USED + t] = s[DEV_USED + t] / 14.0
+    out[O_DECK] = deck / 25.0
+    out[O_PHASE + s[PHASE]] = 1.0
     if s[PHASE] != PH_GAME_OVER and s[DECIDER] == observer:
-        out[o + N_PHASES] = 1.0
-    out[o + 11] = s[ROLLED]
-    out[o + 12] = s[DEV_PLAYED]
+        out[O_DECIDES] = 1.0
+    out[O_ROLLED] = s[ROLLED]
+    out[O_DEV_PLAYED] = s[DEV_PLAYED]
     if s[LAST_ROLL] >= 2:
-        out[o + 13 + s[LAST_ROLL] - 2] = 1.0
-    out[o + 24] = s[FREE_ROADS] / 2.0
-    out[o + 25] = s[OFFERS_MADE] / 3.0
-    out[o + 26] = min(s[TURN], 5000) / 100.0
-    o += 27
+        out[O_LAST_ROLL + s[LAST_ROLL] - 2] = 1.0
+    out[O_FREE_ROADS] = s[FREE_ROADS] / 2.0
+    out[O_OFFERS_MADE] = s[OFFERS_MADE] / 3.0
+    out[O_TURN] = min(s[TURN], 5000) / 100.0
     if s[TRADE_GIVE_RES] >= 0:
-        out[o + s[TRADE_GIVE_RES]] = 1.0
-        out[o + 5] = s[TRADE_GIVE_N] / 2.0
-        out[o + 6 + s[TRADE_GET_RES]] = 1.0
-        out[o + 11] = s[TRADE_GET_N] / 2.0
-        out[o + 12 + _rel(s, s[TURN_PLAYER], observer)] = 1.0
-    o += 16
-    for k in range(4):
-        if k >= n:
-            continue
+        out[O_OFFER_GIVE + s[TRADE_GIVE_RES]] = 1.0
+        out[O_OFFER_GIVE_N] = s[TRADE_GIVE_N] / 2.0
+        out[O_OFFER_GET + s[TRADE_GET_RES]] = 1.0
+        out[O_OFFER_GET_N] = s[TRADE_GET_N] / 2.0
+        out[O_OFFER_PROPOSER + _rel(s, s[TURN_PLAYER], observer)] = 1.0
+    for k in range(n):
         p = (observer + k) % n
-        b = o + k * 16
+        b = O_ANSWERS + k * ANSWER_FEATURES
         resp = s[TRADE_RESP + p]
         if resp == RESP_NOT_ASKED:
             continue
         if resp >= RESP_COUNTER:
-            out[b + 3] = 1.0
+            out[b + A_RESP + RESP_COUNTER] = 1.0
             m = resp - RESP_COUNTER
-            out[b + 4 + A.MENU_GIVE_RES[m]] = 1.0
-            out[b + 9] = A.MENU_GIVE_N[m] / 2.0
-            out[b + 10 + A.MENU_GET_RES[m]] = 1.0
-            out[b + 15] = A.MENU_GET_N[m] / 2.0
+            out[b + A_GIVE + A.MENU_GIVE_RES[m]] = 1.0
+            out[b + A_GIVE_N] = A.MENU_GIVE_N[m] / 2.0
+            out[b + A_GET + A.MENU_GET_RES[m]] = 1.0
+            out[b + A_GET_N] = A.MENU_GET_N[m] / 2.0
         else:
-            out[b + resp] = 1.0
+            out[b + A_RESP + resp] = 1.0
 
 
 @njit(cache=True)
 def encode_vector(s, observer, out):
     """The full flat observation (VECTOR_SIZE float32) of observer into out."""
     encode_board(s, observer, out)
-    encode_tail(s, observer, out, BOARD_SIZE)
+    encode_tail(s, observer, out)
 
 
 @njit(cache=True)
@@ -219,7 +270,9 @@ def encode_full(s, out):
     player's exact hand and development cards (absolute seats)."""
     encode_vector(s, 0, out)
     o = VECTOR_SIZE
-    for p in range(4):
-        for r in range(5):
-            out[o + p * 10 + r] = s[hand_i(p, r)] / 10.0
-            out[o + p * 10 + 5 + r] = s[dev_i(p, r)] / 5.0
+    for p in range(MAX_PLAYERS):
+        b = o + p * (N_RES + N_DEV)
+        for r in range(N_RES):
+            out[b + r] = s[hand_i(p, r)] / 10.0
+        for t in range(N_DEV):
+            out[b + N_RES + t] = s[dev_i(p, t)] / 5.0

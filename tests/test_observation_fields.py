@@ -1,0 +1,64 @@
+"""The observation's field table: it covers the vector exactly, each named field holds
+what its meaning says, and the docs page is generated from it."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import catan_env.core.observe  # noqa: F401  (the module; catan_env.core.observe is the function)
+from catan_env.core import game as G
+from catan_env.core import layout as L
+from helpers import game_after_setup
+
+O = sys.modules["catan_env.core.observe"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_fields_tile_the_vector_without_gaps_or_overlaps():
+    covered = np.zeros(O.VECTOR_SIZE, np.int64)
+    end = 0
+    for name, off, shape, meaning in O.OBS_FIELDS:
+        assert off == end, f"{name} starts at {off}, the previous field ends at {end}"
+        end = off + int(np.prod(shape))
+        covered[off:end] += 1
+        assert meaning
+    assert end == O.VECTOR_SIZE == 1147 and (covered == 1).all()
+    assert O.BOARD_SIZE == dict((n, o) for n, o, _, _ in O.OBS_FIELDS)["own_hand"]
+    assert O.TAIL_SIZE == O.VECTOR_SIZE - O.BOARD_SIZE
+
+
+def test_named_fields_hold_what_they_say():
+    s = game_after_setup(seed=3, players=3)
+    seat = int(s[L.DECIDER])
+    vec = G.observe(s, seat)
+    hand = L.view(s, "hand")[seat]
+    assert np.allclose(O.obs_view(vec, "own_hand"), hand / 10.0)
+    players = O.obs_view(vec, "players")
+    for k in range(3):
+        p = (seat + k) % 3
+        assert players[k, O.P_VP] == pytest.approx(s[L.PUBLIC_VP + p] / 10.0)
+        assert players[k, O.P_CARDS] == pytest.approx(L.view(s, "hand")[p].sum() / 10.0)
+        assert players[k, O.P_ROADS_LEFT] == pytest.approx(s[L.ROADS_LEFT + p] / 15.0)
+    assert (players[3] == 0).all()  # no fourth seat
+    phase = O.obs_view(vec, "phase")
+    assert phase.argmax() == s[L.PHASE] and phase.sum() == 1
+    assert O.obs_view(vec, "decides")[0] == 1.0
+    hexes = O.obs_view(vec, "hexes")
+    assert (hexes[:, O.HEX_TERRAIN_COL:O.HEX_TERRAIN_COL + 6].argmax(1) == L.view(s, "hex_terrain")).all()
+    assert hexes[:, O.HEX_ROBBER_COL].argmax() == s[L.ROBBER]
+    assert O.obs_view(vec, "bank").tolist() == pytest.approx((L.view(s, "bank") / 19.0).tolist())
+    # the vector part alone, and batches, read the same
+    tail = vec[O.BOARD_SIZE:]
+    assert (O.obs_view(tail, "players") == players).all()
+    batch = np.stack([vec, vec])
+    assert O.obs_view(batch, "players").shape == (2, L.MAX_PLAYERS, O.PLAYER_FEATURES)
+    with pytest.raises(KeyError, match="unknown observation field"):
+        O.obs_view(vec, "nope")
+    with pytest.raises(KeyError, match="board field"):
+        O.obs_view(tail, "hexes")
+
+
+def test_the_docs_page_is_the_generated_table():
+    with open(os.path.join(ROOT, "docs", "observation.md")) as f:
+        assert O.observation_table() in f.read()
