@@ -13,11 +13,10 @@ import numpy as np
 from . import actions as A
 from . import layout as L
 from . import cards as C
-from . import placement as P
 from . import rules as R
-from . import tables as T
 from .board import read_board, write_board
 from .determinize import determinize as _determinize
+from .explain import explain_illegal
 from .observe import (BOARD_SIZE, FULL_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE,
                       encode_full, encode_planes, encode_vector)
 from .options import DEFAULT_MAX_TURNS, make_options
@@ -152,93 +151,6 @@ def chance_outcome(state, action):
     if action == A.BUY_DEV:
         return int(state[L.LAST_DRAW])
     return None
-
-
-def _kinds_possible_in_phase(state):
-    """Action kinds the decider could take in this phase given every card and resource:
-    asked of the rules kernel itself on a richly endowed copy, so that the phase table
-    lives in one place (``rules.legal_actions``)."""
-    t = state.copy()
-    p = decider(state)
-    L.view(t, "hand")[p] = 9
-    L.view(t, "bank")[:] = T.CARDS_PER_RESOURCE
-    L.view(t, "dev_hand")[p] = 1
-    L.view(t, "dev_new")[p] = 0
-    L.view(t, "deck")[:] = 1
-    t[L.DEV_PLAYED] = 0
-    t[L.OFFERS_MADE] = 0
-    t[L.OPT_TRADE] = 1
-    t[L.ROADS_LEFT + p] = max(int(t[L.ROADS_LEFT + p]), 1)
-    t[L.SETTLEMENTS_LEFT + p] = max(int(t[L.SETTLEMENTS_LEFT + p]), 1)
-    t[L.CITIES_LEFT + p] = max(int(t[L.CITIES_LEFT + p]), 1)
-    buf = np.empty(A.N_ACTIONS, dtype=np.int64)
-    n = R.legal_actions(t, buf)
-    return list(dict.fromkeys(A.ACTION_TABLE[int(a)][0] for a in buf[:n]))
-
-
-def explain_illegal(state, action):
-    """A human-readable reason why action is not legal now (best effort)."""
-    ph = int(state[L.PHASE])
-    phase = L.PHASE_NAMES[ph]
-    if ph == L.PH_GAME_OVER:
-        return "the game is over"
-    kind, args, _ = A.ACTION_TABLE[action]
-    p = decider(state)
-    hand = L.view(state, "hand")[p]
-    allowed = _kinds_possible_in_phase(state)
-    if kind not in allowed:
-        return f"{kind} is not allowed in phase {phase} (seat {p} decides; allowed: {', '.join(allowed)})"
-    cost = R.action_cost(action)
-    if ph == L.PH_MAIN and cost.any() and np.any(hand < cost):
-        return f"seat {p} cannot afford it (hand {hand.tolist()}, cost {cost.tolist()})"
-    if kind == "BUILD_ROAD":
-        e = args[0]
-        if state[L.E_OWNER + e] >= 0:
-            return f"edge {e} already has a road"
-        if state[L.ROADS_LEFT + p] <= 0:
-            return f"seat {p} has no roads left"
-        return f"edge {e} does not connect to seat {p}'s network"
-    if kind == "BUILD_SETTLEMENT":
-        v = args[0]
-        if state[L.V_OWNER + v] >= 0:
-            return f"vertex {v} is occupied"
-        if state[L.SETTLEMENTS_LEFT + p] <= 0:
-            return f"seat {p} has no settlements left"
-        if not P.distance_ok(state, v):
-            return f"vertex {v} breaks the distance rule"
-        return f"vertex {v} does not touch seat {p}'s road"
-    if kind == "BUILD_CITY":
-        if state[L.CITIES_LEFT + p] <= 0:
-            return f"seat {p} has no cities left"
-        return f"vertex {args[0]} holds no settlement of seat {p}"
-    if kind == "BUY_DEV":
-        return "the development deck is empty"
-    if kind.startswith("PLAY_"):
-        if state[L.DEV_PLAYED]:
-            return "a development card was already played this turn"
-        return "seat has no such card, or only one bought this turn, or it cannot be used now"
-    if kind == "DISCARD":
-        return f"seat {p} holds no {L.RESOURCE_NAMES[args[0]]}"
-    if kind == "MOVE_ROBBER":
-        h, k = args
-        if h == state[L.ROBBER]:
-            return f"the robber is already on hex {h}; it must move"
-        return f"victim +{k} is not eligible on hex {h} (needs a building there and cards)" if k else \
-            f"someone on hex {h} can be robbed, so a victim must be chosen"
-    if kind == "MARITIME_TRADE":
-        rate = R.trade_rate(state, p, args[0])
-        return f"seat {p} needs {rate} {L.RESOURCE_NAMES[args[0]]} and the bank 1 {L.RESOURCE_NAMES[args[1]]}"
-    if kind == "TRADE_OFFER":
-        if not state[L.OPT_TRADE]:
-            return "domestic trade is off in this game"
-        if state[L.OFFERS_MADE] >= state[L.OPT_MAX_OFFERS]:
-            return "the cap on offers this turn is reached"
-        return f"seat {p} does not hold what the offer gives"
-    if kind in ("TRADE_ACCEPT", "TRADE_COUNTER"):
-        return f"seat {p} does not hold what it would give (or the counter equals the offer)"
-    if kind == "TRADE_CONFIRM":
-        return f"partner +{args[0]} did not accept, or the proposer cannot pay its counter"
-    return f"not legal in phase {phase}"
 
 
 def observe(state, player, kind="vector"):
