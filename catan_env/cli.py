@@ -36,7 +36,13 @@ def positive_int(text):
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """--help keeps the description's line breaks and shows every option's default."""
+    """--help keeps the description's line breaks and shows every option's default (once:
+    an option whose help already says "(default: ...)" keeps its own wording)."""
+
+    def _get_help_string(self, action):
+        if "(default:" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
 
 
 def parser(prog, description):

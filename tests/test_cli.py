@@ -79,3 +79,15 @@ def test_every_command_line_option_says_what_it_does():
     assert len(scripts) > 30
     missing = {os.path.relpath(p, root): lines for p in scripts if (lines := _options_without_help(p))}
     assert not missing, f"options without help text (file: lines): {missing}"
+
+
+def test_each_option_shows_its_default_once():
+    from catan_env.agents.arena import main as arena_main
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        arena_main(["--help"])
+    text = " ".join(out.getvalue().split())
+    address = text[text.index("--address ADDRESS"):text.index("--out OUT")]
+    assert address.count("default:") == 1 and "$RAY_ADDRESS" in address

@@ -6,9 +6,11 @@ import csv
 import os
 import shutil
 import socket
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -61,8 +63,37 @@ def cluster():
     try:
         yield f"127.0.0.1:{port}", env
     finally:
-        subprocess.run([RAY, "stop", "--force"], capture_output=True, timeout=120)
+        _stop_cluster(temp)  # this cluster only: `ray stop` would stop every Ray of the user
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def _cluster_pids(temp):
+    """Processes of the cluster whose temp dir is temp (its path is on their command lines)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if temp.encode() in f.read():
+                    pids.append(int(entry))
+        except OSError:
+            pass
+    return pids
+
+
+def _stop_cluster(temp, grace=20.0):
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in _cluster_pids(temp):
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        deadline = time.monotonic() + grace
+        while _cluster_pids(temp) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if not _cluster_pids(temp):
+            return
 
 
 def test_training_and_arena_on_a_local_ray_cluster(cluster, tmp_path):
