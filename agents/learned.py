@@ -64,12 +64,58 @@ def sb3_agent(path, deterministic=True, seed=None):
     return PolicyAgent(path, deterministic=deterministic, seed=seed)
 
 
-def rllib_agent(path=None, policy="shared", deterministic=True, seed=None):
+SHARED_POLICY = "shared"  # the RLModule id of a policy shared by every seat
+
+
+def rllib_agent(path=None, policy=SHARED_POLICY, deterministic=True, seed=None):
     """An RLlib checkpoint's policy as an agent (``rllib:path=DIR``; ``[rllib]`` extra)."""
     try:
         import ray.rllib  # noqa: F401
     except ImportError as e:
         raise ImportError("the rllib agent needs the [rllib] extra: "
                           "pip install torch==2.13.0 && pip install 'catan_env[rllib]'") from e
-    from catan_env.wrappers.rllib import RLlibAgent
     return RLlibAgent(path, policy=policy, deterministic=deterministic, seed=seed)
+
+
+def module_path(checkpoint, policy=SHARED_POLICY):
+    """Folder of one policy's RLModule inside an ``algo.save()`` checkpoint."""
+    return os.path.join(os.fspath(checkpoint), "learner_group", "learner", "rl_module", policy)
+
+
+class RLlibAgent(Agent):
+    """Plays an RLlib checkpoint's masked policy (``rllib:path=DIR[:policy=shared]``): the
+    argmax of its logits over the legal actions, or a sample with ``deterministic=False``."""
+
+    name = "rllib"
+
+    def __init__(self, path=None, policy=SHARED_POLICY, deterministic=True, seed=None):
+        super().__init__(seed)
+        if path is None:
+            raise ValueError("rllib agent needs path=<checkpoint folder written by algo.save()>")
+        folder = module_path(path, policy)
+        if not os.path.isdir(folder):
+            raise ValueError(f"no policy {policy!r} in RLlib checkpoint {path!r} (looked for {folder})")
+        import torch
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        self._torch = torch
+        self.module = RLModule.from_checkpoint(os.path.abspath(folder))
+        self.module.eval()
+        self.path, self.policy, self.deterministic = os.fspath(path), policy, bool(deterministic)
+
+    def logits(self, observation):
+        """Masked logits over all actions for one observation dict of our env."""
+        torch = self._torch
+        obs = {"observations": torch.as_tensor(np.asarray(observation["observation"], np.float32))[None],
+               "action_mask": torch.as_tensor(observation["action_mask"].astype(np.float32))[None]}
+        with torch.no_grad():
+            out = self.module.forward_inference({"obs": obs})
+        return out["action_dist_inputs"][0].numpy()
+
+    def act(self, observation, infoset):
+        legal = legal_from(observation)
+        return choose_from_logits(legal, self.logits(observation)[legal], self.deterministic, self.rng)
+
+    def __repr__(self):
+        return f"RLlibAgent(path={self.path!r}, policy={self.policy!r})"
+

@@ -12,7 +12,7 @@ from .core import (GameOptions, GameRecord, IllegalActionError, CorruptStateErro
 
 __version__ = "0.1.0"
 
-_LAZY = {"env": ".aec_env", "raw_env": ".aec_env", "InfoSet": ".infoset", "replay": ".replays"}
+_LAZY = {"env": ".aec_env", "raw_env": ".aec_env", "InfoSet": ".infoset", "replay": ".playback"}
 
 
 def __getattr__(name):

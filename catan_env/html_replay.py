@@ -17,7 +17,7 @@ from .core.topology import EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_PORTS, VERTEX_
 from .render import (PLAYER_COLOURS, PLAYER_NAMES, PORT_LABEL, TERRAIN_COLOURS, board_px,
                      harbour_geometry)
 
-from .replays import replay
+from .playback import replay
 
 OX, OY = 300, 320  # board origin, as in render_rgb
 

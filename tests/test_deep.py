@@ -20,7 +20,8 @@ from catan_env.batched.mlp import from_torch, mlp_forward, pack  # noqa: E402
 from catan_env.core import actions as A  # noqa: E402
 from catan_env.core import game as G  # noqa: E402
 from catan_env.core.layout import HEX_NUMBER, HEX_TERRAIN, MAX_PLAYERS, N_RES  # noqa: E402
-from catan_env.core.observe import BOARD_SIZE, GRID_H, GRID_W, PLANES, TAIL_SIZE, VECTOR_SIZE  # noqa: E402
+from catan_env.core.observe import (BOARD_SIZE, GRID_H, GRID_W, P_VP, PLANES, TAIL_SIZE,  # noqa: E402
+                                   VECTOR_SIZE, obs_view)
 from catan_env.core.observe import encode_planes, encode_vector  # noqa: E402
 from catan_env.core.options import GameOptions  # noqa: E402
 from catan_env.core.topology import HEX_VERTICES  # noqa: E402
@@ -241,7 +242,7 @@ def test_winner_accuracy_reads_public_vp_and_outcomes():
     encode_vector(s, 2, vec)
     tail = vec[BOARD_SIZE:]
     for k in range(4):  # the baseline reads each relative seat's public VP
-        assert round(float(tail[nets._PUBLIC_VP[k]]) * 10) == s[G.L.PUBLIC_VP + (2 + k) % 4]
+        assert round(float(obs_view(tail, "players")[k, P_VP]) * 10) == s[G.L.PUBLIC_VP + (2 + k) % 4]
 
     class FavoursSeat1(torch.nn.Module):
         def forward(self, planes, tail, players):
@@ -251,6 +252,6 @@ def test_winner_accuracy_reads_public_vp_and_outcomes():
     data = {"planes": np.zeros((rows, PLANES, GRID_H, GRID_W), np.float32),
             "tail": np.zeros((rows, TAIL_SIZE), np.float32), "players": np.full(rows, 4),
             "outcome": np.array([[0, 1, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0], [0.25] * 4], np.float32)}
-    data["tail"][:, nets._PUBLIC_VP[2]] = 0.5  # relative seat 2 leads on VP everywhere
+    obs_view(data["tail"], "players")[:, 2, P_VP] = 0.5  # relative seat 2 leads on VP everywhere
     acc = nets.winner_accuracy(FavoursSeat1(), data, np.arange(rows))
     assert acc == {"test_picks_winner": 2 / 3, "test_vp_leader": 0.0}  # the capped game is left out

@@ -21,13 +21,12 @@ an RLModule would not); RLlib sees only the learner seats.
 seat (self-play), or a ``policy_mapping`` of your own.  ``RLlibAgent`` plays a saved
 checkpoint's policy in the arena (``rllib:path=CHECKPOINT``).
 """
-import os
 
 import numpy as np
 from gymnasium import spaces
 
 import catan_env
-from catan_env.agents.base import Agent, choose_from_logits, legal_from
+from catan_env.agents.learned import SHARED_POLICY, RLlibAgent, module_path  # noqa: F401 (re-exported)
 from catan_env.agents.registry import make_agent
 
 try:  # the env subclasses RLlib's MultiAgentEnv where ray is installed
@@ -35,8 +34,6 @@ try:  # the env subclasses RLlib's MultiAgentEnv where ray is installed
 except ImportError:  # pragma: no cover - the module stays importable for docs and errors
     import gymnasium
     _Base = gymnasium.Env
-
-SHARED_POLICY = "shared"
 
 
 def _seat_of(key, players):
@@ -164,47 +161,3 @@ def ppo_config(env="catan", env_config=None, policies=None, policy_mapping=None,
     if training:
         config = config.training(**training)
     return config
-
-
-def module_path(checkpoint, policy=SHARED_POLICY):
-    """Folder of one policy's RLModule inside an ``algo.save()`` checkpoint."""
-    return os.path.join(os.fspath(checkpoint), "learner_group", "learner", "rl_module", policy)
-
-
-class RLlibAgent(Agent):
-    """Plays an RLlib checkpoint's masked policy (``rllib:path=DIR[:policy=shared]``): the
-    argmax of its logits over the legal actions, or a sample with ``deterministic=False``."""
-
-    name = "rllib"
-
-    def __init__(self, path=None, policy=SHARED_POLICY, deterministic=True, seed=None):
-        super().__init__(seed)
-        if path is None:
-            raise ValueError("rllib agent needs path=<checkpoint folder written by algo.save()>")
-        folder = module_path(path, policy)
-        if not os.path.isdir(folder):
-            raise ValueError(f"no policy {policy!r} in RLlib checkpoint {path!r} (looked for {folder})")
-        import torch
-        from ray.rllib.core.rl_module.rl_module import RLModule
-
-        self._torch = torch
-        self.module = RLModule.from_checkpoint(os.path.abspath(folder))
-        self.module.eval()
-        self.path, self.policy, self.deterministic = os.fspath(path), policy, bool(deterministic)
-
-    def logits(self, observation):
-        """Masked logits over all actions for one observation dict of our env."""
-        torch = self._torch
-        obs = {"observations": torch.as_tensor(np.asarray(observation["observation"], np.float32))[None],
-               "action_mask": torch.as_tensor(observation["action_mask"].astype(np.float32))[None]}
-        with torch.no_grad():
-            out = self.module.forward_inference({"obs": obs})
-        return out["action_dist_inputs"][0].numpy()
-
-    def act(self, observation, infoset):
-        legal = legal_from(observation)
-        return choose_from_logits(legal, self.logits(observation)[legal], self.deterministic, self.rng)
-
-    def __repr__(self):
-        return f"RLlibAgent(path={self.path!r}, policy={self.policy!r})"
-

@@ -92,9 +92,3 @@ def move_features(s, seat, a, out):
     out[F_CONTEXT + 6] = min(s[TURN], 500) / 100.0
     return out
 
-
-@njit(cache=True)
-def features_of(s, seat, actions, n, out):
-    """move_features of actions[:n] into the rows of out."""
-    for i in range(n):
-        move_features(s, seat, actions[i], out[i])

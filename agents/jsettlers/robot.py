@@ -1,6 +1,6 @@
-"""A heuristic agent in the style of the JSettlers robot (../shared/reference/jsettlers-robot.md).
+"""A heuristic agent in the style of the JSettlers robot.
 
-Built from the behavioural spec, not from JSettlers' code.  Parts:
+Built from a behavioural description of the JSettlers robot, not from JSettlers' code.  Parts:
   - building-speed estimates (``speed``, jitted) and the win-game ETA (WGETA);
   - opening placement by the pair search over from-nothing ETAs, and the initial road
     toward the best node two edges away (opponents' likely picks removed in round one);
@@ -92,7 +92,7 @@ class JSettlersAgent(Agent):
         s = infoset.public_state()
         me = infoset.seat
         self._hand = infoset.hand()
-        self._devs, self._new_devs = infoset.dev_cards()
+        self._devs = infoset.dev_cards()[0]
         self._deck_left = infoset.deck_size()
         self._legal = set(int(a) for a in legal)
         self._infoset = infoset

@@ -19,6 +19,8 @@ from catan_env.core.layout import (
 )
 
 from ..base import Agent, legal_from
+from ..jsettlers import JSettlersAgent
+from ..opening import SolverOpeningAgent
 from . import kernel as K
 from .config import make_config
 from .search import run_search
@@ -54,9 +56,8 @@ class MCTSAgent(Agent):
         self.last = None
         self._opener = None
         if self.config.opening != "search":
-            from ..registry import make_agent
-            spec = "jsettlers" if self.config.opening == "jsettlers" else "opening_solver"
-            self._opener = make_agent(spec, seed=seed)
+            opener = JSettlersAgent if self.config.opening == "jsettlers" else SolverOpeningAgent
+            self._opener = opener(seed=seed)
         self.reset(seed)
 
     def reset(self, seed=None):

@@ -2,7 +2,7 @@
 
 Every MCTS variant is a preset of one :class:`SearchConfig`; options given beside a
 preset override it (``mcts:variant=mp_ensemble:playouts=10000:c=0.1``).  The presets
-and their sources (the papers in ../shared/seeds):
+and the papers they come from:
 
   ismcts        this library's first agent: information-set MCTS (a determinization
                 per iteration), open-loop chance, Szita et al.'s virtual wins, pruning

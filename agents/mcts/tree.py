@@ -94,9 +94,6 @@ class RootStats:
         pick = top[0] if rng is None else top[rng.integers(len(top))]
         return int(self.keys[pick])
 
-    def as_dict(self):
-        return {int(k): (float(n), self.wins[i].copy()) for i, (k, n) in enumerate(zip(self.keys, self.visits))}
-
 
 def merge_roots(stats):
     """Ensemble UCT's merge: the root children of several trees, visits, reward sums

@@ -1,0 +1,45 @@
+"""Stepping through a recorded game: one ``ReplayStep`` per position, optionally with
+its rendering (``catan_env.replay``)."""
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from .core.actions import action_name
+from .core.record import GameRecord
+
+
+@dataclass
+class ReplayStep:
+    index: int          # 0 = initial position
+    action: int         # the action that led here (-1 for the initial position)
+    action_name: str
+    state: np.ndarray   # the full state after the action
+    frame: object       # str (ansi), uint8 array (rgb_array) or None
+
+
+def _load(record):
+    if isinstance(record, GameRecord):
+        return record
+    if isinstance(record, dict):
+        return GameRecord.from_dict(record)
+    if isinstance(record, (str, os.PathLike)):
+        return GameRecord.load(record)
+    raise TypeError(f"record must be a GameRecord, dict or path, got {type(record).__name__}")
+
+
+def replay(record, render_mode=None):
+    """Yield a ReplayStep per position of a recorded game."""
+    from . import render as R
+    if render_mode not in (None, "ansi", "rgb_array"):
+        raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
+    rec = _load(record)
+    actions = [-1] + [a for a, _ in rec.actions]
+    for i, state in enumerate(rec.replay()):
+        frame = None
+        if render_mode == "ansi":
+            frame = R.render_ansi(state)
+        elif render_mode == "rgb_array":
+            frame = R.render_rgb(state)
+        a = actions[i]
+        yield ReplayStep(i, a, "START" if a < 0 else action_name(a), state, frame)
