@@ -4,7 +4,7 @@ import numpy as np
 from catan_env import core as C
 from catan_env.core import actions as A
 from catan_env.core import layout as L
-from catan_env.core import cards as CARDS
+from catan_env.core import edit as E
 from catan_env.core.topology import EDGE_VERTICES, VERTEX_EDGES
 
 RES = {"brick": 0, "lumber": 1, "wool": 2, "grain": 3, "ore": 4}
@@ -44,13 +44,12 @@ def game_after_setup(players=4, seed=0, vertices=None, **options):
 def give(s, p, **cards):
     """Move cards from the bank to seat p in public (knowledge updated)."""
     for name, n in cards.items():
-        CARDS._gain(s, p, RES[name], n)
+        E.gain_from_bank(s, p, RES[name], n)
 
 
 def take_all(s, p):
     """Return all of p's cards to the bank in public."""
-    cost = L.view(s, "hand")[p].copy()
-    CARDS._pay(s, p, cost)
+    E.pay_to_bank(s, p, L.view(s, "hand")[p].copy())
 
 
 def hand(s, p):

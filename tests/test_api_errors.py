@@ -170,3 +170,25 @@ def test_gym_env_takes_agent_specs_like_the_clis():
             break
     with pytest.raises(ValueError, match="unknown agent"):
         gymnasium.make("catan_env/Catan-v0", opponents="grandmaster")
+
+
+def test_the_public_editing_api_keeps_cards_conserved_and_knowledge_true():
+    """``core.edit`` (used by the Pioneers mirror and the scenario helpers) moves cards in
+    public: totals are conserved and every observer's knowledge row stays a true bound."""
+    from catan_env.core import edit as E
+    from catan_env.core import invariants
+    s = game_after_setup()
+    quiet_roll(s)
+    E.gain_from_bank(s, 0, 0, 4)
+    E.bank_trade(s, 0, 0, 4, 3)          # a 4:1 brick-for-grain trade seen elsewhere
+    assert s[L.hand_i(0, 0)] == 0 and s[L.hand_i(0, 3)] == 1
+    E.gain_from_bank(s, 1, 2, 2)
+    E.transfer(s, 1, 0, 2, 1)
+    s[L.dev_i(0, L.MONOPOLY)] += 1
+    L.view(s, "deck")[L.MONOPOLY] -= 1
+    E.play_dev_card(s, 0, L.MONOPOLY)
+    assert s[L.DEV_PLAYED] == 1 and s[L.DEV_USED + L.MONOPOLY] == 1
+    E.pay_to_bank(s, 0, L.view(s, "hand")[0].copy())
+    assert invariants.problems(s) == []
+    for o in list(range(4)) + [L.PUBLIC]:
+        assert L.view(s, "know")[o, 0, :L.N_RES].sum() == 0  # seat 0's empty hand is public

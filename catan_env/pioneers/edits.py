@@ -5,7 +5,7 @@ conserved, and leaves every knowledge row a true lower bound."""
 import numpy as np
 
 from ..core import actions as A
-from ..core import cards as CARDS
+from ..core import edit as E
 from ..core import layout as L
 from ..core import rules as R
 
@@ -21,10 +21,7 @@ def apply_edit(s, args):
         _, p, r1, n, r2 = args
         if s[L.hand_i(p, r1)] < n or s[L.BANK + r2] < 1 or s[L.PHASE] != L.PH_MAIN:
             return False
-        s[L.hand_i(p, r1)] -= n
-        s[L.BANK + r1] += n
-        CARDS._know_lose(s, p, r1, n)
-        CARDS._gain(s, p, r2, 1)
+        E.bank_trade(s, p, r1, n, r2)
         return True
     if what == "trade":  # (p, q, p gives vec, p gets vec)
         _, p, q, give, get = args
@@ -33,20 +30,18 @@ def apply_edit(s, args):
                 return False
         for r in range(L.N_RES):
             if give[r]:
-                CARDS._transfer(s, p, q, r, give[r])
+                E.transfer(s, p, q, r, give[r])
             if get[r]:
-                CARDS._transfer(s, q, p, r, get[r])
+                E.transfer(s, q, p, r, get[r])
         return True
     if what == "plenty":  # (p, vec) year of plenty with a short bank
         _, p, vec = args
         if s[L.dev_i(p, L.YEAR_OF_PLENTY)] - s[L.dev_new_i(p, L.YEAR_OF_PLENTY)] <= 0:
             return False
-        s[L.dev_i(p, L.YEAR_OF_PLENTY)] -= 1
-        s[L.DEV_PLAYED] = 1
-        s[L.DEV_USED + L.YEAR_OF_PLENTY] += 1
+        E.play_dev_card(s, p, L.YEAR_OF_PLENTY)
         for r in range(L.N_RES):
             if vec[r]:
-                CARDS._gain(s, p, r, vec[r])
+                E.gain_from_bank(s, p, r, vec[r])
         return True
     if what == "resync":  # (observer, resource, {seat: exact count}, balancing seat)
         return _resync(s, *args[1:])

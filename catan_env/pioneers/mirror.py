@@ -23,6 +23,7 @@ stops before the first one.
 import numpy as np
 
 from ..core import actions as A
+from ..core import edit as E
 from ..core import game as G
 from ..core import layout as L
 from ..core import rules as R
@@ -88,8 +89,8 @@ def apply_entry(s, e, reguess=False):
         p = e.args
         if s[L.dev_i(p, L.VICTORY_POINT)] <= 0:
             return False
-        R.reveal_vp_card(s, p)
-        R._check_win(s)
+        E.reveal_vp_card(s, p)
+        E.check_win(s)
         return True
     if e.kind == "edit":
         return apply_edit(s, e.args)
