@@ -179,6 +179,7 @@ def test_the_public_editing_api_keeps_cards_conserved_and_knowledge_true():
     from catan_env.core import invariants
     s = game_after_setup()
     quiet_roll(s)
+    E.pay_to_bank(s, 0, L.view(s, "hand")[0].copy())
     E.gain_from_bank(s, 0, 0, 4)
     E.bank_trade(s, 0, 0, 4, 3)          # a 4:1 brick-for-grain trade seen elsewhere
     assert s[L.hand_i(0, 0)] == 0 and s[L.hand_i(0, 3)] == 1
