@@ -18,6 +18,7 @@ import os
 import sys
 import time
 from collections import defaultdict
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -27,10 +28,11 @@ from catan_env.core.options import DEFAULT_MAX_TURNS
 
 from catan_env.cli import Progress, compile_notice, parser, positive_int, user_errors
 
+from .base import AgentProtocol
 from .registry import make_agent
 
 
-def wilson(wins, n, z=1.96):
+def wilson(wins: int, n: int, z: float = 1.96) -> Tuple[float, float]:
     """95% Wilson score interval of a win rate."""
     if n == 0:
         return (0.0, 0.0)
@@ -42,8 +44,11 @@ def wilson(wins, n, z=1.96):
     return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
-def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decisions=False,
-              record_path=None, on_decision=None, obs_type="vector"):
+def play_game(specs: Sequence[Union[str, AgentProtocol]], seed: int,
+              max_turns: Optional[int] = DEFAULT_MAX_TURNS, options: Optional[Mapping[str, Any]] = None,
+              time_decisions: bool = False, record_path: Optional[str] = None,
+              on_decision: Optional[Callable[[int, Dict[str, Any], int, Any], None]] = None,
+              obs_type: str = "vector") -> Dict[str, Any]:
     """One game; specs[i] plays seat i.  Returns a dict with the outcome per seat.
     record_path: also save the game's record there (JSON, replayable).
     on_decision(seat, observation, action, infoset): called after each agent decision (to
@@ -52,10 +57,11 @@ def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decis
     n = len(specs)
     env = catan_env.raw_env(players=n, max_turns=max_turns, obs_type=obs_type, **options)
     env.reset(seed=seed)
-    agents = [make_agent(spec, seed=seed * 31 + i) for i, spec in enumerate(specs)]
+    agents: List[Any] = [make_agent(spec, seed=seed * 31 + i) for i, spec in enumerate(specs)]
     for i, a in enumerate(agents):
-        a.reset(seed * 31 + i)
-    times = [[] for _ in range(n)]
+        if hasattr(a, "reset"):
+            a.reset(seed * 31 + i)
+    times: List[List[float]] = [[] for _ in range(n)]
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -88,11 +94,11 @@ def play_game(specs, seed, max_turns=DEFAULT_MAX_TURNS, options=None, time_decis
             "decision_times": times if time_decisions else None}
 
 
-def _job(args):
+def _job(args: Tuple[Any, ...]) -> Dict[str, Any]:
     return play_game(*args)
 
 
-def schedule(players, games, seed):
+def schedule(players: Sequence[str], games: int, seed: int) -> List[Tuple[List[str], int]]:
     """(seat specs, game seed) per game: a seat permutation drawn from the seed."""
     rng = np.random.default_rng(seed)
     out = []
@@ -105,8 +111,10 @@ def schedule(players, games, seed):
 BACKENDS = ("process", "ray")
 
 
-def run_tournament(players, games, workers=1, seed=0, max_turns=DEFAULT_MAX_TURNS, options=None,
-                   progress=True, save_games=None, backend="process", address=None):
+def run_tournament(players: Sequence[str], games: int, workers: int = 1, seed: int = 0,
+                   max_turns: Optional[int] = DEFAULT_MAX_TURNS, options: Optional[Mapping[str, Any]] = None,
+                   progress: bool = True, save_games: Optional[str] = None, backend: str = "process",
+                   address: Optional[str] = None) -> List[Dict[str, Any]]:
     """Play the games (in worker processes when workers > 1); return the game list.
     save_games: a folder that receives one replayable record per game
     (``game-00001.json``, ...; ``catan-render`` replays and draws them).
@@ -142,11 +150,11 @@ def run_tournament(players, games, workers=1, seed=0, max_turns=DEFAULT_MAX_TURN
     return results
 
 
-def _jobs(chunk):
+def _jobs(chunk: Sequence[Tuple[Any, ...]]) -> List[Dict[str, Any]]:
     return [_job(job) for job in chunk]
 
 
-def _ray_map(jobs, workers, address):
+def _ray_map(jobs: Sequence[Tuple[Any, ...]], workers: int, address: Optional[str]) -> Iterator[Dict[str, Any]]:
     """Results of ``_job`` over jobs, in order, computed as Ray tasks (a task plays a
     chunk of games, as the process pool's chunks, so that short games do not pay a
     task's overhead each)."""
@@ -173,13 +181,13 @@ def _ray_map(jobs, workers, address):
             ray.shutdown()
 
 
-def summarise(results, players):
+def summarise(results: Sequence[Dict[str, Any]], players: Sequence[str]) -> Dict[str, Any]:
     """Per-spec and per-seat statistics."""
-    per = defaultdict(lambda: {"seat_games": 0, "wins": 0, "vp": [], "rank": [], "trades": 0, "offers": 0,
+    per: Dict[str, Dict[str, Any]] = defaultdict(lambda: {"seat_games": 0, "wins": 0, "vp": [], "rank": [], "trades": 0, "offers": 0,
                                "fallbacks": 0})
     n = len(players)
-    seat_wins = defaultdict(lambda: [0] * n)
-    seat_games = defaultdict(lambda: [0] * n)
+    seat_wins: Dict[str, List[int]] = defaultdict(lambda: [0] * n)
+    seat_games: Dict[str, List[int]] = defaultdict(lambda: [0] * n)
     for res in results:
         for seat, spec in enumerate(res["specs"]):
             d = per[spec]
@@ -213,15 +221,15 @@ def summarise(results, players):
             "agents": agents}
 
 
-def _merged_counts(dicts):
-    out = defaultdict(int)
+def _merged_counts(dicts: Iterable[Mapping[str, int]]) -> Dict[str, int]:
+    out: Dict[str, int] = defaultdict(int)
     for d in dicts:
         for k, v in d.items():
             out[k] += v
     return dict(sorted(out.items()))
 
 
-def write_outputs(results, summary, out):
+def write_outputs(results: Sequence[Dict[str, Any]], summary: Dict[str, Any], out: str) -> List[str]:
     """summary.json, games.csv and (with matplotlib) two plots in out; returns the paths
     written."""
     os.makedirs(out, exist_ok=True)
@@ -281,7 +289,7 @@ in per game, counted by the env from the actions (either side of the trade); fal
 moves the agent replaced because its plan was not legal (should be 0)."""
 
 
-def format_table(summary, under_test=None):
+def format_table(summary: Dict[str, Any], under_test: Optional[str] = None) -> str:
     """The summary as a text table; under_test (a spec) is marked with *."""
     lines = [f"{summary['games']} games, mean length {summary['mean_game_length_turns']:.1f} turns, "
              f"{summary['truncated_games']} truncated, "
@@ -300,7 +308,7 @@ def format_table(summary, under_test=None):
 
 
 @user_errors("catan-arena")
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = parser("catan-arena", __doc__.split("\n\n")[0])
     ap.add_argument("--players", default="jsettlers,random,random,random",
                     help="comma-separated agent specs, one per seat (2-4)")

@@ -10,8 +10,26 @@ An agent sees only what its seat may know: the PettingZoo observation dict
         env.step(action)
 """
 from collections import Counter
+from typing import TYPE_CHECKING, Any, Dict, Optional, Protocol, runtime_checkable
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from catan_env.infoset import InfoSet
+
+# What an agent receives: {"observation": float32 vector (or {"board", "vector"} with
+# obs_type="planes"), "action_mask": int8[N_ACTIONS]}, as the PettingZoo env gives it.
+Observation = Dict[str, Any]
+
+
+@runtime_checkable
+class AgentProtocol(Protocol):
+    """What every env loop, the arena and the wrappers need of an agent."""
+
+    def act(self, observation: Observation, infoset: "InfoSet") -> int:
+        """The action id to play (legal under observation["action_mask"])."""
+        ...
 
 
 class Agent:
@@ -24,39 +42,40 @@ class Agent:
 
     name = "agent"
 
-    def __init__(self, seed=None):
+    def __init__(self, seed: Optional[int] = None) -> None:
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        self.fallbacks = Counter()
+        self.fallbacks: "Counter[str]" = Counter()
 
-    def fall_back(self, infoset, reason, action):
+    def fall_back(self, infoset: Optional["InfoSet"], reason: str, action: int) -> int:
         """Count one replaced move (reason: a short fixed label) and return ``action``."""
         self.fallbacks[reason] += 1
         if infoset is not None:
             infoset.report_fallback(reason)
         return int(action)
 
-    def reset(self, seed=None):
+    def reset(self, seed: Optional[int] = None) -> None:
         """Forget per-game memory; reseed when a seed is given."""
         if seed is not None:
             self.seed = seed
             self.rng = np.random.default_rng(seed)
 
-    def act(self, observation, infoset):
+    def act(self, observation: Observation, infoset: "InfoSet") -> int:
         raise NotImplementedError
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed})"
 
 
-def legal_from(observation):
+def legal_from(observation: Observation) -> np.ndarray:
     return np.flatnonzero(observation["action_mask"])
 
 
-def choose_from_logits(legal, logits, deterministic, rng):
+def choose_from_logits(legal: np.ndarray, logits: ArrayLike, deterministic: bool,
+                       rng: np.random.Generator) -> int:
     """legal[i] with the highest logits[i] (deterministic), or drawn from their softmax."""
-    logits = np.asarray(logits, dtype=np.float64)
+    z = np.asarray(logits, dtype=np.float64)
     if deterministic:
-        return int(legal[np.argmax(logits)])
-    p = np.exp(logits - logits.max())
+        return int(legal[np.argmax(z)])
+    p = np.exp(z - z.max())
     return int(legal[rng.choice(len(legal), p=p / p.sum())])

@@ -1,6 +1,9 @@
 """Agents by short name, for CLIs: ``random``, ``weighted``, ``jsettlers``,
 ``jsettlers:strategy=smart``, ``trader``, ``opening_solver:base=weighted``, ... Options follow the name as ``:key=value``.
 Register your own with ``register_agent("mine", MyAgent)``."""
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+
+from .base import AgentProtocol
 from .deep import exit_agent, uctnet_agent
 from .human import HumanAgent
 from .jsettlers import JSettlersAgent
@@ -10,7 +13,7 @@ from .opening import SolverOpeningAgent
 from .random_agents import RandomAgent, WeightedRandomAgent
 from .trader import TraderAgent
 
-_REGISTRY = {
+_REGISTRY: Dict[str, Callable[..., AgentProtocol]] = {
     "random": RandomAgent,
     "weighted": WeightedRandomAgent,
     "jsettlers": JSettlersAgent,
@@ -26,33 +29,35 @@ _REGISTRY = {
 }
 
 
-def register_agent(name, factory):
+def register_agent(name: str, factory: Callable[..., AgentProtocol]) -> None:
     """Make ``factory(seed=..., **options)`` available as ``name`` in specs."""
     if not name or ":" in name or "," in name:
         raise ValueError(f"agent name must be non-empty without ':' or ',', got {name!r}")
     _REGISTRY[name] = factory
 
 
-def available_agents():
+def available_agents() -> List[str]:
     return sorted(_REGISTRY)
 
 
-def _value(text):
+def _value(text: str) -> Union[bool, int, float, str]:
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
-def parse_spec(spec):
+def parse_spec(spec: str) -> Tuple[str, Dict[str, Any]]:
     """'name:key=value:key=value' -> (name, {key: value})."""
     parts = spec.strip().split(":")
-    name, options = parts[0], {}
+    name, options = parts[0], {}  # type: str, Dict[str, Any]
     if name not in _REGISTRY:
         raise ValueError(f"unknown agent {name!r}; available: {available_agents()}")
     for part in parts[1:]:
@@ -63,7 +68,7 @@ def parse_spec(spec):
     return name, options
 
 
-def make_agent(spec, seed=None):
+def make_agent(spec: Union[str, AgentProtocol], seed: Optional[int] = None) -> AgentProtocol:
     """An agent instance from a spec string (or pass an Agent through)."""
     if not isinstance(spec, str):
         return spec

@@ -25,6 +25,8 @@ one class (``CatanEnv``), so no call pays for attribute forwarding through wrapp
 
 Version history: v0 (first release).
 """
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
@@ -45,18 +47,21 @@ from .core.topology import GRID_H, GRID_W
 from .core.observe import PLANES
 from .infoset import InfoSet
 
+if TYPE_CHECKING:
+    from .core.record import GameRecord
+
 OBS_TYPES = ("vector", "planes")
 ENV_KEYWORDS = ("render_mode", "obs_type", "max_turns", "vp_reward")  # besides the game options
 OBS_HIGH = 100.0  # every feature is a small count or a fraction; the turn feature is capped
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> "CatanEnv":
     """The AEC env with the checks of PettingZoo's classic wrappers (order enforcing,
     action bounds, an illegal move ends the game with -1 for the offender)."""
     return CatanEnv(**kwargs)
 
 
-def wrapped_env(**kwargs):
+def wrapped_env(**kwargs: Any) -> AECEnv:
     """raw_env inside PettingZoo's own wrapper chain (the reference ``env()`` is tested
     against; slower: every attribute goes through three wrappers)."""
     e = raw_env(**kwargs)
@@ -66,11 +71,18 @@ def wrapped_env(**kwargs):
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "catan_v0",
+    _state: np.ndarray             # the true state (set by reset)
+    _np_random: np.random.Generator
+    _obs_cache: Dict[str, Dict[str, Any]]
+    _history: List[Tuple[int, Optional[int]]]
+    _counts: Dict[str, Any]
+    _human_window: Any
+    metadata: Dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "name": "catan_v0",
                 "is_parallelizable": False, "render_fps": 2}
 
-    def __init__(self, render_mode=None, obs_type="vector", max_turns=DEFAULT_MAX_TURNS,
-                 vp_reward=0.0, **options):
+    def __init__(self, render_mode: Optional[str] = None, obs_type: str = "vector",
+                 max_turns: Optional[int] = DEFAULT_MAX_TURNS, vp_reward: float = 0.0,
+                 **options: Any) -> None:
         EzPickle.__init__(self, render_mode=render_mode, obs_type=obs_type, max_turns=max_turns,
                           vp_reward=vp_reward, **options)
         super().__init__()
@@ -91,30 +103,31 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         mask_space = spaces.Box(0, 1, (N_ACTIONS,), np.int8)
+        obs_space: spaces.Space
         if obs_type == "vector":
             obs_space = spaces.Box(0.0, OBS_HIGH, (VECTOR_SIZE,), np.float32)
         else:
             obs_space = spaces.Dict({
                 "board": spaces.Box(0.0, OBS_HIGH, (PLANES, GRID_H, GRID_W), np.float32),
                 "vector": spaces.Box(0.0, OBS_HIGH, (TAIL_SIZE,), np.float32)})
-        self.observation_spaces = {a: spaces.Dict({"observation": obs_space, "action_mask": mask_space})
+        self.observation_spaces: Dict[str, spaces.Dict] = {a: spaces.Dict({"observation": obs_space, "action_mask": mask_space})
                                    for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
         self.state_space = spaces.Box(0.0, OBS_HIGH, (FULL_SIZE,), np.float32)
-        self._state = None
+        self._state = None  # type: ignore[assignment]  # no game before reset()
         self._obs_cache = {}
-        self._np_random = None
+        self._np_random = None  # type: ignore[assignment]
         self._human_window = None
 
     # ------------------------------------------------------------------ spaces
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------------ lifecycle
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> None:
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
         # one meaning of a seed: reset(seed=s) plays the game new_game(seed=s) and
@@ -129,7 +142,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: Dict[str, Dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[G.decider(self._state)]
         self._shaping_base = self._shaping_values()
         n = self.options.players
@@ -137,10 +150,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self._counts = {"offers": [0] * n, "trades": [0] * n, "maritime": [0] * n,
                         "fallbacks": [0] * n, "fallback_reasons": {}}
 
-    def _shaping_values(self):
+    def _shaping_values(self) -> List[float]:
         return [float(shaping_value(self._state, p)) for p in range(self.options.players)]
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> Dict[str, Any]:
         """Observation of agent; computed once per position and agent, returned as copies."""
         cached = self._obs_cache.get(agent)
         if cached is None:
@@ -149,7 +162,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         obs = obs.copy() if isinstance(obs, np.ndarray) else {k: v.copy() for k, v in obs.items()}
         return {"observation": obs, "action_mask": cached["action_mask"].copy()}
 
-    def _compute_observation(self, agent):
+    def _compute_observation(self, agent: str) -> Dict[str, Any]:
         """The agent's observation and mask, straight from the kernels (the state is the
         env's own, valid by construction)."""
         seat = self.agent_name_mapping[agent]
@@ -166,29 +179,29 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         return {"observation": {"board": planes, "vector": vec[BOARD_SIZE:].copy()}, "action_mask": mask}
 
     @property
-    def game_state(self):
+    def game_state(self) -> np.ndarray:
         """The true state vector, read-only (for recording, debugging and tests; agents
         must not read it: they get ``observe()`` and ``infoset()``)."""
         view = self._state.view()
         view.setflags(write=False)
         return view
 
-    def state(self):
+    def state(self) -> np.ndarray:
         return G.full_state_tensor(self._state)
 
-    def infoset(self, agent=None):
+    def infoset(self, agent: Optional[str] = None) -> InfoSet:
         """What ``agent`` (default: the agent to act) knows, as an InfoSet handle."""
         agent = agent or self.agent_selection
         seat = self.agent_name_mapping[agent]
         return InfoSet(self._state, seat, int(self._np_random.integers(0, 2 ** 62)),
                        on_fallback=self._count_fallback)
 
-    def _count_fallback(self, seat, reason):
+    def _count_fallback(self, seat: int, reason: str) -> None:
         self._counts["fallbacks"][seat] += 1
         reasons = self._counts["fallback_reasons"]
         reasons[reason] = reasons.get(reason, 0) + 1
 
-    def step(self, action):
+    def step(self, action: Optional[int]) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -233,7 +246,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         if self.render_mode == "human":
             self.render()
 
-    def _count_trade(self, seat, action):
+    def _count_trade(self, seat: int, action: int) -> None:
         c = self._counts
         if action < A.OFFER0:
             c["maritime"][seat] += 1
@@ -243,7 +256,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             c["trades"][seat] += 1
             c["trades"][A.confirm_partner(action, seat, self.options.players)] += 1
 
-    def record(self):
+    def record(self) -> "GameRecord":
         """The game so far as a ``GameRecord`` (options, board, seed, every action with
         its chance outcome), at any moment: ``env.record().save("game.json")``."""
         from .core.record import GameRecord
@@ -251,7 +264,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             raise RuntimeError("record() needs a game: call reset() first")
         return GameRecord.from_actions(self.options, self._game_seed, self._history)
 
-    def game_stats(self):
+    def game_stats(self) -> Dict[str, Any]:
         """Per-game statistics read from the game itself (whatever the agents are):
         winner (-1 if none), total VP, turns, actions, and per seat the domestic offers
         made, domestic trades completed (either side), maritime trades, and the moves its
@@ -265,7 +278,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                 "fallbacks": list(c["fallbacks"]), "fallback_reasons": dict(c["fallback_reasons"])}
 
     # ------------------------------------------------------------------ rendering
-    def render(self):
+    def render(self) -> Union[str, np.ndarray, None]:
         from . import render as R
         if self.render_mode is None:
             import gymnasium
@@ -279,7 +292,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self._show(frame)
         return None
 
-    def _show(self, frame):
+    def _show(self, frame: np.ndarray) -> None:
         try:
             import matplotlib.pyplot as plt
         except ImportError:  # pragma: no cover
@@ -295,11 +308,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self._human_window[0].canvas.draw_idle()
         plt.pause(0.001)
 
-    def _ansi(self):
+    def _ansi(self) -> str:
         from . import render as R
         return R.render_ansi(self._state)
 
-    def close(self):
+    def close(self) -> None:
         if self._human_window is not None:
             import matplotlib.pyplot as plt
             plt.close(self._human_window[0])
@@ -312,7 +325,7 @@ _BEFORE_RESET = frozenset({"rewards", "terminations", "truncations", "infos", "a
 
 
 class _OrderEnforcingIterator(AECIterator):
-    def __next__(self):
+    def __next__(self) -> str:
         agent = super().__next__()
         assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
         self.env._has_updated = False
@@ -320,7 +333,7 @@ class _OrderEnforcingIterator(AECIterator):
 
 
 class _OrderEnforcingIterable(AECIterable):
-    def __iter__(self):
+    def __iter__(self) -> _OrderEnforcingIterator:
         return _OrderEnforcingIterator(self.env, self.max_iter)
 
 
@@ -331,42 +344,42 @@ class CatanEnv(raw_env):
     ``AssertionError``), and an illegal move ends the game: the offender gets -1, the
     others 0, every agent is terminated and truncated."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         self._has_reset = False
         self._has_updated = False
         super().__init__(**kwargs)
 
-    def __getattr__(self, name):  # reached only when normal lookup fails: no hot-path cost
+    def __getattr__(self, name: str) -> Any:  # reached only when normal lookup fails: no hot-path cost
         if name in _BEFORE_RESET and not self.__dict__.get("_has_reset", False):
             raise AttributeError(f"{name} cannot be accessed before reset")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> None:
         self._has_reset = True
         self._has_updated = True
         super().reset(seed=seed, options=options)
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> Dict[str, Any]:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return super().observe(agent)
 
-    def state(self):
+    def state(self) -> np.ndarray:
         if not self._has_reset:
             EnvLogger.error_state_before_reset()
         return super().state()
 
-    def render(self):
+    def render(self) -> Union[str, np.ndarray, None]:
         if not self._has_reset:
             EnvLogger.error_render_before_reset()
         return super().render()
 
-    def agent_iter(self, max_iter=2 ** 63):
+    def agent_iter(self, max_iter: int = 2 ** 63) -> AECIterable:
         if not self._has_reset:
             EnvLogger.error_agent_iter_before_reset()
         return _OrderEnforcingIterable(self, max_iter)
 
-    def step(self, action):
+    def step(self, action: Optional[int]) -> None:
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
         if not self.agents:
@@ -382,7 +395,7 @@ class CatanEnv(raw_env):
                  and 0 <= action < N_ACTIONS) or self.action_spaces[agent].contains(action)):
             raise AssertionError("action is not in action space")
         try:
-            super().step(int(action))
+            super().step(int(action))  # type: ignore[arg-type]  # in the space, checked above
         except G.IllegalActionError:  # the state is unchanged: end the game, offender -1
             EnvLogger.warn_on_illegal_move()
             self._cumulative_rewards[agent] = 0

@@ -16,6 +16,8 @@
 - ``skip_forced=True`` plays the learner's forced moves (a single legal action) inside
   ``step()`` too, so every observation the learner sees offers a choice.
 """
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple, Union
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -25,10 +27,18 @@ from .core.actions import N_ACTIONS
 from .aec_env import DEFAULT_MAX_TURNS, ENV_KEYWORDS, raw_env
 from .core.options import check_keywords
 
+if TYPE_CHECKING:
+    from .agents.base import AgentProtocol
+    from .core.record import GameRecord
+
+# an opponent: an agent (act(observation, infoset)), a callable f(observation) -> action,
+# "random", or an agent spec string such as "jsettlers"
+Opponent = Union[str, "AgentProtocol", Callable[[Dict[str, Any]], int]]
+
 GYM_KEYWORDS = ("opponents", "learner_seat", "illegal_penalty", "max_illegal", "skip_forced")
 
 
-def _resolve_opponent(o, i):
+def _resolve_opponent(o: Opponent, i: int) -> Opponent:
     """An agent object, a callable, "random", or an agent spec as the CLIs take them
     ("jsettlers", "weighted", "mcts:iterations=200"; built by ``catan_env.agents``)."""
     if o == "random" or callable(o) or hasattr(o, "act"):
@@ -43,9 +53,11 @@ def _resolve_opponent(o, i):
 class CatanGymEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
-    def __init__(self, opponents=None, learner_seat=None, obs_type="vector",
-                 max_turns=DEFAULT_MAX_TURNS, illegal_penalty=-0.1, max_illegal=100,
-                 vp_reward=0.0, skip_forced=False, render_mode=None, **options):
+    def __init__(self, opponents: Union[Opponent, Sequence[Opponent], None] = None,
+                 learner_seat: Optional[int] = None, obs_type: str = "vector",
+                 max_turns: Optional[int] = DEFAULT_MAX_TURNS, illegal_penalty: float = -0.1,
+                 max_illegal: int = 100, vp_reward: float = 0.0, skip_forced: bool = False,
+                 render_mode: Optional[str] = None, **options: Any) -> None:
         check_keywords(options, GYM_KEYWORDS + ENV_KEYWORDS)
         self._aec = raw_env(render_mode=render_mode, obs_type=obs_type, max_turns=max_turns,
                             vp_reward=vp_reward, **options)
@@ -56,11 +68,10 @@ class CatanGymEnv(gymnasium.Env):
             opponents = "random"
         if isinstance(opponents, str):  # one spec for every opponent seat
             opponents = [opponents] * (n - 1)
-        opponents = list(opponents)
-        if len(opponents) != n - 1:
-            raise ValueError(f"opponents needs {n - 1} entries for {n} players, got {len(opponents)}")
-        opponents = [_resolve_opponent(o, i) for i, o in enumerate(opponents)]
-        self.opponents = opponents
+        given = list(opponents)  # type: ignore[arg-type]  # a sequence of opponents
+        if len(given) != n - 1:
+            raise ValueError(f"opponents needs {n - 1} entries for {n} players, got {len(given)}")
+        self.opponents = [_resolve_opponent(o, i) for i, o in enumerate(given)]
         self.fixed_seat = learner_seat
         self.learner_seat = learner_seat if learner_seat is not None else 0
         self.illegal_penalty = float(illegal_penalty)
@@ -68,37 +79,37 @@ class CatanGymEnv(gymnasium.Env):
         self.skip_forced = bool(skip_forced)
         self.render_mode = render_mode
         agent0 = self._aec.possible_agents[0]
-        self.observation_space = self._aec.observation_space(agent0)["observation"]
+        self.observation_space = self._aec.observation_spaces[agent0]["observation"]
         self.action_space = spaces.Discrete(N_ACTIONS)
         self._illegal = 0
 
     # ------------------------------------------------------------------ helpers
-    def record(self):
+    def record(self) -> "GameRecord":
         """The game so far (every seat's actions) as a ``GameRecord``."""
         return self._aec.record()
 
     @property
-    def game_state(self):
+    def game_state(self) -> np.ndarray:
         """The true state (for debugging and tests; agents must not read it)."""
         return self._aec.game_state
 
-    def _learner(self):
+    def _learner(self) -> str:
         return self._aec.possible_agents[self.learner_seat]
 
-    def _obs(self):
+    def _obs(self) -> Any:
         return self._aec.observe(self._learner())["observation"]
 
-    def action_masks(self):
+    def action_masks(self) -> np.ndarray:
         """Legal actions of the learner as a bool array (all False when it is not to act)."""
         return self._aec.observe(self._learner())["action_mask"].astype(bool)
 
-    def _info(self):
+    def _info(self) -> Dict[str, Any]:
         s = self._aec._state
         return {"action_mask": self._aec.observe(self._learner())["action_mask"].copy(),
                 "illegal_actions": self._illegal, "learner_seat": self.learner_seat,
                 "victory_points": G.victory_points(s), "winner": G.winner(s)}
 
-    def _opponent_action(self, agent):
+    def _opponent_action(self, agent: str) -> int:
         seat = self._aec.agent_name_mapping[agent]
         k = (seat - self.learner_seat) % len(self._aec.possible_agents) - 1
         opp = self.opponents[k]
@@ -108,13 +119,13 @@ class CatanGymEnv(gymnasium.Env):
             return int(legal[self.np_random.integers(len(legal))])
         if hasattr(opp, "act"):
             return int(opp.act(obs, self._aec.infoset(agent)))
-        return int(opp(obs))
+        return int(opp(obs))  # type: ignore[operator]  # a callable (specs were resolved)
 
-    def _done(self):
+    def _done(self) -> bool:
         a = self._learner()
         return self._aec.terminations[a] or self._aec.truncations[a]
 
-    def _advance(self):
+    def _advance(self) -> float:
         """Let opponents act until the learner decides or the game ends; return the
         learner's reward gathered meanwhile."""
         reward = 0.0
@@ -124,7 +135,8 @@ class CatanGymEnv(gymnasium.Env):
             if agent != learner:
                 self._aec.step(self._opponent_action(agent))
             else:
-                legal = np.flatnonzero(self._aec.observe(agent)["action_mask"]) if self.skip_forced else ()
+                legal = np.flatnonzero(self._aec.observe(agent)["action_mask"]) if self.skip_forced \
+                    else np.zeros(0, np.int64)
                 if len(legal) != 1:
                     break
                 self._aec.step(int(legal[0]))
@@ -132,7 +144,8 @@ class CatanGymEnv(gymnasium.Env):
         return reward
 
     # ------------------------------------------------------------------ API
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: Optional[int] = None,
+              options: Optional[Dict[str, Any]] = None) -> Tuple[Any, Dict[str, Any]]:
         super().reset(seed=seed)
         # one meaning of a seed: the same game as raw_env().reset(seed=seed) and
         # GameRecord(options, seed=seed); unseeded resets draw game seeds from np_random
@@ -151,7 +164,7 @@ class CatanGymEnv(gymnasium.Env):
         self._advance()
         return self._obs(), self._info()
 
-    def step(self, action):
+    def step(self, action: int) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
         learner = self._learner()
         if self._done():
             raise RuntimeError("step() called after the episode ended; call reset()")
@@ -168,8 +181,8 @@ class CatanGymEnv(gymnasium.Env):
         truncated = bool(self._aec.truncations[learner])
         return self._obs(), float(reward), terminated, truncated, self._info()
 
-    def render(self):
+    def render(self) -> Union[str, np.ndarray, None]:
         return self._aec.render()
 
-    def close(self):
+    def close(self) -> None:
         self._aec.close()

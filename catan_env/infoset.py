@@ -7,7 +7,7 @@ not know: two true states the seat cannot tell apart give bitwise-equal InfoSets
 same secret seed (tested in ``tests/test_hidden_info.py``).  Agents use it to read public facts and
 their own hand, and to sample full states for search (``determinize(seed)``).
 """
-from typing import Callable, Optional
+from typing import Callable, List, Optional, Tuple
 
 import numpy as np
 
@@ -36,45 +36,45 @@ class InfoSet:
             self._on_fallback(self.seat, str(reason))
 
     # ---- sampling
-    def determinize(self, seed=0):
+    def determinize(self, seed: int = 0) -> np.ndarray:
         """A full state consistent with this seat's knowledge (a fresh array)."""
         return G.determinize(self._view, self.seat, seed)
 
     # ---- public facts and own information
     @property
-    def n_players(self):
+    def n_players(self) -> int:
         return int(self._view[L.OPT_PLAYERS])
 
     @property
-    def decider(self):
+    def decider(self) -> int:
         return G.decider(self._view)
 
     @property
-    def phase(self):
+    def phase(self) -> str:
         return L.PHASE_NAMES[int(self._view[L.PHASE])]
 
-    def legal_actions(self):
+    def legal_actions(self) -> np.ndarray:
         """Legal actions of the decider (computed from public facts and, when this seat
         decides, its own hand; never from others' hidden cards)."""
         if self.decider != self.seat:
             return np.zeros(0, dtype=np.int64)
         return G.legal_actions(self._view)
 
-    def hand(self):
+    def hand(self) -> np.ndarray:
         """This seat's resource cards (brick, lumber, wool, grain, ore)."""
         return L.view(self._view, "hand")[self.seat].copy()
 
-    def dev_cards(self):
+    def dev_cards(self) -> Tuple[np.ndarray, np.ndarray]:
         """This seat's unplayed development cards by type, and those bought this turn."""
         return (L.view(self._view, "dev_hand")[self.seat].copy(),
                 L.view(self._view, "dev_new")[self.seat].copy())
 
-    def known_cards(self, target):
+    def known_cards(self, target: int) -> Tuple[np.ndarray, int]:
         """Cards of target this seat knows (5 counts) and how many it does not."""
         k = L.view(self._view, "know")[self.seat, int(target)]
         return k[:L.N_RES].copy(), int(k[L.UNKNOWN])
 
-    def public_state(self):
+    def public_state(self) -> np.ndarray:
         """A copy of the view with every field this seat cannot know blanked (-1): other
         seats' hands and development cards by type, the deck by type, what other seats
         know of each other, and the RNG.  Public counts stay readable through
@@ -97,33 +97,33 @@ class InfoSet:
         s[L.LAST_DRAW] = -1
         return s
 
-    def hand_sizes(self):
+    def hand_sizes(self) -> List[int]:
         """Resource cards held per seat (public)."""
         return [int(x) for x in L.view(self._view, "hand")[:self.n_players].sum(axis=1)]
 
-    def dev_counts(self):
+    def dev_counts(self) -> List[int]:
         """Unplayed development cards held per seat (public)."""
         return [int(x) for x in L.view(self._view, "dev_hand")[:self.n_players].sum(axis=1)]
 
-    def deck_size(self):
+    def deck_size(self) -> int:
         """Development cards left in the deck (public)."""
         return int(L.view(self._view, "deck").sum())
 
-    def bank(self):
+    def bank(self) -> np.ndarray:
         """Resource cards left in the bank, per resource (public)."""
         return L.view(self._view, "bank").copy()
 
-    def dev_used(self):
+    def dev_used(self) -> np.ndarray:
         """Development cards played so far by type, all seats together (public)."""
         return L.view(self._view, "dev_used").copy()
 
-    def known_cards_public(self, target):
+    def known_cards_public(self, target: int) -> Tuple[np.ndarray, int]:
         """What every seat knows of target's hand from public events alone."""
         k = L.view(self._view, "know")[L.PUBLIC, int(target)]
         return k[:L.N_RES].copy(), int(k[L.UNKNOWN])
 
-    def observe(self, kind="vector"):
+    def observe(self, kind: str = "vector") -> np.ndarray:
         return G.observe(self._view, self.seat, kind)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"InfoSet(seat={self.seat}, phase={self.phase}, decider={self.decider})"

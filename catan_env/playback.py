@@ -2,6 +2,7 @@
 its rendering (``catan_env.replay``)."""
 import os
 from dataclasses import dataclass
+from typing import Any, Iterator, Mapping, Optional, Union
 
 import numpy as np
 
@@ -18,7 +19,7 @@ class ReplayStep:
     frame: object       # str (ansi), uint8 array (rgb_array) or None
 
 
-def _load(record):
+def _load(record: Union[GameRecord, Mapping[str, Any], str, "os.PathLike[str]"]) -> GameRecord:
     if isinstance(record, GameRecord):
         return record
     if isinstance(record, dict):
@@ -28,7 +29,8 @@ def _load(record):
     raise TypeError(f"record must be a GameRecord, dict or path, got {type(record).__name__}")
 
 
-def replay(record, render_mode=None):
+def replay(record: Union[GameRecord, Mapping[str, Any], str, "os.PathLike[str]"],
+           render_mode: Optional[str] = None) -> Iterator[ReplayStep]:
     """Yield a ReplayStep per position of a recorded game."""
     from . import render as R
     if render_mode not in (None, "ansi", "rgb_array"):

@@ -28,8 +28,10 @@ step, the finished episode's last observation in ``final_obs`` and its statistic
 """
 import copy
 import os
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..core import game as G
 from ..core.actions import N_ACTIONS
@@ -39,11 +41,16 @@ from ..core.options import DEFAULT_MAX_TURNS, make_options
 from . import kernel as K
 from .mlp import MLPWeights, pack
 
+# opponents: one spec / agent / MLPWeights, a list of them, or {entry: weight}
+OpponentPool = Union[str, Any, Sequence[Any], Mapping[Any, float]]
+# observations: (N, VECTOR_SIZE) float32, or {"board": (N, PLANES, H, W), "vector": (N, TAIL)}
+Observations = Union[np.ndarray, Dict[str, np.ndarray]]
+
 MODES = ("learner", "all_seats")
 BUILTIN_OPPONENTS = {"random": K.OPP_RANDOM, "pruning": K.OPP_PRUNING, "weighted": K.OPP_WEIGHTED}
 
 
-def _pool_entries(opponents):
+def _pool_entries(opponents: OpponentPool) -> List[Tuple[Any, float]]:
     if isinstance(opponents, dict):
         entries = list(opponents.items())
     elif isinstance(opponents, (list, tuple)):
@@ -58,7 +65,8 @@ def _pool_entries(opponents):
     return entries
 
 
-def snapshot_pool(anchors, snapshots, anchor_weight=0.5):
+def snapshot_pool(anchors: Sequence[Any], snapshots: Sequence[MLPWeights],
+                  anchor_weight: float = 0.5) -> Dict[Any, float]:
     """An opponent pool for self-play: the anchors (e.g. "weighted", "jsettlers") share
     anchor_weight equally; the snapshots (MLPWeights, oldest first) share the rest,
     weighted by recency (1, 2, ..., k), so the newest are drawn most."""
@@ -79,10 +87,11 @@ def snapshot_pool(anchors, snapshots, anchor_weight=0.5):
 class BatchedCatan:
     """N Catan games stepped together in numba; see the module docstring."""
 
-    def __init__(self, num_envs, mode="learner", opponents="random", learner_seat=None,
-                 obs_type="vector", max_turns=DEFAULT_MAX_TURNS, vp_reward=0.0,
-                 illegal_penalty=-0.1, max_illegal=100, skip_forced=False, opponent_sample=True,
-                 seed=None, **options):
+    def __init__(self, num_envs: int, mode: str = "learner", opponents: OpponentPool = "random",
+                 learner_seat: Optional[int] = None, obs_type: str = "vector",
+                 max_turns: Optional[int] = DEFAULT_MAX_TURNS, vp_reward: float = 0.0,
+                 illegal_penalty: float = -0.1, max_illegal: int = 100, skip_forced: bool = False,
+                 opponent_sample: bool = True, seed: Optional[int] = None, **options: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if mode not in MODES:
@@ -140,12 +149,16 @@ class BatchedCatan:
         self._sample_rng = np.zeros(RNG + 1, np.int64)
         self._seed = seed
         self._has_reset = False
-        self.opponent_fallbacks = {}  # moves Python opponents replaced, by reason (all games)
+        self.opponent_fallbacks: Dict[str, int] = {}  # moves Python opponents replaced, by reason (all games)
 
     # ------------------------------------------------------------------ opponents
-    def set_opponents(self, opponents):
+    def set_opponents(self, opponents: OpponentPool) -> None:
         """Replace the opponent pool (takes effect as each game starts its next episode)."""
-        kinds, weights, nets, external, pool_external = [], [], [], [], {}
+        kinds: List[int] = []
+        weights: List[float] = []
+        nets: List[MLPWeights] = []
+        external: List[Any] = []
+        pool_external: Dict[int, int] = {}
         for o, w in _pool_entries(opponents):
             if isinstance(o, str) and o in BUILTIN_OPPONENTS:
                 kinds.append(BUILTIN_OPPONENTS[o])
@@ -169,19 +182,20 @@ class BatchedCatan:
             raise ValueError("all_seats mode has no opponents: the caller acts for every seat")
         self._external = external
         self._pool_external = pool_external  # pool index -> external entry
-        self._external_agents = {}
+        self._external_agents: Dict[Any, Any] = {}
         self.pool_kinds = np.array(kinds, np.int64)
         self.pool_cum = np.cumsum(weights) / np.sum(weights)
         self.params, self.layers, self.nets = pack(nets)
 
     # ------------------------------------------------------------------ API
-    def reset(self, seed=None):
+    def reset(self, seed: Union[int, Sequence[int], None] = None) -> Tuple[Observations, np.ndarray]:
         """Start every game; game i plays the game of seed + i (seed None: fresh entropy).
         Returns (observations, masks)."""
         if seed is None:
             seed = self._seed if not self._has_reset and self._seed is not None else \
-                int(np.random.SeedSequence().entropy % (2 ** 62))
-        seeds = np.asarray([(int(seed) + i) % (2 ** 62) for i in range(self.num_envs)], np.int64) \
+                int(np.random.default_rng().integers(2 ** 62))
+        seeds = np.asarray([(int(seed) + i) % (2 ** 62) for i in range(self.num_envs)],  # type: ignore
+                           np.int64) \
             if np.isscalar(seed) else np.asarray(seed, np.int64)
         if seeds.shape != (self.num_envs,):
             raise ValueError(f"seed must be an int or {self.num_envs} ints")
@@ -194,7 +208,7 @@ class BatchedCatan:
         self._run_external()
         return self.observations(), self.masks
 
-    def step(self, actions):
+    def step(self, actions: ArrayLike) -> Tuple[Observations, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Apply one action per game (for its learner, or in all_seats mode its decider).
         Returns (observations, rewards, terminated, truncated, masks); rewards are (N,) in
         learner mode and (N, players) in all_seats mode."""
@@ -208,14 +222,14 @@ class BatchedCatan:
         rewards = self.rewards if self.mode == "all_seats" else self.rewards[:, 0]
         return self.observations(), rewards, self.terminated, self.truncated, self.masks
 
-    def observations(self, copy=False):
+    def observations(self, copy: bool = False) -> Observations:
         """This step's observations: the env's buffers, or copies of them."""
         if self.obs_type == "planes":
             obs = {"board": self.planes, "vector": self.obs[:, BOARD_SIZE:]}
             return {k: v.copy() for k, v in obs.items()} if copy else obs
         return self.obs.copy() if copy else self.obs
 
-    def final_observation(self, i):
+    def final_observation(self, i: int) -> Union[np.ndarray, Dict[str, np.ndarray]]:
         """The last observation of game i's episode that ended in the last step."""
         vec = self.final_obs[i, 0].copy()
         if self.obs_type == "planes":
@@ -223,26 +237,26 @@ class BatchedCatan:
         return vec
 
     @property
-    def deciders(self):
+    def deciders(self) -> np.ndarray:
         """Seat to act in each game (all_seats mode: whose observation and mask are given)."""
         return self.games[:, K.G_DECIDER]
 
     @property
-    def learner_seats(self):
+    def learner_seats(self) -> np.ndarray:
         return self.games[:, K.G_LEARNER]
 
     @property
-    def game_seeds(self):
+    def game_seeds(self) -> np.ndarray:
         """Seed of each game's current episode (``raw_env().reset(seed=...)`` replays it)."""
         return self.games[:, K.G_SEED]
 
-    def sample_actions(self):
+    def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action per game (numba; for baselines and benchmarks)."""
         out = np.empty(self.num_envs, np.int64)
         K.sample_legal(self.masks, self._sample_rng, out)
         return out
 
-    def episode_stats(self):
+    def episode_stats(self) -> Dict[int, Dict[str, Any]]:
         """Statistics of the episodes that ended in the last step, one dict per game
         that finished: return, length (caller decisions), winner (-1 if none), won,
         turns, the learner's VP, seat and the episode's seed."""
@@ -259,13 +273,13 @@ class BatchedCatan:
         return out
 
     # ------------------------------------------------------------------ internals
-    def _arrays(self):
+    def _arrays(self) -> Tuple[Any, ...]:
         return (self.states, self.games, self.vals, self.rngs, self.cfg, self.fcfg, self._template,
                 self.pool_kinds, self.pool_cum, self.rewards, self.terminated, self.truncated,
                 self.final_obs, self.final_planes, self.ep_stats, self.ep_returns, self.obs, self.planes, self.masks,
                 self.params, self.layers, self.nets)
 
-    def _external_agent(self, i, seat):
+    def _external_agent(self, i: int, seat: int) -> Any:
         """The Python agent playing seat of game i (one copy per game and seat, reset
         at each new episode)."""
         learner = int(self.games[i, K.G_LEARNER])
@@ -285,10 +299,10 @@ class BatchedCatan:
             cached = self._external_agents[key] = ((seed, entry), agent)
         return cached[1]
 
-    def _count_fallback(self, seat, reason):
+    def _count_fallback(self, seat: int, reason: str) -> None:
         self.opponent_fallbacks[reason] = self.opponent_fallbacks.get(reason, 0) + 1
 
-    def _run_external(self):
+    def _run_external(self) -> None:
         """Let Python agents act wherever the kernel paused for one, until none waits."""
         while True:
             waiting = np.flatnonzero(self.games[:, K.G_WAITING])

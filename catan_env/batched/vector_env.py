@@ -12,9 +12,12 @@ statistics in ``info["episode"]`` (``r`` return, ``l`` learner decisions, ``won`
 ``BatchedCatan`` (learner mode).  ``copy=False`` returns the env's own buffers, which
 the next step overwrites.
 """
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from numpy.typing import ArrayLike
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
@@ -24,7 +27,7 @@ from ..core.observe import GRID_H, GRID_W, PLANES, TAIL_SIZE, VECTOR_SIZE
 from .env import BatchedCatan
 
 
-def single_observation_space(obs_type):
+def single_observation_space(obs_type: str) -> spaces.Space:
     if obs_type == "planes":
         return spaces.Dict({
             "board": spaces.Box(0.0, OBS_HIGH, (PLANES, GRID_H, GRID_W), np.float32),
@@ -35,7 +38,7 @@ def single_observation_space(obs_type):
 class CatanVectorEnv(gymnasium.vector.VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs, copy=True, **kwargs):
+    def __init__(self, num_envs: int, copy: bool = True, **kwargs: Any) -> None:
         if kwargs.get("mode", "learner") != "learner":
             raise ValueError("CatanVectorEnv is one learner per game; use BatchedCatan "
                              "(mode='all_seats') to act for every seat")
@@ -48,19 +51,21 @@ class CatanVectorEnv(gymnasium.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.render_mode = None
 
-    def action_masks(self):
+    def action_masks(self) -> np.ndarray:
         """Legal actions of each game's learner, bool (num_envs, N_ACTIONS)."""
         return self.batch.masks.copy()
 
-    def reset(self, seed=None, options=None):
+    def reset(self, seed: Union[int, Sequence[int], None] = None,
+              options: Optional[Dict[str, Any]] = None) -> Tuple[Any, Dict[str, Any]]:
         if seed is not None:
-            self._np_random, _ = gymnasium.utils.seeding.np_random(seed if np.isscalar(seed) else seed[0])
+            first = seed if isinstance(seed, (int, np.integer)) else seed[0]
+            self._np_random, _ = gymnasium.utils.seeding.np_random(int(first))
         _, masks = self.batch.reset(seed=seed)
         return self.batch.observations(self.copy), {"action_mask": masks.copy()}
 
-    def step(self, actions):
+    def step(self, actions: ArrayLike) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
         _, rewards, terminated, truncated, masks = self.batch.step(actions)
-        info = {"action_mask": masks.copy()}
+        info: Dict[str, Any] = {"action_mask": masks.copy()}
         done = terminated | truncated
         if done.any():
             stats = self.batch.episode_stats()
@@ -77,5 +82,5 @@ class CatanVectorEnv(gymnasium.vector.VectorEnv):
         return (self.batch.observations(self.copy), rewards.astype(np.float64), terminated.copy(),
                 truncated.copy(), info)
 
-    def close(self, **kwargs):
+    def close(self, **kwargs: Any) -> None:
         pass

@@ -27,6 +27,8 @@ Trade menu index m = (pattern * 5 + r1) * 4 + j, pattern 0..2 for (a, b) in
 ((1, 1), (2, 1), (1, 2)), r2 = the j-th resource other than r1.
 Resources: 0 brick, 1 lumber, 2 wool, 3 grain, 4 ore.
 """
+from typing import List, Optional, Tuple
+
 import numpy as np
 from numba import njit
 
@@ -38,10 +40,10 @@ N_MENU = len(TRADE_PATTERNS) * N_RES * (N_RES - 1)  # 60 offers
 N_YOP = N_RES * (N_RES + 1) // 2                     # 15 unordered pairs r1 <= r2
 N_MARITIME = N_RES * (N_RES - 1)                     # 20 ordered pairs r1 != r2
 
-_ranges = []
+_ranges: List[Tuple[str, int]] = []
 
 
-def _range(name, size):
+def _range(name: str, size: int) -> int:
     """Append an id range of the given size; return its first id.  The ids of the table
     above follow from these sizes, in this order: one place to add an action kind."""
     start = sum(n for _, n in _ranges)
@@ -72,7 +74,7 @@ N_ACTIONS = sum(n for _, n in _ranges)
 RANGES = tuple(_ranges)  # (kind, size) in id order
 
 
-def _menu():
+def _menu() -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     give_res = np.zeros(N_MENU, np.int64)
     give_n = np.zeros(N_MENU, np.int64)
     get_res = np.zeros(N_MENU, np.int64)
@@ -102,55 +104,55 @@ for _a in (MENU_GIVE_RES, MENU_GIVE_N, MENU_GET_RES, MENU_GET_N, YOP_R1, YOP_R2,
 # ---- decoding and encoding the families with two arguments: the one place that knows
 # their strides (jitted, so kernels and Python code share them)
 @njit(cache=True)
-def is_robber(a):
+def is_robber(a: int) -> bool:
     """True for a MOVE_ROBBER id."""
     return ROBBER0 <= a < ROBBER0 + N_HEXES * MAX_PLAYERS
 
 
 @njit(cache=True)
-def robber_action(h, k):
+def robber_action(h: int, k: int) -> int:
     """The MOVE_ROBBER id for hex h and victim k (0 nobody, else k places after the mover)."""
     return ROBBER0 + MAX_PLAYERS * h + k
 
 
 @njit(cache=True)
-def robber_hex(a):
+def robber_hex(a: int) -> int:
     """The hex of a MOVE_ROBBER id."""
     return (a - ROBBER0) // MAX_PLAYERS
 
 
 @njit(cache=True)
-def robber_victim(a):
+def robber_victim(a: int) -> int:
     """The victim of a MOVE_ROBBER id, relative to the mover (0: nobody)."""
     return (a - ROBBER0) % MAX_PLAYERS
 
 
 @njit(cache=True)
-def robber_victim_seat(a, mover, n_players):
+def robber_victim_seat(a: int, mover: int, n_players: int) -> int:
     """The seat a MOVE_ROBBER id by mover steals from, or -1 for nobody."""
     k = (a - ROBBER0) % MAX_PLAYERS
     return (mover + k) % n_players if k > 0 else -1
 
 
 @njit(cache=True)
-def confirm_action(k):
+def confirm_action(k: int) -> int:
     """The TRADE_CONFIRM id for the partner k places after the proposer (1-3)."""
     return CONFIRM0 + k - 1
 
 
 @njit(cache=True)
-def confirm_partner(a, proposer, n_players):
+def confirm_partner(a: int, proposer: int, n_players: int) -> int:
     """The seat a TRADE_CONFIRM id by proposer trades with."""
     return (proposer + a - CONFIRM0 + 1) % n_players
 
 
 @njit(cache=True)
-def maritime_action(give, get):
+def maritime_action(give: int, get: int) -> int:
     """The MARITIME_TRADE id giving resource give for resource get (give != get)."""
     return MARITIME0 + give * (N_RES - 1) + (get if get < give else get - 1)
 
 
-def menu_index(give_n, give_res, get_n, get_res):
+def menu_index(give_n: int, give_res: int, get_n: int, get_res: int) -> int:
     """Menu index of the offer 'give give_n x give_res for get_n x get_res'."""
     for m in range(N_MENU):
         if (MENU_GIVE_N[m], MENU_GIVE_RES[m], MENU_GET_N[m], MENU_GET_RES[m]) == (
@@ -159,14 +161,14 @@ def menu_index(give_n, give_res, get_n, get_res):
     raise ValueError(f"no trade menu entry gives {give_n} x {give_res} for {get_n} x {get_res}")
 
 
-def _menu_text(m):
+def _menu_text(m: int) -> str:
     return (f"{MENU_GIVE_N[m]}x{RESOURCE_NAMES[MENU_GIVE_RES[m]]}->"
             f"{MENU_GET_N[m]}x{RESOURCE_NAMES[MENU_GET_RES[m]]}")
 
 
-def _build_table():
+def _build_table() -> Tuple[Tuple[str, Tuple[int, ...], str], ...]:
     """(kind, args, name) for every id."""
-    table = [None] * N_ACTIONS
+    table: List[Optional[Tuple[str, Tuple[int, ...], str]]] = [None] * N_ACTIONS
     table[ROLL] = ("ROLL", (), "ROLL")
     table[END_TURN] = ("END_TURN", (), "END_TURN")
     for e in range(N_EDGES):
@@ -201,8 +203,9 @@ def _build_table():
     for k in range(1, MAX_PLAYERS):
         table[confirm_action.py_func(k)] = ("TRADE_CONFIRM", (k,), f"TRADE_CONFIRM(+{k})")
     table[TRADE_CANCEL] = ("TRADE_CANCEL", (), "TRADE_CANCEL")
-    assert all(t is not None for t in table)
-    return tuple(table)
+    done = [t for t in table if t is not None]
+    assert len(done) == N_ACTIONS
+    return tuple(done)
 
 
 ACTION_TABLE = _build_table()
@@ -210,7 +213,7 @@ _BY_NAME = {name: i for i, (_, _, name) in enumerate(ACTION_TABLE)}
 assert len(_BY_NAME) == N_ACTIONS
 
 
-def _check_id(action):
+def _check_id(action: int) -> int:
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         raise TypeError(f"action id must be an int, got {type(action).__name__}")
     if not 0 <= int(action) < N_ACTIONS:
@@ -218,20 +221,20 @@ def _check_id(action):
     return int(action)
 
 
-def action_name(action):
+def action_name(action: int) -> str:
     """Readable name of an action id, e.g. ``BUILD_ROAD(e17)``."""
     return ACTION_TABLE[_check_id(action)][2]
 
 
-def action_kind(action):
+def action_kind(action: int) -> str:
     return ACTION_TABLE[_check_id(action)][0]
 
 
-def action_args(action):
+def action_args(action: int) -> Tuple[int, ...]:
     return ACTION_TABLE[_check_id(action)][1]
 
 
-def action_id(name):
+def action_id(name: str) -> int:
     """Reverse of :func:`action_name`."""
     try:
         return _BY_NAME[name]

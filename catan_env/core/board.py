@@ -15,6 +15,7 @@ wrong (wrong counts, a number on the desert, unknown terrain...).
 """
 import json
 from collections import Counter
+from typing import Any, Dict, List, Mapping, Union
 
 import numpy as np
 
@@ -45,7 +46,7 @@ BEGINNER_BOARD = {
 }
 
 
-def validate_board(board):
+def validate_board(board: Union[str, Mapping[str, Any]]) -> Dict[str, Any]:
     """Check a board dict; return it normalised (lists of str/int).  Raises ValueError."""
     if isinstance(board, str):
         try:
@@ -89,7 +90,7 @@ def validate_board(board):
     return out
 
 
-def _check_harbour_edges(edges):
+def _check_harbour_edges(edges: Any) -> List[int]:
     coast = set(int(e) for e in COAST_EDGES)
     if not isinstance(edges, (list, tuple)) or len(edges) != N_PORTS or \
             any(isinstance(e, bool) or not isinstance(e, (int, np.integer)) for e in edges):
@@ -104,7 +105,7 @@ def _check_harbour_edges(edges):
     return edges
 
 
-def _check_counts(items, expected, kind, place, plural):
+def _check_counts(items: List[Any], expected: Mapping[Any, int], kind: str, place: str, plural: str) -> None:
     """Every item is a known name and each name appears as often as the official set says."""
     for i, x in enumerate(items):
         if x not in expected:
@@ -115,7 +116,7 @@ def _check_counts(items, expected, kind, place, plural):
             raise ValueError(f"board: expected {c} {x} {plural}, got {got[x]}")
 
 
-def write_board(state, board):
+def write_board(state: np.ndarray, board: Mapping[str, Any]) -> None:
     """Write a validated board dict into the board fields of a state vector."""
     board = validate_board(board)
     for h in range(N_HEXES):
@@ -128,7 +129,7 @@ def write_board(state, board):
     state[ROBBER] = board["terrain"].index("desert")
 
 
-def read_board(state):
+def read_board(state: np.ndarray) -> Dict[str, Any]:
     """The board dict of a state vector (inverse of write_board)."""
     out = {
         "terrain": [TERRAIN_NAMES[int(t)] for t in view(state, "hex_terrain")],
@@ -141,6 +142,6 @@ def read_board(state):
     return out
 
 
-def port_vertices(state):
+def port_vertices(state: np.ndarray) -> np.ndarray:
     """(9, 2) array: the two vertices of each harbour slot of this state's board."""
     return EDGE_VERTICES[view(state, "port_edge")]

@@ -6,6 +6,7 @@ seats) and keeps every knowledge row true, exactly as the core's own actions do.
 of them checks that the move is legal now; the caller answers for that.
 """
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import cards as _cards
 from . import layout as L
@@ -17,7 +18,7 @@ def gain_from_bank(s: np.ndarray, p: int, r: int, n: int) -> None:
     _cards._gain(s, int(p), int(r), int(n))
 
 
-def pay_to_bank(s: np.ndarray, p: int, cards) -> None:
+def pay_to_bank(s: np.ndarray, p: int, cards: ArrayLike) -> None:
     """Seat p returns the cards (5 counts) to the bank, in public."""
     _cards._pay(s, int(p), np.asarray(cards, dtype=np.int64))
 

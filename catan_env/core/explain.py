@@ -9,6 +9,8 @@ this phase allows (asked of the kernel on a fully relaxed copy) or it fails on t
 itself: the last relaxation frees the board around the target (the placement rules are
 not relaxed), and the board messages come from the placement predicates the kernel uses.
 """
+from typing import List
+
 import numpy as np
 
 from . import actions as A
@@ -21,79 +23,79 @@ from .topology import EDGE_VERTICES, HEX_VERTICES, N_HEXES, VERTEX_EDGES, VERTEX
 _RELAX_CARDS = 30  # more of every resource than any action takes
 
 
-def _legal(t, action):
+def _legal(t: np.ndarray, action: int) -> bool:
     buf = np.empty(A.N_ACTIONS, dtype=np.int64)
     n = R.legal_actions(t, buf)
     return action in buf[:n]
 
 
-def _cards(t, p, a):
+def _cards(t: np.ndarray, p: int, a: int) -> None:
     L.view(t, "hand")[p] = _RELAX_CARDS
 
 
-def _bank(t, p, a):
+def _bank(t: np.ndarray, p: int, a: int) -> None:
     L.view(t, "bank")[:] = T.CARDS_PER_RESOURCE
 
 
-def _pieces(t, p, a):
+def _pieces(t: np.ndarray, p: int, a: int) -> None:
     t[L.ROADS_LEFT + p] = max(int(t[L.ROADS_LEFT + p]), 1)
     t[L.SETTLEMENTS_LEFT + p] = max(int(t[L.SETTLEMENTS_LEFT + p]), 1)
     t[L.CITIES_LEFT + p] = max(int(t[L.CITIES_LEFT + p]), 1)
 
 
-def _deck(t, p, a):
+def _deck(t: np.ndarray, p: int, a: int) -> None:
     deck = L.view(t, "deck")
     deck[:] = np.maximum(deck, 1)
 
 
-def _card_held(t, p, a):
+def _card_held(t: np.ndarray, p: int, a: int) -> None:
     dev = L.view(t, "dev_hand")[p]
     dev[:] = np.maximum(dev, 1)
 
 
-def _card_old(t, p, a):
+def _card_old(t: np.ndarray, p: int, a: int) -> None:
     L.view(t, "dev_new")[p] = 0
 
 
-def _no_card_played(t, p, a):
+def _no_card_played(t: np.ndarray, p: int, a: int) -> None:
     t[L.DEV_PLAYED] = 0
 
 
-def _offer_cap(t, p, a):
+def _offer_cap(t: np.ndarray, p: int, a: int) -> None:
     t[L.OFFERS_MADE] = 0
 
 
-def _trade_on(t, p, a):
+def _trade_on(t: np.ndarray, p: int, a: int) -> None:
     t[L.OPT_TRADE] = 1
 
 
-def _nothing_built(t, p, a):
+def _nothing_built(t: np.ndarray, p: int, a: int) -> None:
     t[L.BUILT] = 0
 
 
-def _answers_accept(t, p, a):
+def _answers_accept(t: np.ndarray, p: int, a: int) -> None:
     n = int(t[L.OPT_PLAYERS])
     for q in range(n):
         if q != p and t[L.TRADE_RESP + q] != L.RESP_NOT_ASKED:
             t[L.TRADE_RESP + q] = L.RESP_ACCEPT
 
 
-def _victims_hold_cards(t, p, a):
+def _victims_hold_cards(t: np.ndarray, p: int, a: int) -> None:
     hand = L.view(t, "hand")
     for q in range(int(t[L.OPT_PLAYERS])):
         if q != p:
             hand[q] = np.maximum(hand[q], 1)
 
 
-def _robber_unfriendly(t, p, a):
+def _robber_unfriendly(t: np.ndarray, p: int, a: int) -> None:
     t[L.OPT_FRIENDLY] = 0
 
 
-def _desert_allowed(t, p, a):
+def _desert_allowed(t: np.ndarray, p: int, a: int) -> None:
     t[L.OPT_RULES] &= ~L.RULE_NO_DESERT_ROBBER
 
 
-def _board(t, p, a):
+def _board(t: np.ndarray, p: int, a: int) -> None:
     """Make the board suit the action: free its edge or vertex and give p what it must
     connect to (the placement rules themselves are not relaxed)."""
     kind, args, _ = A.ACTION_TABLE[a]
@@ -127,11 +129,11 @@ def _board(t, p, a):
         t[L.V_OWNER + v], t[L.V_LEVEL + v] = p, 1
 
 
-def _kind_of(action):
+def _kind_of(action: int) -> str:
     return A.ACTION_TABLE[action][0]
 
 
-def _msg_cards(s, p, action):
+def _msg_cards(s: np.ndarray, p: int, action: int) -> str:
     hand = L.view(s, "hand")[p].tolist()
     kind, args, _ = A.ACTION_TABLE[action]
     if kind == "MARITIME_TRADE":
@@ -150,11 +152,11 @@ def _msg_cards(s, p, action):
     return f"seat {p} cannot afford it (hand {hand}, cost {cost.tolist()})"
 
 
-def _msg_bank(s, p, action):
+def _msg_bank(s: np.ndarray, p: int, action: int) -> str:
     return f"the bank lacks the cards (bank {L.view(s, 'bank').tolist()})"
 
 
-def _msg_pieces(s, p, action):
+def _msg_pieces(s: np.ndarray, p: int, action: int) -> str:
     kind = _kind_of(action)
     piece = {"BUILD_ROAD": "roads", "PLAY_ROAD_BUILDING": "roads", "BUILD_SETTLEMENT": "settlements",
              "BUILD_CITY": "cities"}.get(kind, "pieces")
@@ -163,15 +165,15 @@ def _msg_pieces(s, p, action):
     return f"seat {p} has no {piece} left"
 
 
-def _msg_card(s, p, action):
+def _msg_card(s: np.ndarray, p: int, action: int) -> str:
     return f"seat {p} holds no {_card_name(action)} card"
 
 
-def _msg_card_new(s, p, action):
+def _msg_card_new(s: np.ndarray, p: int, action: int) -> str:
     return f"seat {p}'s {_card_name(action)} card was bought this turn (playable from the next turn)"
 
 
-def _card_name(action):
+def _card_name(action: int) -> str:
     kind = _kind_of(action)
     t = {"PLAY_KNIGHT": L.KNIGHT, "PLAY_ROAD_BUILDING": L.ROAD_BUILDING,
          "PLAY_YEAR_OF_PLENTY": L.YEAR_OF_PLENTY, "PLAY_MONOPOLY": L.MONOPOLY}.get(kind)
@@ -198,7 +200,7 @@ OBSTACLES = (
 )
 
 
-def _relaxed(state, p, action, skip=-1):
+def _relaxed(state: np.ndarray, p: int, action: int, skip: int = -1) -> np.ndarray:
     t = state.copy()
     for i, (relax, _) in enumerate(OBSTACLES):
         if i != skip:
@@ -206,10 +208,10 @@ def _relaxed(state, p, action, skip=-1):
     return t
 
 
-def kinds_possible_in_phase(state):
+def kinds_possible_in_phase(state: np.ndarray) -> List[str]:
     """Action kinds the decider could take in this phase were every obstacle removed."""
     p = int(state[L.DECIDER])
-    kinds = []
+    kinds: List[str] = []
     for a in range(A.N_ACTIONS):
         kind = _kind_of(a)
         if kind not in kinds and _legal(_relaxed(state, p, a), a):
@@ -217,7 +219,7 @@ def kinds_possible_in_phase(state):
     return kinds
 
 
-def explain_illegal(state, action):
+def explain_illegal(state: np.ndarray, action: int) -> str:
     """A one-line reason why action is not legal for the decider in state."""
     ph = int(state[L.PHASE])
     if ph == L.PH_GAME_OVER:
@@ -237,7 +239,7 @@ def explain_illegal(state, action):
             f"allowed: {', '.join(allowed)})")
 
 
-def _board_reason(s, p, action):
+def _board_reason(s: np.ndarray, p: int, action: int) -> str:
     """The board obstacle, read with the placement predicates the kernel uses."""
     kind, args, name = A.ACTION_TABLE[action]
     ph = int(s[L.PHASE])

@@ -8,6 +8,8 @@ their input and raise clear errors; the kernels they call assume valid input.
         mask = legal_mask(s)
         step(s, int(np.flatnonzero(mask)[0]))
 """
+from typing import Any, List, Mapping, Optional, Tuple, Union
+
 import numpy as np
 
 from . import actions as A
@@ -19,7 +21,7 @@ from .determinize import determinize as _determinize
 from .explain import explain_illegal
 from .observe import (BOARD_SIZE, FULL_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE,
                       encode_full, encode_planes, encode_vector)
-from .options import DEFAULT_MAX_TURNS, make_options
+from .options import DEFAULT_MAX_TURNS, GameOptions, make_options
 from .playout import POLICIES, playout as _playout
 
 
@@ -32,15 +34,16 @@ class CorruptStateError(ValueError):
     """A state vector or saved game that breaks the game's invariants."""
 
 
-def _seed_int(seed):
+def _seed_int(seed: Optional[int]) -> int:
     if seed is None:
-        return int(np.random.SeedSequence().entropy % (2 ** 63))
+        return int(np.random.default_rng().integers(2 ** 63))
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
     return int(seed) % (2 ** 63)
 
 
-def new_game(options=None, seed=0, **kwargs):
+def new_game(options: Union[GameOptions, Mapping[str, Any], None] = None, seed: Optional[int] = 0,
+             **kwargs: Any) -> np.ndarray:
     """A new game at the start of set-up.  options: GameOptions/dict; kwargs override."""
     opts = make_options(options, **kwargs)
     seed = _seed_int(seed)
@@ -57,12 +60,12 @@ def new_game(options=None, seed=0, **kwargs):
     return s
 
 
-def _check_state(state):
+def _check_state(state: np.ndarray) -> None:
     if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (L.STATE_SIZE,):
         raise TypeError(f"state must be an int64 array of shape ({L.STATE_SIZE},)")
 
 
-def legal_actions(state):
+def legal_actions(state: np.ndarray) -> np.ndarray:
     """Sorted legal action ids for the decider (empty once the game is over)."""
     _check_state(state)
     buf = np.empty(A.N_ACTIONS, dtype=np.int64)
@@ -70,7 +73,7 @@ def legal_actions(state):
     return buf[:n].copy()
 
 
-def legal_mask(state):
+def legal_mask(state: np.ndarray) -> np.ndarray:
     """int8 mask over all N_ACTIONS ids for the decider."""
     _check_state(state)
     out = np.zeros(A.N_ACTIONS, dtype=np.int8)
@@ -78,29 +81,29 @@ def legal_mask(state):
     return out
 
 
-def decider(state):
+def decider(state: np.ndarray) -> int:
     """Seat that must act next, -1 once the game is over."""
     return int(C.current_decider(state))
 
 
-def is_over(state):
+def is_over(state: np.ndarray) -> bool:
     return int(state[L.PHASE]) == L.PH_GAME_OVER
 
 
-def winner(state):
+def winner(state: np.ndarray) -> int:
     return int(state[L.WINNER])
 
 
-def victory_points(state):
+def victory_points(state: np.ndarray) -> List[int]:
     """Total VP (VP cards included) per seat; a list of n_players ints."""
     return [int(C.total_vp(state, p)) for p in range(int(state[L.OPT_PLAYERS]))]
 
 
-def n_players(state):
+def n_players(state: np.ndarray) -> int:
     return int(state[L.OPT_PLAYERS])
 
 
-def _forced_ok(state, action, outcome):
+def _forced_ok(state: np.ndarray, action: int, outcome: int) -> Tuple[bool, str]:
     p = decider(state)
     if action == A.ROLL:
         return 2 <= outcome <= 12, "a dice total 2..12"
@@ -114,7 +117,7 @@ def _forced_ok(state, action, outcome):
     return False, "no chance outcome (this action has none)"
 
 
-def step(state, action, outcome=None):
+def step(state: np.ndarray, action: int, outcome: Optional[int] = None) -> np.ndarray:
     """Apply a legal action in place.  outcome forces the chance result (dice total for
     ROLL, stolen resource for a robber move with a victim, card type for BUY_DEV).
     Raises IllegalActionError (state unchanged) naming the action and why."""
@@ -140,7 +143,7 @@ def step(state, action, outcome=None):
     return state
 
 
-def chance_outcome(state, action):
+def chance_outcome(state: np.ndarray, action: int) -> Optional[int]:
     """Which chance outcome the last applied action had: dice total, stolen resource
     or drawn card type; None for actions without chance (a robber move without a
     victim included)."""
@@ -153,7 +156,7 @@ def chance_outcome(state, action):
     return None
 
 
-def observe(state, player, kind="vector"):
+def observe(state: np.ndarray, player: int, kind: str = "vector") -> np.ndarray:
     """Seat-relative observation of player: kind "vector" (VECTOR_SIZE,) or "planes"
     (PLANES, GRID_H, GRID_W), float32."""
     _check_state(state)
@@ -170,13 +173,13 @@ def observe(state, player, kind="vector"):
     return out
 
 
-def full_state_tensor(state):
+def full_state_tensor(state: np.ndarray) -> np.ndarray:
     out = np.zeros(FULL_SIZE, dtype=np.float32)
     encode_full(state, out)
     return out
 
 
-def determinize(state, observer, seed=0):
+def determinize(state: np.ndarray, observer: int, seed: Optional[int] = 0) -> np.ndarray:
     """A full state consistent with everything observer knows, the rest resampled."""
     _check_state(state)
     if not 0 <= int(observer) < n_players(state):
@@ -184,7 +187,8 @@ def determinize(state, observer, seed=0):
     return _determinize(state, int(observer), _seed_int(seed))
 
 
-def playout(state, policy="random", seed=0, max_turns=DEFAULT_MAX_TURNS):
+def playout(state: np.ndarray, policy: str = "random", seed: Optional[int] = 0,
+            max_turns: int = DEFAULT_MAX_TURNS) -> Tuple[List[int], int]:
     """Play a copy of state to the end with a built-in policy ("random", "pruning",
     "weighted"); return (final VP per seat as a list, winner or -1 if the cap hit)."""
     _check_state(state)
@@ -194,7 +198,7 @@ def playout(state, policy="random", seed=0, max_turns=DEFAULT_MAX_TURNS):
     return [int(x) for x in vp[:n_players(state)]], int(win)
 
 
-def options_of(state):
+def options_of(state: np.ndarray) -> GameOptions:
     """The GameOptions stored in a state (board taken from the state)."""
     return make_options(players=int(state[L.OPT_PLAYERS]), vp_to_win=int(state[L.OPT_VP]),
                         discard_limit=int(state[L.OPT_DISCARD]),

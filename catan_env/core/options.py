@@ -2,6 +2,7 @@
 is allowed; an unknown option name raises ValueError listing the known ones."""
 import os
 from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -24,7 +25,7 @@ class GameOptions:
     friendly_robber: bool = False  # no stealing from players with <= 2 public VP
     domestic_trade: bool = True   # player-to-player trade menu on/off
     max_offers_per_turn: int = 3  # cap on domestic offers per turn (0..20)
-    board: object = field(default="random")  # "random", "beginner", a board dict, JSON or file
+    board: Any = field(default="random")  # "random", "beginner", a board dict, JSON or file
     # Rule variants (defaults: the official rules; PIONEERS_RULES sets the Pioneers ones)
     robber_on_desert: bool = True  # False: the robber may never move to the desert
     bank_shortage: str = "official"  # "official": nobody gets a short resource unless only
@@ -35,10 +36,10 @@ class GameOptions:
     vp_cards: str = "held"        # "held": VP cards count while hidden; "played": they count
     #                               once played face up (the owner plays them to win)
     sevens_rule: int = 0          # 0 normal; 1 re-roll 7s in rounds 1-2; 2 re-roll every 7
-    dev_deck: object = "official"  # "official" (25), "pioneers" (24, 13 knights) or 5 counts
+    dev_deck: Any = "official"  # "official" (25), "pioneers" (24, 13 knights) or 5 counts
     #                                (knight, VP, road building, year of plenty, monopoly)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _check_int("players", self.players, 2, 4)
         _check_int("vp_to_win", self.vp_to_win, 3, 20)
         _check_int("discard_limit", self.discard_limit, 3, 40)
@@ -66,7 +67,7 @@ class GameOptions:
         raise ValueError(f"option 'board' must be 'random', 'beginner' or a board dict/JSON, "
                          f"got {self.board!r}")
 
-    def board_dict(self):
+    def board_dict(self) -> Optional[Dict[str, Any]]:
         """The fixed board, or None for a random board."""
         if self.board == "random":
             return None
@@ -74,10 +75,10 @@ class GameOptions:
             return BEGINNER_BOARD
         return self.board
 
-    def to_dict(self):
+    def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
 
-    def rule_variants(self):
+    def rule_variants(self) -> Tuple[int, int, np.ndarray]:
         """(RULE_* bits, sevens rule, deck counts) for ``rules.set_rule_variants``."""
         bits = ((0 if self.robber_on_desert else L.RULE_NO_DESERT_ROBBER)
                 | (L.RULE_SHORTAGE_IN_ORDER if self.bank_shortage == "in_order" else 0)
@@ -96,12 +97,12 @@ PIONEERS_RULES = dict(robber_on_desert=False, bank_shortage="in_order", strict_t
 OPTION_NAMES = tuple(f.name for f in fields(GameOptions))
 
 
-def _check_int(name, value, lo, hi):
+def _check_int(name: str, value: Any, lo: int, hi: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise ValueError(f"option {name!r} must be an int in {lo}..{hi}, got {value!r}")
 
 
-def _check_choice(name, value, allowed):
+def _check_choice(name: str, value: Any, allowed: Iterable[Any]) -> None:
     if value not in allowed:
         raise ValueError(f"option {name!r} must be one of {list(allowed)}, got {value!r}")
 
@@ -109,11 +110,11 @@ def _check_choice(name, value, allowed):
 _NAMED_DECKS = {"official": OFFICIAL_DECK, "pioneers": PIONEERS_DECK}
 
 
-def _deck_counts(deck):
+def _deck_counts(deck: Union[str, Sequence[int]]) -> List[int]:
     return [int(x) for x in (_NAMED_DECKS[deck] if isinstance(deck, str) else deck)]
 
 
-def _check_deck(deck):
+def _check_deck(deck: Any) -> Union[str, Tuple[int, ...]]:
     """A deck name, or 5 non-negative counts (at most 30 of a type): normalised to a name
     when it is a named deck's counts, otherwise a tuple."""
     if isinstance(deck, str):
@@ -133,7 +134,7 @@ def _check_deck(deck):
     return tuple(counts)
 
 
-def check_keywords(given, accepted):
+def check_keywords(given: Iterable[str], accepted: Iterable[str]) -> None:
     """Raise ValueError naming unknown keywords and listing every accepted one (the game
     options and the caller's own keywords)."""
     unknown = sorted(set(given) - set(accepted) - set(OPTION_NAMES))
@@ -142,12 +143,12 @@ def check_keywords(given, accepted):
                          f"{', '.join(list(accepted) + list(OPTION_NAMES))}")
 
 
-def make_options(options=None, **kwargs):
+def make_options(options: Union["GameOptions", Mapping[str, Any], None] = None, **kwargs: Any) -> "GameOptions":
     """GameOptions from a GameOptions, a dict, keyword arguments, or a mix."""
-    base = {}
+    base: Dict[str, Any] = {}
     if isinstance(options, GameOptions):
         base = options.to_dict()
-    elif isinstance(options, dict):
+    elif isinstance(options, Mapping):
         base = dict(options)
     elif options is not None:
         raise TypeError(f"options must be a GameOptions or dict, got {type(options).__name__}")

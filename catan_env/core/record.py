@@ -19,6 +19,7 @@ checksum hashed the raw vector) still load; their steps, VP and winner are check
 import hashlib
 import json
 import os
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from .game import (CorruptStateError, IllegalActionError, chance_outcome, new_ga
                    victory_points, winner)
 from .board import read_board
 from .invariants import check
-from .options import RULE_VARIANT_DEFAULTS, make_options
+from .options import RULE_VARIANT_DEFAULTS, GameOptions, make_options
 
 FORMAT = "catan_env.record"
 VERSION = 2
@@ -36,11 +37,11 @@ CHANCE_MODES = ("forced", "rng")
 READS_VERSIONS = (1, 2)
 
 
-def outcome(state):
+def outcome(state: np.ndarray) -> Dict[str, Any]:
     """The final position in canonical, layout-independent form (plain ints and lists)."""
     n = int(state[L.OPT_PLAYERS])
 
-    def field(name):
+    def field(name: str) -> Any:
         return L.view(state, name).tolist()
     return {"v_owner": field("v_owner"), "v_level": field("v_level"), "e_owner": field("e_owner"),
             "hands": field("hand")[:n], "dev_cards": field("dev_hand")[:n], "deck": field("deck"),
@@ -49,7 +50,7 @@ def outcome(state):
             "robber": int(state[L.ROBBER]), "winner": winner(state), "steps": int(state[L.STEPS])}
 
 
-def outcome_digest(state):
+def outcome_digest(state: np.ndarray) -> str:
     """sha256 of ``outcome(state)`` as canonical JSON."""
     text = json.dumps(outcome(state), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
@@ -58,7 +59,8 @@ def outcome_digest(state):
 class GameRecord:
     """A game as options + board + seed + action list; replays to the same state."""
 
-    def __init__(self, options, seed, board=None, chance="forced"):
+    def __init__(self, options: Union[GameOptions, Mapping[str, Any], None], seed: int,
+                 board: Optional[Dict[str, Any]] = None, chance: str = "forced") -> None:
         opts = make_options(options)
         self.seed = int(seed)
         initial = new_game(opts, seed=self.seed)
@@ -67,10 +69,12 @@ class GameRecord:
         if chance not in CHANCE_MODES:
             raise ValueError(f"chance must be one of {CHANCE_MODES}, got {chance!r}")
         self.chance = chance
-        self.actions = []  # list of (action, chance outcome or None)
+        self.actions: List[Tuple[int, Optional[int]]] = []  # (action, chance outcome or None)
 
     @classmethod
-    def from_actions(cls, options, seed, actions, board=None, chance="rng"):
+    def from_actions(cls, options: Union[GameOptions, Mapping[str, Any], None], seed: int,
+                     actions: Iterable[Tuple[int, Optional[int]]], board: Optional[Dict[str, Any]] = None,
+                     chance: str = "rng") -> "GameRecord":
         """A record of the game new_game(options, seed=seed) followed by actions, a list
         of (action id, chance outcome or None) as the state's RNG produced them: what an
         env's ``record()`` returns."""
@@ -80,17 +84,17 @@ class GameRecord:
         return rec
 
     @classmethod
-    def from_env(cls, env):
+    def from_env(cls, env: Any) -> "GameRecord":
         """The game so far in a PettingZoo or Gymnasium catan_env env."""
         return env.record()
 
-    def initial_state(self):
+    def initial_state(self) -> np.ndarray:
         return new_game(self.options, seed=self.seed)
 
-    def append(self, action, outcome=None):
+    def append(self, action: int, outcome: Optional[int] = None) -> None:
         self.actions.append((int(action), None if outcome is None else int(outcome)))
 
-    def replay(self, upto=None):
+    def replay(self, upto: Optional[int] = None) -> Iterator[np.ndarray]:
         """Yield the state after each action (the initial state first).  Chance outcomes
         are forced (``chance="forced"``: chosen dice, as in tests and scenarios) or were
         produced by the state's RNG (``chance="rng"``: games recorded from an env), in
@@ -107,13 +111,13 @@ class GameRecord:
                                         f"gives {chance_outcome(s, a)}, the record says {outcome}")
             yield s.copy()
 
-    def final_state(self):
-        s = None
+    def final_state(self) -> np.ndarray:
+        s = self.initial_state()
         for s in self.replay():
             pass
         return s
 
-    def to_dict(self):
+    def to_dict(self) -> Dict[str, Any]:
         final = self.final_state()
         opts = self.options.to_dict()
         opts.pop("board")
@@ -128,10 +132,10 @@ class GameRecord:
                 "final": {"steps": len(self.actions), "vp": victory_points(final),
                           "winner": winner(final), "digest": outcome_digest(final)}}
 
-    def to_json(self, **kw):
+    def to_json(self, **kw: Any) -> str:
         return json.dumps(self.to_dict(), **kw)
 
-    def save(self, path):
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write the record as JSON atomically: the text is built and checked (it replays
         and reads back) before anything touches path, then written to a temporary file
         beside it and renamed, so path never holds an empty or partial record."""
@@ -148,7 +152,7 @@ class GameRecord:
                 os.remove(tmp)
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d: Mapping[str, Any]) -> "GameRecord":
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise CorruptStateError(f"not a catan_env record (format must be {FORMAT!r})")
         if d.get("version") not in READS_VERSIONS:
@@ -187,7 +191,7 @@ class GameRecord:
         return rec
 
     @classmethod
-    def from_json(cls, text):
+    def from_json(cls, text: str) -> "GameRecord":
         try:
             d = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -195,17 +199,17 @@ class GameRecord:
         return cls.from_dict(d)
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: Union[str, "os.PathLike[str]"]) -> "GameRecord":
         with open(path) as f:
             return cls.from_json(f.read())
 
 
-def save_state(path, state):
+def save_state(path: Union[str, "os.PathLike[str]"], state: np.ndarray) -> None:
     """Write a raw state vector (``.npy``) with its layout size in the header."""
     np.save(path, np.asarray(state, dtype=np.int64))
 
 
-def load_state(path):
+def load_state(path: Union[str, "os.PathLike[str]"]) -> np.ndarray:
     """Read a raw state vector, checking its shape and every invariant."""
     try:
         s = np.load(path, allow_pickle=False)
