@@ -261,6 +261,176 @@ evaluate_hook = builtin_evaluate
 prior_hook = builtin_prior
 
 
+# ---- per-iteration seeds and buffer sizes
+ROLLOUT_SEED_STRIDE = 7919        # iteration i of a search seeded s: playout RNG seed s * 7919 + i
+WORLD_SEED_STRIDE = 1_000_003     # and world (determinization) seed s * 1_000_003 + i
+MAX_DEPTH = 8000                  # deepest path in the tree (a guard; real paths are short)
+PATH_SIZE = MAX_DEPTH + 2         # a step adds an action node and, at chance, an outcome node
+
+
+@njit(cache=True)
+def _start_world(world, view, seat, seed, done, ci):
+    """The iteration's world: a fresh determinization of the view (ISMCTS) or the tree's
+    one world with a fresh RNG; never the true state."""
+    if ci[I_DET] == 1:
+        s = world.copy()
+        seed_rng(s, seed * WORLD_SEED_STRIDE + done)
+    else:
+        s = determinize(view, seat, seed * WORLD_SEED_STRIDE + done)
+    if ci[I_NO_TRADE] == 1:
+        s[OPT_TRADE] = 0
+    return s
+
+
+@njit(cache=True)
+def _candidate_moves(s, node, buf, ci, optimistic, root_allowed):
+    """The moves considered at node: the legal ones (at the root only those allowed),
+    pruned (MP), plus the trade-optimistic root moves.  Returns their count in buf."""
+    n = legal_actions(s, buf)
+    if node == 0:
+        m = 0
+        for i in range(n):
+            if root_allowed[buf[i]]:
+                buf[m] = buf[i]
+                m += 1
+        n = m
+    if ci[I_PRUNE] == 1 and n > 0:
+        n = prune_moves(buf, n)
+    if node == 0:
+        for i in range(optimistic.shape[0]):
+            buf[n] = OPTIMISTIC + optimistic[i]
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _index_children(key, first, nxt, avail, node, buf, n, child_of):
+    """Map each candidate to its child (child_of[key], -1 when untried), count one more
+    availability for the tried ones; returns (children, untried)."""
+    n_children = 0
+    k = first[node]
+    while k >= 0:
+        child_of[key[k]] = k
+        n_children += 1
+        k = nxt[k]
+    untried = 0
+    for i in range(n):
+        ch = child_of[buf[i]]
+        if ch < 0:
+            untried += 1
+        else:
+            avail[ch] += 1.0
+    return n_children, untried
+
+
+@njit(cache=True)
+def _clear_children(key, first, nxt, node, child_of):
+    k = first[node]
+    while k >= 0:
+        child_of[key[k]] = -1
+        k = nxt[k]
+
+
+@njit(cache=True)
+def _untried_move(s, d, buf, n, child_of, by_weight, rng, weights, cand, plain):
+    """An untried candidate to expand: at random, or the highest domain weight (ties at
+    random)."""
+    if by_weight:
+        m = 0
+        for i in range(n):
+            if child_of[buf[i]] < 0:
+                cand[m] = buf[i]
+                plain[m] = key_action(buf[i])
+                m += 1
+        action_weights(s, d, plain, m, weights)
+        top = -1.0
+        ties = 0
+        for i in range(m):
+            if weights[i] > top:
+                top = weights[i]
+                ties = 1
+            elif weights[i] == top:
+                ties += 1
+        pick = randint(rng, ties)
+        for i in range(m):
+            if weights[i] == top:
+                if pick == 0:
+                    return cand[i]
+                pick -= 1
+        return -1
+    untried = 0
+    for i in range(n):
+        if child_of[buf[i]] < 0:
+            untried += 1
+    pick = randint(rng, untried)
+    for i in range(n):
+        if child_of[buf[i]] < 0:
+            if pick == 0:
+                return buf[i]
+            pick -= 1
+    return -1
+
+
+@njit(cache=True)
+def _ucb_child(visits, avail, wins, d, buf, n, child_of, c):
+    """The tried child maximising UCB with availability counts (ISMCTS), or -1."""
+    best = -1e300
+    chosen = -1
+    for i in range(n):
+        ch = child_of[buf[i]]
+        if ch < 0:
+            continue
+        if visits[ch] <= 0:
+            score = 1e300
+        else:
+            score = wins[ch, d] / visits[ch] + c * np.sqrt(np.log(avail[ch]) / visits[ch])
+        if score > best:
+            best = score
+            chosen = ch
+    return chosen
+
+
+@njit(cache=True)
+def _chance_child(key, first, nxt, chance, visits, real, avail, wins, count, s, a, chosen, kind, width):
+    """Apply action a (a chance event the searcher sees) and return the outcome node
+    below chosen (sparse UCT: at most width outcomes; once full, the simulator is
+    resampled until a kept outcome comes up, keeping their relative odds), or -1 where
+    the path goes on open loop."""
+    chance[chosen] = 1
+    n_out = 0
+    k = first[chosen]
+    while k >= 0:
+        n_out += 1
+        k = nxt[k]
+    if n_out < width:
+        apply_action(s, a, -1)
+        oc = _find_child(key, first, nxt, chosen, _read_outcome(s, kind))
+        if oc < 0 and count[0] < key.shape[0]:
+            oc = _new_node(key, first, nxt, chance, visits, real, avail, wins, count,
+                           chosen, _read_outcome(s, kind))
+        return oc
+    for attempt in range(32):
+        trial = s.copy()
+        apply_action(trial, a, -1)
+        oc = _find_child(key, first, nxt, chosen, _read_outcome(trial, kind))
+        if oc >= 0:
+            s[:] = trial
+            return oc
+        s[RNG] = trial[RNG]            # the next try draws afresh
+    apply_action(s, a, -1)             # open loop from here
+    return -1
+
+
+@njit(cache=True)
+def _backup(visits, real, wins, path, depth, reward):
+    for j in range(depth + 1):
+        nd = path[j]
+        visits[nd] += 1.0
+        real[nd] += 1.0
+        for p in range(MAX_PLAYERS):
+            wins[nd, p] += reward[p]
+
+
 @njit(cache=True, nogil=True)
 def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
          view, seat, n_iter, seed, ci, cf, optimistic, root_allowed):
@@ -268,72 +438,43 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
     optimistic: action ids offered at the root as trade-optimistic moves.
     root_allowed[a] == 0 keeps action a out of the root.  Returns the iterations done.
     Leaves are scored by ``evaluate_hook`` and PUCT reads ``prior_hook``: the built-ins
-    here (cached), or your own in a kernel from :func:`make_grow`."""
+    here (cached), or your own in a kernel from :func:`make_grow` (the two hooks are
+    called here, in grow itself, so that make_grow can swap them)."""
     max_nodes = key.shape[0]
-    buf = np.empty(A.N_ACTIONS + optimistic.shape[0], dtype=np.int64)
+    width = A.N_ACTIONS + optimistic.shape[0]
+    buf = np.empty(width, dtype=np.int64)
     child_of = np.full(2 * A.N_ACTIONS, -1, dtype=np.int64)
-    weights = np.empty(A.N_ACTIONS + optimistic.shape[0])
-    probs = np.empty(A.N_ACTIONS + optimistic.shape[0])
-    cand = np.empty(A.N_ACTIONS + optimistic.shape[0], dtype=np.int64)
-    plain = np.empty(A.N_ACTIONS + optimistic.shape[0], dtype=np.int64)
-    path = np.empty(8192, dtype=np.int64)
+    weights = np.empty(width)
+    probs = np.empty(width)
+    cand = np.empty(width, dtype=np.int64)
+    plain = np.empty(width, dtype=np.int64)
+    path = np.empty(PATH_SIZE, dtype=np.int64)
     rng = np.zeros(STATE_SIZE, dtype=np.int64)
     reward = np.zeros(MAX_PLAYERS)
     c = cf[F_C]
     for it in range(n_iter):
         done = count[1]
-        seed_rng(rng, seed * 7919 + done)
-        if ci[I_DET] == 1:
-            s = world.copy()
-            seed_rng(s, seed * 1_000_003 + done)
-        else:
-            s = determinize(view, seat, seed * 1_000_003 + done)
-        if ci[I_NO_TRADE] == 1:
-            s[OPT_TRADE] = 0
+        seed_rng(rng, seed * ROLLOUT_SEED_STRIDE + done)
+        s = _start_world(world, view, seat, seed, done, ci)
         node = 0
         depth = 0
         path[0] = 0
         layers = 0
-        while s[PHASE] != PH_GAME_OVER and s[TURN] <= ci[I_TURN_CAP] and depth < 8000:
-            n = legal_actions(s, buf)
-            if node == 0:
-                m = 0
-                for i in range(n):
-                    if root_allowed[buf[i]]:
-                        buf[m] = buf[i]
-                        m += 1
-                n = m
-            if ci[I_PRUNE] == 1 and n > 0:
-                n = prune_moves(buf, n)
-            if node == 0:
-                for i in range(optimistic.shape[0]):
-                    buf[n] = OPTIMISTIC + optimistic[i]
-                    n += 1
+        while s[PHASE] != PH_GAME_OVER and s[TURN] <= ci[I_TURN_CAP] and depth < MAX_DEPTH:
+            # --- selection / expansion at node
+            n = _candidate_moves(s, node, buf, ci, optimistic, root_allowed)
             if n == 0:
                 break
             d = current_decider(s)
-            n_children = 0
-            k = first[node]
-            while k >= 0:
-                child_of[key[k]] = k
-                n_children += 1
-                k = nxt[k]
-            untried = 0
-            for i in range(n):
-                ch = child_of[buf[i]]
-                if ch < 0:
-                    untried += 1
-                else:
-                    avail[ch] += 1.0
+            n_children, untried = _index_children(key, first, nxt, avail, node, buf, n, child_of)
             can_add = count[0] + 3 <= max_nodes
-            if cf[F_PW_ALPHA] > 0.0 and untried < n:
+            if cf[F_PW_ALPHA] > 0.0 and untried < n:   # progressive widening
                 can_add = can_add and n_children < np.ceil(cf[F_PW_C] * (real[node] + 1.0) ** cf[F_PW_ALPHA])
             chosen = -1
             new_key = -1
-            if ci[I_PRIOR] == 1:
+            if ci[I_PRIOR] == 1:                        # PUCT over the prior hook
                 for i in range(n):
-                    b = buf[i]
-                    plain[i] = key_action(b)
+                    plain[i] = key_action(buf[i])
                 prior_hook(s, d, plain, n, probs)
                 sq = np.sqrt(max(real[node], 1.0))
                 best = -1e300
@@ -354,59 +495,14 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
                             chosen = ch
                             new_key = -1
             elif untried > 0 and can_add:
-                if ci[I_EXPAND] == 1:
-                    m = 0
-                    for i in range(n):
-                        if child_of[buf[i]] < 0:
-                            b = buf[i]
-                            cand[m] = b
-                            plain[m] = key_action(b)
-                            m += 1
-                    action_weights(s, d, plain, m, weights)
-                    top = -1.0
-                    ties = 0
-                    for i in range(m):
-                        if weights[i] > top:
-                            top = weights[i]
-                            ties = 1
-                        elif weights[i] == top:
-                            ties += 1
-                    pick = randint(rng, ties)
-                    for i in range(m):
-                        if weights[i] == top:
-                            if pick == 0:
-                                new_key = cand[i]
-                                break
-                            pick -= 1
-                else:
-                    pick = randint(rng, untried)
-                    for i in range(n):
-                        if child_of[buf[i]] < 0:
-                            if pick == 0:
-                                new_key = buf[i]
-                                break
-                            pick -= 1
+                new_key = _untried_move(s, d, buf, n, child_of, ci[I_EXPAND] == 1, rng, weights, cand, plain)
             else:
-                best = -1e300
-                for i in range(n):
-                    ch = child_of[buf[i]]
-                    if ch < 0:
-                        continue
-                    if visits[ch] <= 0:
-                        score = 1e300
-                    else:
-                        score = wins[ch, d] / visits[ch] + c * np.sqrt(np.log(avail[ch]) / visits[ch])
-                    if score > best:
-                        best = score
-                        chosen = ch
+                chosen = _ucb_child(visits, avail, wins, d, buf, n, child_of, c)
                 if chosen < 0 and untried > 0 and count[0] + 3 <= max_nodes:
                     new_key = buf[randint(rng, n)]   # widening left nothing legal here
                     while child_of[new_key] >= 0:
                         new_key = buf[randint(rng, n)]
-            k = first[node]
-            while k >= 0:
-                child_of[key[k]] = -1
-                k = nxt[k]
+            _clear_children(key, first, nxt, node, child_of)
             expanded = False
             if new_key >= 0:
                 chosen = _new_node(key, first, nxt, chance, visits, real, avail, wins, count, node, new_key)
@@ -418,6 +514,7 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
                     wins[chosen, d] = v
             if chosen < 0:
                 break
+            # --- the move (and the chance outcome the searcher sees)
             a = key_action(key[chosen])
             if key[chosen] >= OPTIMISTIC:
                 if not optimistic_swap(s, d, a):
@@ -431,34 +528,9 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
             if kind == 0:
                 apply_action(s, a, -1)
             else:
-                chance[chosen] = 1
                 layers += 1
-                n_out = 0
-                k = first[chosen]
-                while k >= 0:
-                    n_out += 1
-                    k = nxt[k]
-                if n_out < ci[I_CHANCE_WIDTH]:
-                    apply_action(s, a, -1)
-                    oc = _find_child(key, first, nxt, chosen, _read_outcome(s, kind))
-                    if oc < 0 and count[0] < max_nodes:
-                        oc = _new_node(key, first, nxt, chance, visits, real, avail, wins, count,
-                                       chosen, _read_outcome(s, kind))
-                else:
-                    # width reached: resample until an existing outcome comes up, so the
-                    # kept outcomes keep their relative probabilities
-                    oc = -1
-                    for attempt in range(32):
-                        trial = s.copy()
-                        apply_action(trial, a, -1)
-                        oc = _find_child(key, first, nxt, chosen, _read_outcome(trial, kind))
-                        if oc >= 0:
-                            s[:] = trial
-                            break
-                        s[RNG] = trial[RNG]            # the next try draws afresh
-                    if oc < 0:
-                        apply_action(s, a, -1)     # open loop from here
-                        break
+                oc = _chance_child(key, first, nxt, chance, visits, real, avail, wins, count, s, a,
+                                   chosen, kind, ci[I_CHANCE_WIDTH])
                 if oc < 0:
                     break
                 depth += 1
@@ -466,14 +538,10 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
                 node = oc
             if expanded:
                 break
+        # --- playout, leaf value, backup
         if _playout(s, ci, cf, rng, buf, weights, reward):
             reward[:] = evaluate_hook(s, seat)
-        for j in range(depth + 1):
-            nd = path[j]
-            visits[nd] += 1.0
-            real[nd] += 1.0
-            for p in range(MAX_PLAYERS):
-                wins[nd, p] += reward[p]
+        _backup(visits, real, wins, path, depth, reward)
         count[1] += 1
     return n_iter
 
