@@ -274,10 +274,12 @@ class BatchedCatan:
 
     # ------------------------------------------------------------------ internals
     def _arrays(self) -> Tuple[Any, ...]:
-        return (self.states, self.games, self.vals, self.rngs, self.cfg, self.fcfg, self._template,
-                self.pool_kinds, self.pool_cum, self.rewards, self.terminated, self.truncated,
-                self.final_obs, self.final_planes, self.ep_stats, self.ep_returns, self.obs, self.planes, self.masks,
-                self.params, self.layers, self.nets)
+        """The kernels' grouped arguments: (Batch, Setup, Nets, Outputs)."""
+        return (K.Batch(self.states, self.games, self.vals, self.rngs),
+                K.Setup(self.cfg, self.fcfg, self._template, self.pool_kinds, self.pool_cum),
+                K.Nets(self.params, self.layers, self.nets),
+                K.Outputs(self.rewards, self.terminated, self.truncated, self.final_obs, self.final_planes,
+                          self.ep_stats, self.ep_returns, self.obs, self.planes, self.masks))
 
     def _external_agent(self, i: int, seat: int) -> Any:
         """The Python agent playing seat of game i (one copy per game and seat, reset

@@ -19,6 +19,8 @@ others); an illegal action costs ``illegal_penalty``, leaves the game unchanged,
 after ``max_illegal`` of them the episode is truncated.  Finished games reset
 automatically in the same step, their last observation kept in ``final_obs``.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -58,6 +60,7 @@ N_VAL_COLS = 5
 # statistics of the episodes that ended this step (int64 rows; valid where done)
 E_WINNER, E_TURNS, E_LEN, E_LEARNER, E_VP, E_SEED = 0, 1, 2, 3, 4, 5
 N_EP_COLS = 6
+RNG_SEED_MIX = 0x5851F42D4C957F2D  # a game's RNG is seeded from its game seed xor this
 
 
 @njit(cache=True)
@@ -77,11 +80,29 @@ def _new_game(s, cfg, template, seed):
     set_rule_variants(s, cfg[C_RULES], cfg[C_SEVENS], cfg[C_DECK:C_DECK + 5])
 
 
+# ---- the kernels' arguments, grouped (named tuples of arrays: two arrays of one dtype
+# cannot be swapped by position)
+# the games: states (N, STATE_SIZE), games table, vals table, each game's RNG
+Batch = namedtuple("Batch", ["states", "games", "vals", "rngs"])
+# the fixed setup: int and float config, the fixed board's template, the opponent pool
+# (kind of each entry, cumulative draw probabilities)
+Setup = namedtuple("Setup", ["cfg", "fcfg", "template", "pool_kinds", "pool_cum"])
+# the MLP opponents' weights (``mlp.pack``)
+Nets = namedtuple("Nets", ["params", "layers", "nets"])
+# the caller's per-step outputs
+Outputs = namedtuple("Outputs", ["rewards", "terminated", "truncated", "final_obs", "final_planes",
+                                 "ep_stats", "ep_returns", "obs", "planes", "masks"])
+# work buffers of one kernel call
+Scratch = namedtuple("Scratch", ["buf", "work", "x", "logits", "h1", "h2"])
+
+
 @njit(cache=True)
-def _start_episode(s, games, vals, rng, i, seed, cfg, template, pool_kinds, pool_cum):
+def _start_episode(b, i, seed, setup):
     """Game i starts the game of seed: learner seat and opponents drawn from its RNG."""
+    s, games, vals, rng = b.states[i], b.games, b.vals, b.rngs[i]
+    cfg, pool_cum = setup.cfg, setup.pool_cum
     games[i, G_SEED] = seed
-    _new_game(s, cfg, template, seed)
+    _new_game(s, cfg, setup.template, seed)
     if cfg[C_FIXED_SEAT] >= 0:
         games[i, G_LEARNER] = cfg[C_FIXED_SEAT]
     else:
@@ -101,10 +122,12 @@ def _start_episode(s, games, vals, rng, i, seed, cfg, template, pool_kinds, pool
 
 
 @njit(cache=True)
-def _mlp_choice(s, d, buf, n, net, sample, rng, params, layers, nets, x, logits, h1, h2):
-    """Net's move for seat d: argmax of its legal logits, or a softmax sample."""
-    encode_vector(s, d, x)
-    masked_logits(params, layers, nets[net], x, buf, n, logits, h1, h2)
+def _mlp_choice(s, d, n, net, sample, rng, nets, sc):
+    """Net's move for seat d among sc.buf[:n]: argmax of its legal logits, or a softmax
+    sample."""
+    buf, logits = sc.buf, sc.logits
+    encode_vector(s, d, sc.x)
+    masked_logits(nets.params, nets.layers, nets.nets[net], sc.x, buf, n, logits, sc.h1, sc.h2)
     best = 0
     for k in range(1, n):
         if logits[k] > logits[best]:
@@ -125,10 +148,12 @@ def _mlp_choice(s, d, buf, n, net, sample, rng, params, layers, nets, x, logits,
 
 
 @njit(cache=True, inline='always')
-def _advance(s, games, rng, i, cfg, pool_kinds, buf, work, params, layers, nets, x, logits, h1, h2):
+def _advance(b, i, setup, nets, sc):
     """Play game i's opponents (and with skip_forced any forced move of a caller-controlled
     seat) until a caller seat decides (0), an external opponent must act (1) or the
     episode ends (2)."""
+    s, games, rng = b.states[i], b.games, b.rngs[i]
+    cfg, buf = setup.cfg, sc.buf
     learner = games[i, G_LEARNER]
     n_players = cfg[C_PLAYERS]
     max_turns = cfg[C_MAX_TURNS] if cfg[C_MAX_TURNS] > 0 else np.int64(1) << 62
@@ -141,15 +166,14 @@ def _advance(s, games, rng, i, cfg, pool_kinds, buf, work, params, layers, nets,
                 apply_action(s, buf[0], -1)
                 continue
             return 0
-        kind = pool_kinds[games[i, G_OPP + (d - learner + n_players) % n_players - 1]]
+        kind = setup.pool_kinds[games[i, G_OPP + (d - learner + n_players) % n_players - 1]]
         if kind == OPP_EXTERNAL:
             return 1
         n = legal_actions(s, buf)
         if kind >= OPP_MLP:
-            a = _mlp_choice(s, d, buf, n, kind - OPP_MLP, cfg[C_MLP_SAMPLE], rng,
-                            params, layers, nets, x, logits, h1, h2)
+            a = _mlp_choice(s, d, n, kind - OPP_MLP, cfg[C_MLP_SAMPLE], rng, nets, sc)
         else:
-            a = pick_action(s, buf, n, kind, rng, work)
+            a = pick_action(s, buf, n, kind, rng, sc.work)
         apply_action(s, a, -1)
 
 
@@ -165,8 +189,9 @@ def board_key(s, seat):
 
 
 @njit(cache=True, inline='always')
-def _observe(s, seat, games, i, cfg, buf, obs, planes, masks):
+def _observe(s, seat, games, i, cfg, buf, out):
     """Seat's observation and legal mask into row i of the output arrays."""
+    obs, planes, masks = out.obs, out.planes, out.masks
     key = board_key(s, seat)
     if key != games[i, G_BOARD_KEY]:
         encode_board(s, seat, obs[i])
@@ -182,20 +207,18 @@ def _observe(s, seat, games, i, cfg, buf, obs, planes, masks):
 
 
 @njit(cache=True, inline='always')
-def _settle(states, games, vals, rngs, i, cfg, fcfg, template, pool_kinds, pool_cum,
-            rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
-            obs, planes, masks, buf, work, params, layers, nets, x, logits, h1, h2):
+def _settle(b, i, setup, nets, out, sc):
     """After an action in game i: advance it; on an episode's end pay the final rewards,
     keep the final observation and statistics, start the next game and advance that;
     finally encode the observation of the seat to act.  Sets G_WAITING when an external
     opponent must act first (the caller resumes the game)."""
-    s = states[i]
-    rng = rngs[i]
-    vp_reward = fcfg[F_VP_REWARD]
+    s, games, vals, rewards = b.states[i], b.games, b.vals, out.rewards
+    cfg = setup.cfg
+    vp_reward = setup.fcfg[F_VP_REWARD]
     all_seats = cfg[C_ALL_SEATS]
     n_players = cfg[C_PLAYERS]
     while True:
-        status = _advance(s, games, rng, i, cfg, pool_kinds, buf, work, params, layers, nets, x, logits, h1, h2)
+        status = _advance(b, i, setup, nets, sc)
         if status == 1:
             games[i, G_WAITING] = 1
             return
@@ -223,117 +246,102 @@ def _settle(states, games, vals, rngs, i, cfg, fcfg, template, pool_kinds, pool_
         if status == 0:
             d = current_decider(s)
             games[i, G_DECIDER] = d
-            _observe(s, learner if not all_seats else d, games, i, cfg, buf, obs, planes, masks)
+            _observe(s, learner if not all_seats else d, games, i, cfg, sc.buf, out)
             return
-        _end_episode(states, games, vals, rngs, i, cfg, template, pool_kinds, pool_cum,
-                     terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
-                     s[PHASE] == PH_GAME_OVER)
+        _end_episode(b, i, setup, out, s[PHASE] == PH_GAME_OVER)
 
 
 @njit(cache=True)
-def _end_episode(states, games, vals, rngs, i, cfg, template, pool_kinds, pool_cum,
-                 terminated, truncated, final_obs, final_planes, ep_stats, ep_returns, over):
+def _end_episode(b, i, setup, out, over):
     """Record game i's finished episode and start the next game (seed from its RNG)."""
-    s = states[i]
+    s, games, vals, cfg = b.states[i], b.games, b.vals, setup.cfg
+    final_obs, ep_stats = out.final_obs, out.ep_stats
     learner = games[i, G_LEARNER]
     if over:
-        terminated[i] = True
+        out.terminated[i] = True
     else:
-        truncated[i] = True
+        out.truncated[i] = True
     if cfg[C_ALL_SEATS]:
         for p in range(cfg[C_PLAYERS]):
             encode_vector(s, p, final_obs[i, p])
     else:
         encode_vector(s, learner, final_obs[i, 0])
         if cfg[C_PLANES]:
-            encode_planes(s, learner, final_planes[i])
-    ep_returns[i] = vals[i, V_RETURN]
+            encode_planes(s, learner, out.final_planes[i])
+    out.ep_returns[i] = vals[i, V_RETURN]
     ep_stats[i, E_WINNER] = s[WINNER] if over else -1
     ep_stats[i, E_TURNS] = s[TURN]
     ep_stats[i, E_LEN] = games[i, G_EP_LEN]
     ep_stats[i, E_LEARNER] = learner
     ep_stats[i, E_VP] = total_vp(s, learner)
     ep_stats[i, E_SEED] = games[i, G_SEED]
-    seed = np.int64(next_u64(rngs[i]) >> np.uint64(2))
-    _start_episode(s, games, vals, rngs[i], i, seed, cfg, template, pool_kinds, pool_cum)
+    seed = np.int64(next_u64(b.rngs[i]) >> np.uint64(2))
+    _start_episode(b, i, seed, setup)
 
 
 @njit(cache=True)
-def reset_games(idx, seeds, states, games, vals, rngs, cfg, fcfg, template, pool_kinds, pool_cum,
-                rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
-                obs, planes, masks, params, layers, nets):
+def reset_games(idx, seeds, b, setup, nets, out):
     """Start games idx from seeds (each game's RNG seeded from its seed too)."""
-    buf, work, x, logits, h1, h2 = _scratch(params, layers)
+    sc = _scratch(nets)
     for k in range(idx.shape[0]):
         i = idx[k]
-        seed_rng(rngs[i], seeds[k] ^ 0x5851F42D4C957F2D)
-        _start_episode(states[i], games, vals, rngs[i], i, seeds[k], cfg, template, pool_kinds, pool_cum)
-        _settle(states, games, vals, rngs, i, cfg, fcfg, template, pool_kinds, pool_cum,
-                rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
-                obs, planes, masks, buf, work, params, layers, nets, x, logits, h1, h2)
+        seed_rng(b.rngs[i], seeds[k] ^ RNG_SEED_MIX)
+        _start_episode(b, i, seeds[k], setup)
+        _settle(b, i, setup, nets, out, sc)
 
 
 @njit(cache=True)
-def _scratch(params, layers):
+def _scratch(nets):
     width = VECTOR_SIZE  # a one-layer net copies its input into h1
-    for k in range(layers.shape[0]):
-        width = max(width, layers[k, 1])
-    return (np.empty(N_ACTIONS, dtype=np.int64), np.empty(N_ACTIONS),
-            np.empty(VECTOR_SIZE, dtype=np.float32),
-            np.empty(N_ACTIONS), np.empty(width, dtype=np.float32), np.empty(width, dtype=np.float32))
+    for k in range(nets.layers.shape[0]):
+        width = max(width, nets.layers[k, 1])
+    return Scratch(np.empty(N_ACTIONS, dtype=np.int64), np.empty(N_ACTIONS),
+                   np.empty(VECTOR_SIZE, dtype=np.float32),
+                   np.empty(N_ACTIONS), np.empty(width, dtype=np.float32), np.empty(width, dtype=np.float32))
 
 
 @njit(cache=True)
-def step_games(actions, states, games, vals, rngs, cfg, fcfg, template, pool_kinds, pool_cum,
-               rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
-               obs, planes, masks, params, layers, nets):
+def step_games(actions, b, setup, nets, out):
     """Apply actions[i] for game i's caller-controlled decider (games waiting for an
     external opponent are skipped) and settle every game; clears the per-step outputs."""
-    buf, work, x, logits, h1, h2 = _scratch(params, layers)
+    sc = _scratch(nets)
+    games, vals, rewards, masks = b.games, b.vals, out.rewards, out.masks
     rewards[:] = 0.0
-    terminated[:] = False
-    truncated[:] = False
+    out.terminated[:] = False
+    out.truncated[:] = False
+    cfg = setup.cfg
     all_seats = cfg[C_ALL_SEATS]
-    for i in range(states.shape[0]):
+    for i in range(b.states.shape[0]):
         if games[i, G_WAITING]:
             continue
-        s = states[i]
+        s = b.states[i]
         a = actions[i]
         if a < 0 or a >= N_ACTIONS or not masks[i, a]:
             games[i, G_ILLEGAL] += 1
-            pen = fcfg[F_ILLEGAL_PENALTY]
+            pen = setup.fcfg[F_ILLEGAL_PENALTY]
             if all_seats:
                 rewards[i, games[i, G_DECIDER]] += pen
             else:
                 rewards[i, 0] += pen
                 vals[i, V_RETURN] += pen
             if games[i, G_ILLEGAL] >= cfg[C_MAX_ILLEGAL]:
-                _end_episode(states, games, vals, rngs, i, cfg, template, pool_kinds, pool_cum,
-                             terminated, truncated, final_obs, final_planes, ep_stats, ep_returns, False)
-                _settle(states, games, vals, rngs, i, cfg, fcfg, template, pool_kinds, pool_cum,
-                        rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
-                        obs, planes, masks, buf, work, params, layers, nets, x, logits, h1, h2)
+                _end_episode(b, i, setup, out, False)
+                _settle(b, i, setup, nets, out, sc)
             continue
         apply_action(s, a, -1)
         games[i, G_EP_LEN] += 1
-        _settle(states, games, vals, rngs, i, cfg, fcfg, template, pool_kinds, pool_cum,
-                rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
-                obs, planes, masks, buf, work, params, layers, nets, x, logits, h1, h2)
+        _settle(b, i, setup, nets, out, sc)
 
 
 @njit(cache=True)
-def resume_games(idx, actions, states, games, vals, rngs, cfg, fcfg, template, pool_kinds,
-                 pool_cum, rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
-                 obs, planes, masks, params, layers, nets):
+def resume_games(idx, actions, b, setup, nets, out):
     """Apply external opponents' actions (legal: the caller checked) in games idx, then
     settle those games (rewards add to this step's)."""
-    buf, work, x, logits, h1, h2 = _scratch(params, layers)
+    sc = _scratch(nets)
     for k in range(idx.shape[0]):
         i = idx[k]
-        apply_action(states[i], actions[k], -1)
-        _settle(states, games, vals, rngs, i, cfg, fcfg, template, pool_kinds, pool_cum,
-                rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns,
-                obs, planes, masks, buf, work, params, layers, nets, x, logits, h1, h2)
+        apply_action(b.states[i], actions[k], -1)
+        _settle(b, i, setup, nets, out, sc)
 
 
 @njit(cache=True)
