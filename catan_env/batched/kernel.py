@@ -148,11 +148,11 @@ def _mlp_choice(s, d, n, net, sample, rng, nets, sc):
 
 
 @njit(cache=True, inline='always')
-def _advance(b, i, setup, nets, sc):
+def _advance(s, rng, games, i, setup, nets, sc):
     """Play game i's opponents (and with skip_forced any forced move of a caller-controlled
     seat) until a caller seat decides (0), an external opponent must act (1) or the
-    episode ends (2)."""
-    s, games, rng = b.states[i], b.games, b.rngs[i]
+    episode ends (2).  s and rng: game i's state and RNG rows (views made once per
+    settle: a view costs reference counting in numba)."""
     cfg, buf = setup.cfg, sc.buf
     learner = games[i, G_LEARNER]
     n_players = cfg[C_PLAYERS]
@@ -212,13 +212,13 @@ def _settle(b, i, setup, nets, out, sc):
     keep the final observation and statistics, start the next game and advance that;
     finally encode the observation of the seat to act.  Sets G_WAITING when an external
     opponent must act first (the caller resumes the game)."""
-    s, games, vals, rewards = b.states[i], b.games, b.vals, out.rewards
+    s, rng, games, vals, rewards = b.states[i], b.rngs[i], b.games, b.vals, out.rewards
     cfg = setup.cfg
     vp_reward = setup.fcfg[F_VP_REWARD]
     all_seats = cfg[C_ALL_SEATS]
     n_players = cfg[C_PLAYERS]
     while True:
-        status = _advance(b, i, setup, nets, sc)
+        status = _advance(s, rng, games, i, setup, nets, sc)
         if status == 1:
             games[i, G_WAITING] = 1
             return
