@@ -152,10 +152,11 @@ def test_catan_pioneers_plays_records_and_reports(tmp_path, capsys):
     args = ["--agent", "jsettlers", "--games", "1", "--out", str(tmp_path), "--seed", "3"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert out.strip().splitlines()[-1] == "rejected moves: 0"
+    assert out.strip().splitlines()[-1] == "rejected moves: 0, fallbacks: 0"
     import json
     games = [json.loads(x) for x in open(tmp_path / "games.jsonl")]
     assert len(games) == 1 and "error" not in games[0] and games[0]["mismatches"] == 0
+    assert games[0]["fallbacks"] == 0
     assert games[0]["our_seats"] == [0]
     rec = GameRecord.load(str(tmp_path / "game-00001.json"))
     final = rec.final_state()
