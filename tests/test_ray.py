@@ -113,7 +113,12 @@ def test_training_and_arena_on_a_local_ray_cluster(cluster, tmp_path):
 
     # the arena on the cluster: the same games and results as worker processes
     args = ["--players", ",".join(PLAYERS), "--games", "4", "--seed", "3"]
-    assert arena_main(args + ["--workers", "2", "--out", str(tmp_path / "proc")]) == 0
+    # the process backend in a fresh interpreter: forking this one, where Ray ran, can crash
+    # a worker inside Ray's library (seen once: a segfault in _raylet.so, BrokenProcessPool)
+    proc = subprocess.run([sys.executable, "-c", "import sys; from catan_env.agents.arena import main; "
+                           "sys.exit(main(sys.argv[1:]))", *args, "--workers", "2",
+                           "--out", str(tmp_path / "proc")], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
     old = os.environ.get("RAY_ADDRESS")
     assert arena_main(args + ["--backend", "ray", "--address", address, "--out", str(tmp_path / "ray")]) == 0
     assert os.environ.get("RAY_ADDRESS") == old
