@@ -3,7 +3,6 @@ seat, the arena reports it; the heuristic robots never need one."""
 import numpy as np
 import pytest
 
-import catan_env
 from catan_env.agents import JSettlersAgent, RandomAgent
 from catan_env.agents.arena import format_table, play_game, summarise
 from catan_env.core import actions as A
@@ -20,17 +19,8 @@ class _BrokenPlanner(JSettlersAgent):
 
 
 def test_a_replaced_move_is_counted_per_seat_and_reported():
-    env = catan_env.raw_env(players=2, max_turns=30)
-    env.reset(seed=3)
     agents = [_BrokenPlanner(seed=0), RandomAgent(seed=1)]
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        seat = env.agent_name_mapping[name]
-        env.step(agents[seat].act(obs, env.infoset(name)))  # the replacement is legal
-    stats = env.game_stats()
+    stats = play_game(agents, seed=3, max_turns=30)  # the replacements are legal moves
     assert stats["fallbacks"][0] > 0 and stats["fallbacks"][1] == 0
     assert stats["fallbacks"][0] == sum(agents[0].fallbacks.values())
     assert set(stats["fallback_reasons"]) == {"illegal plan in main"}
