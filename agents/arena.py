@@ -48,11 +48,14 @@ def play_game(specs: Sequence[Union[str, AgentProtocol]], seed: int,
               max_turns: Optional[int] = DEFAULT_MAX_TURNS, options: Optional[Mapping[str, Any]] = None,
               time_decisions: bool = False, record_path: Optional[str] = None,
               on_decision: Optional[Callable[[int, Dict[str, Any], int, Any], None]] = None,
-              obs_type: str = "vector") -> Dict[str, Any]:
+              obs_type: str = "vector",
+              before_decision: Optional[Callable[[Any, int, Any], None]] = None) -> Dict[str, Any]:
     """One game; specs[i] plays seat i.  Returns a dict with the outcome per seat.
     record_path: also save the game's record there (JSON, replayable).
     on_decision(seat, observation, action, infoset): called after each agent decision (to
-    record training data, for example); obs_type: the observations agents get."""
+    record training data, for example); obs_type: the observations agents get.
+    before_decision(env, seat, agent): called before each decision, with the env (a data
+    recorder reads the true state there; agents never see it)."""
     options = dict(options or {})
     n = len(specs)
     env = catan_env.raw_env(players=n, max_turns=max_turns, obs_type=obs_type, **options)
@@ -68,6 +71,8 @@ def play_game(specs: Sequence[Union[str, AgentProtocol]], seed: int,
             env.step(None)
             continue
         seat = env.agent_name_mapping[name]
+        if before_decision is not None:
+            before_decision(env, seat, agents[seat])
         t0 = time.perf_counter()
         infoset = env.infoset(name)
         action = agents[seat].act(obs, infoset)

@@ -5,6 +5,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from .base import AgentProtocol
 from .deep import exit_agent, uctnet_agent
+from .value.agent import pretrained_agent, value_agent, value_mcts_agent
 from .human import HumanAgent
 from .jsettlers import JSettlersAgent
 from .learned import MLPPolicyAgent, rllib_agent, sb3_agent
@@ -25,6 +26,9 @@ _REGISTRY: Dict[str, Callable[..., AgentProtocol]] = {
     "rllib": rllib_agent,
     "uctnet": uctnet_agent,
     "exit": exit_agent,
+    "value": value_agent,
+    "pretrained": pretrained_agent,
+    "value_mcts": value_mcts_agent,
     "human": HumanAgent,
 }
 

@@ -9,6 +9,11 @@ the games already there, so a stopped run continues where it was):
   cp        MP-UCT against three JSettlersAgent for Cp in 0, 0.1, 0.25, 0.5, 1.0
   budget    one MCTS with twice the playouts against three with the base budget
             ("Deep Catan" Table 2), seats random
+  value     the learned agent (``--net``, the shipped network by default): against three
+            JSettlersAgent, its network alone (search=0) against three JSettlersAgent and
+            three weighted, against three ``best`` MCTS at equal seconds per decision
+            (--seconds), and MCTS with the network at the leaves against plain ``best``
+            2-vs-2 at equal playouts (--playouts)
   seats     fixed seats: four random agents, and four MCTS agents ("MCTS in Settlers of
             Catan", the seat-order effect): win rate and VP by seat
   deep      Deep Catan (networks from examples/exit_train.py in --nets): ExIt.2 vs ExIt.1
@@ -65,6 +70,16 @@ def lineups(args):
                 f"exit2_vs_best@{t}s": ([timed_exit, timed_exit, timed_best, timed_best], True),
                 "exit2@1000_vs_3js": ([f"exit:path={n2}:playouts=1000:rollout_turns={args.rollout_turns}",
                                         JS, JS, JS], True)}
+    if args.experiment == "value":
+        net = "pretrained" if args.net is None else f"value:path={args.net}"
+        t = args.seconds
+        mcts_net = "value_mcts" + ("" if args.net is None else f":path={args.net}")
+        return {"value_vs_3js": ([net, JS, JS, JS], True),
+                "value_search0_vs_3js": ([f"{net}:search=0", JS, JS, JS], True),
+                "value_search0_vs_3weighted": ([f"{net}:search=0", "weighted", "weighted", "weighted"], True),
+                f"value_vs_3best@{t}s": ([f"{net}:seconds={t}", *[f"mcts:variant=best:seconds={t}"] * 3], True),
+                f"value_mcts_vs_best@{b}": ([f"{mcts_net}:playouts={b}", f"{mcts_net}:playouts={b}",
+                                             f"mcts:variant=best:playouts={b}", f"mcts:variant=best:playouts={b}"], True)}
     if args.experiment == "seats":
         m = f"mcts:variant={args.variant}:playouts={b}"
         return {"random": (["random"] * 4, False), f"{args.variant}@{b}": ([m] * 4, False)}
@@ -158,7 +173,8 @@ def seat_report(rows, table):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
-    ap.add_argument("experiment", choices=["variants", "cp", "budget", "seats", "deep"], help="which table to extend")
+    ap.add_argument("experiment", choices=["variants", "cp", "budget", "seats", "deep", "value"], help="which table to extend")
+    ap.add_argument("--net", default=None, help="value: a value network file (default: the shipped one)")
     ap.add_argument("--nets", default="results/deep/exit", help="deep: the folder of nets-1.npz, nets-2.npz")
     ap.add_argument("--seconds", type=float, default=0.05, help="deep: seconds per decision of the timed pair")
     ap.add_argument("--rollout-turns", type=int, default=2, help="deep: playout turns before the value net")

@@ -135,7 +135,7 @@ def test_shard_round_trip(tmp_path):
     with pytest.raises(ValueError, match="misses"):
         save_shard(str(tmp_path / "bad.npz"), {"planes": arrays["planes"]})
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
-    with pytest.raises(ValueError, match="not a self-play shard"):
+    with pytest.raises(ValueError, match="is not a shard holding"):
         load_shard(str(tmp_path / "junk.npz"))
 
 

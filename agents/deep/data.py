@@ -27,27 +27,31 @@ KEYS = ("planes", "tail", "players", "root", "outcome", "game", "local_x", "loca
 MANIFEST = "manifest.json"
 
 
-def save_shard(path, arrays):
-    """Write one shard atomically (a partial file never has the final name)."""
-    missing = [k for k in KEYS if k not in arrays]
+def save_shard(path, arrays, keys=KEYS):
+    """Write one shard atomically (a partial file never has the final name); ``keys``:
+    the arrays it must hold (another shard kind, such as ``agents.value.positions``,
+    passes its own)."""
+    missing = [k for k in keys if k not in arrays]
     if missing:
         raise ValueError(f"shard misses {missing}")
     tmp = path + ".tmp.npz"
-    out = {k: np.asarray(arrays[k]) for k in KEYS}
-    out["planes"] = out["planes"].astype(np.float16)
+    out = {k: np.asarray(arrays[k]) for k in keys}
+    if "planes" in out:
+        out["planes"] = out["planes"].astype(np.float16)
     np.savez_compressed(tmp, **out)
     os.replace(tmp, path)
     return path
 
 
-def load_shard(path):
+def load_shard(path, keys=KEYS):
     """A shard's arrays (planes back to float32)."""
     try:
         with np.load(path) as z:
-            out = {k: z[k] for k in KEYS}
-    except (KeyError, ValueError, OSError) as e:
-        raise ValueError(f"{path} is not a self-play shard: {e}") from e
-    out["planes"] = out["planes"].astype(np.float32)
+            out = {k: z[k] for k in keys}
+    except (KeyError, ValueError, OSError, EOFError) as e:
+        raise ValueError(f"{path} is not a shard holding {list(keys)}: {e}") from e
+    if "planes" in out:
+        out["planes"] = out["planes"].astype(np.float32)
     return out
 
 

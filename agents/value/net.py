@@ -1,0 +1,130 @@
+"""The win-probability network at play time: numpy weights, a numba forward pass.
+
+An MLP from one seat's features (``features.encode_features``) to a logit per relative
+seat; the softmax over the seats in the game is each player's chance to win, the
+observer first.  Weights travel as one ``.npz`` (``catan_env.batched.mlp`` layers plus a
+JSON ``meta`` with the feature layout's digest, so a file made for other features is
+refused by name); no torch needed.  The package ships one: :data:`PRETRAINED`.
+"""
+import hashlib
+import json
+import os
+from typing import Any, Dict, Optional
+
+import numpy as np
+from numba import njit
+
+from catan_env.batched.mlp import MLPWeights, mlp_forward, pack
+from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS
+
+from .features import FEATURE_FIELDS, N_FEATURES, SEAT_COLS, encode_features
+
+PRETRAINED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "pretrained.npz")
+
+
+def feature_digest() -> str:
+    """A short hash of the feature layout (names, offsets, sizes): weights are tied to it."""
+    text = json.dumps([[n, o, s] for n, o, s, _ in FEATURE_FIELDS] + [[n, o, s] for n, o, s, _ in SEAT_COLS])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class ValueNetwork:
+    """A loaded network: ``params``, ``layers``, ``net`` (the arrays the kernels take),
+    ``meta`` (how it was trained) and the scratch width its forward pass needs."""
+
+    def __init__(self, weights: MLPWeights, meta: Optional[Dict[str, Any]] = None) -> None:
+        if weights.n_in != N_FEATURES or weights.n_out != MAX_PLAYERS:
+            raise ValueError(f"a value network maps {N_FEATURES} features to {MAX_PLAYERS} logits; "
+                             f"these weights map {weights.n_in} to {weights.n_out}")
+        self.weights = weights
+        self.meta = dict(meta or {})
+        self.params, self.layers, nets = pack([weights])
+        self.net = nets[0].copy()
+        self.width = max(w.shape[1] for w, _, _ in weights.layers)
+
+    def save(self, path: str) -> str:
+        """Write the network as one .npz (the layers and the meta, with the feature digest)."""
+        arrays: Dict[str, Any] = {"n_layers": np.array(len(self.weights.layers))}
+        for k, (w, b, act) in enumerate(self.weights.layers):
+            arrays[f"w{k}"], arrays[f"b{k}"], arrays[f"act{k}"] = w, b, np.array(act)
+        meta = dict(self.meta, features=feature_digest(), n_features=N_FEATURES)
+        arrays["meta"] = np.array(json.dumps(meta))
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        tmp = path + ".tmp.npz"
+        np.savez_compressed(tmp, **arrays)
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, path: str) -> "ValueNetwork":
+        """Read a file written by :meth:`save`; a file of another kind or for another
+        feature layout raises ValueError naming the problem."""
+        path = os.fspath(path)
+        if not os.path.exists(path):
+            raise ValueError(f"no value network file {path!r}")
+        try:
+            with np.load(path) as z:
+                meta = json.loads(str(z["meta"]))
+                n = int(z["n_layers"])
+                weights = MLPWeights([(z[f"w{k}"], z[f"b{k}"], str(z[f"act{k}"])) for k in range(n)])
+        except (KeyError, ValueError, OSError, EOFError) as e:
+            raise ValueError(f"{path} is not a value network file (.npz from ValueNetwork.save): {e}") from e
+        if meta.get("features") != feature_digest():
+            raise ValueError(f"{path} was trained on another feature layout (digest {meta.get('features')}, "
+                             f"this version's is {feature_digest()}): retrain it with examples/value_exit.py")
+        return cls(weights, meta)
+
+    def win_probs(self, state: np.ndarray, observer: int) -> np.ndarray:
+        """Each absolute seat's chance to win as ``observer`` sees ``state`` (float64[4])."""
+        return state_win_probs(self.params, self.layers, self.net, np.asarray(state, np.int64), int(observer),
+                               self.width)
+
+    def predict(self, x: np.ndarray, players: np.ndarray) -> np.ndarray:
+        """Win probabilities per relative seat for feature rows x (rows, N_FEATURES)."""
+        x = np.ascontiguousarray(x, np.float32)
+        out = np.zeros((len(x), MAX_PLAYERS), np.float32)
+        _predict_rows(self.params, self.layers, self.net, x, np.asarray(players, np.int64), self.width, out)
+        return out
+
+
+@njit(cache=True)
+def relative_win_probs(params, layers, net, x, n, h1, h2, out):
+    """Softmax over the first n logits of the net on features x into out (relative seats)."""
+    logits = np.empty(MAX_PLAYERS, np.float32)
+    mlp_forward(params, layers, net, x, logits, h1, h2)
+    top = logits[0]
+    for p in range(1, n):
+        top = max(top, logits[p])
+    total = 0.0
+    for p in range(MAX_PLAYERS):
+        out[p] = np.exp(np.float64(logits[p] - top)) if p < n else 0.0
+        total += out[p]
+    for p in range(n):
+        out[p] /= total
+
+
+@njit(cache=True)
+def _predict_rows(params, layers, net, x, players, width, out):
+    h1 = np.empty(width, np.float32)
+    h2 = np.empty(width, np.float32)
+    rel = np.empty(MAX_PLAYERS)
+    for i in range(x.shape[0]):
+        relative_win_probs(params, layers, net, x[i], players[i], h1, h2, rel)
+        for p in range(MAX_PLAYERS):
+            out[i, p] = rel[p]
+
+
+@njit(cache=True)
+def state_win_probs(params, layers, net, s, observer, width):
+    """Each absolute seat's win chance by the network, from observer's features of s."""
+    x = np.empty(N_FEATURES, np.float32)
+    encode_features(s, observer, x)
+    h1 = np.empty(width, np.float32)
+    h2 = np.empty(width, np.float32)
+    rel = np.empty(MAX_PLAYERS)
+    n = s[OPT_PLAYERS]
+    relative_win_probs(params, layers, net, x, n, h1, h2, rel)
+    out = np.zeros(MAX_PLAYERS)
+    for k in range(n):
+        out[(observer + k) % n] = rel[k]
+    return out

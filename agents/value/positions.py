@@ -1,0 +1,245 @@
+"""Positions from recorded games, the win-probability network's training data.
+
+Any agents' games are recorded (robots first, then the search agent's own games in
+expert iteration): a sampled share of the decisions keeps the game's true state, and
+the game's result labels it.  Shards store whole states, not features, so the feature
+set can change without replaying a game; :func:`load_positions` turns each state into
+one row per seat, each from that seat's own view (``features.encode_features`` reads
+nothing a seat may not know).  A shard (``.npz``, written by ``agents.deep.data``):
+
+  state       (N, STATE_SIZE) int32   the true state (RNG zeroed: nothing reads it)
+  winner      (N,) int64              the game's winner, -1 when the turn cap ended it
+  final_vp    (N, 4) int64            each seat's VP at the end
+  value       (N, 4) float32          the deciding agent's search estimate of each seat's
+                                      win chance (absolute seats), NaN without a search
+  value_seat  (N,) int64              the seat whose search gave ``value``, -1 if none
+  game        (N,) int64              the game's index in the run
+
+Runs are resumable and extendable: the folder's ``manifest.json`` records the settings
+and the shards written (``agents.deep.data``), and more games extend a run.  Games run
+in a process pool or as Ray tasks (``backend="ray"``, on a local Ray or a cluster at
+``address``), the same games either way.
+"""
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+from numba import njit
+
+from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS, PUBLIC_VP, RNG, STATE_SIZE, TURN
+
+from ..arena import play_game, schedule
+from ..deep.data import load_shard, read_manifest, save_shard, write_manifest
+from .features import N_FEATURES, encode_features
+
+KEYS = ("state", "winner", "final_vp", "value", "value_seat", "game")
+BACKENDS = ("process", "ray")
+
+
+def record_game(specs: Sequence[Any], seed: int, sample: float = 0.25, max_turns: int = 200,
+                options: Optional[Dict[str, Any]] = None) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
+    """Play one arena game and keep each decision's true state with probability
+    ``sample``; returns (rows without ``game``, the arena's result)."""
+    rng = np.random.default_rng([seed, 7])
+    states: List[np.ndarray] = []
+    values: List[np.ndarray] = []
+    value_seats: List[int] = []
+    deciding: List[Any] = [None]  # the agent about to decide when its state was kept, else None
+
+    def before(env, seat, agent):
+        deciding[0] = None
+        if rng.random() < sample:
+            s = np.array(env.game_state, dtype=np.int64)
+            s[RNG] = 0
+            states.append(s.astype(np.int32))
+            values.append(np.full(MAX_PLAYERS, np.nan, np.float32))
+            value_seats.append(-1)
+            deciding[0] = agent
+
+    def after(seat, obs, action, infoset):
+        estimate = getattr(deciding[0], "last_values", None)  # a search agent's root estimate
+        if estimate is not None:
+            values[-1][:] = estimate
+            value_seats[-1] = seat
+
+    stats = play_game(list(specs), seed, max_turns=max_turns, options=options, before_decision=before,
+                      on_decision=after)
+    n = len(specs)
+    final = np.zeros(MAX_PLAYERS, np.int64)
+    final[:n] = stats["vp"]
+    k = len(states)
+    rows = {"state": np.array(states, np.int32).reshape(k, STATE_SIZE),
+            "winner": np.full(k, stats["winner"], np.int64),
+            "final_vp": np.tile(final, (k, 1)),
+            "value": np.array(values, np.float32).reshape(k, MAX_PLAYERS),
+            "value_seat": np.array(value_seats, np.int64)}
+    return rows, stats
+
+
+def _play_block(job: Tuple[Any, ...]) -> Tuple[Dict[str, np.ndarray], List[Dict[str, Any]]]:
+    """Worker job: the games of one shard -> (the shard's arrays, the games' results)."""
+    block, first, sample, max_turns, options = job
+    parts, results = [], []
+    for k, (specs, seed) in enumerate(block):
+        rows, stats = record_game(specs, seed, sample, max_turns, options)
+        rows["game"] = np.full(len(rows["winner"]), first + k, np.int64)
+        parts.append(rows)
+        results.append({"winner": int(stats["winner"]), "specs": list(stats["specs"]), "turns": stats["turns"]})
+    return {k: np.concatenate([p[k] for p in parts]) for k in KEYS}, results
+
+
+def _map_ray(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int, address: Optional[str]) -> Iterator[Any]:
+    """fn over jobs as Ray tasks, results in order (a local Ray with ``workers`` CPUs, or
+    the cluster at ``address`` / $RAY_ADDRESS)."""
+    try:
+        import ray
+    except ImportError:
+        raise ImportError("backend 'ray' needs Ray: pip install 'catan_env[rllib]' (or 'ray')") from None
+    started = not ray.is_initialized()
+    address = address or os.environ.get("RAY_ADDRESS")
+    if started:
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    try:
+        task = ray.remote(num_cpus=1)(fn)
+        refs = [task.remote(job) for job in jobs]
+        for ref in refs:
+            yield ray.get(ref)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _blocks(jobs: Sequence[Tuple[Any, ...]], workers: int, backend: str, address: Optional[str]) -> Iterator[Any]:
+    if backend == "ray":
+        yield from _map_ray(_play_block, jobs, workers, address)
+    elif workers <= 1:
+        for job in jobs:
+            yield _play_block(job)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            yield from pool.map(_play_block, jobs)
+
+
+def generate(folder: str, players: Sequence[str], games: int, seed: int = 0, shard_games: int = 50,
+             sample: float = 0.25, max_turns: int = 200, options: Optional[Dict[str, Any]] = None,
+             workers: int = 1, backend: str = "process", address: Optional[str] = None,
+             progress: Optional[Callable[[str], None]] = None, note: str = "") -> Dict[str, Any]:
+    """Record ``games`` games between ``players`` (one spec per seat, seats shuffled per
+    game from the seed) into folder, one shard per ``shard_games`` games and the manifest
+    updated after each.  Shards already there are kept: a stopped run resumes, a larger
+    ``games`` extends it.  Returns the manifest (``positions_per_s`` of this run added)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if not 0 < sample <= 1:
+        raise ValueError(f"sample must be in (0, 1], got {sample}")
+    os.makedirs(folder, exist_ok=True)
+    settings = {"kind": "positions", "players": list(players), "seed": seed, "shard_games": shard_games,
+                "sample": sample, "max_turns": max_turns, "options": dict(options or {})}
+    manifest = read_manifest(folder)
+    if manifest is not None and manifest["settings"] != settings:
+        raise ValueError(f"{folder} holds a run with other settings ({manifest['settings']}); use a new folder")
+    if manifest is None:
+        manifest = {"settings": settings, "games": 0, "note": note, "shards": []}
+    manifest["games"] = max(games, manifest.get("games", 0))
+    plan = schedule(list(players), games, seed)
+    done = {s["first_game"]: s["games"] for s in manifest["shards"]}
+    jobs, firsts = [], []
+    for first in range(0, games, shard_games):
+        block = plan[first:first + shard_games]
+        if done.get(first, 0) >= len(block):
+            continue
+        manifest["shards"] = [s for s in manifest["shards"] if s["first_game"] != first]
+        jobs.append((block, first, sample, max_turns, options))
+        firsts.append(first)
+    start, made = time.perf_counter(), 0
+    for first, (arrays, results) in zip(firsts, _blocks(jobs, workers, backend, address)):
+        name = f"shard-{first:06d}.npz"
+        save_shard(os.path.join(folder, name), arrays, KEYS)
+        manifest["shards"].append({"file": name, "first_game": first, "games": len(results),
+                                   "states": int(len(arrays["winner"])),
+                                   "positions": int(_seats(arrays).sum()),
+                                   "winners": [r["winner"] for r in results]})
+        manifest["shards"].sort(key=lambda s: s["first_game"])
+        write_manifest(folder, manifest)
+        made += int(_seats(arrays).sum())
+        if progress:
+            rate = made / max(time.perf_counter() - start, 1e-9)
+            progress(f"{sum(s['games'] for s in manifest['shards'])}/{games} games, "
+                     f"{sum(s['positions'] for s in manifest['shards'])} positions ({rate:.0f} positions/s this run)")
+    manifest["positions_per_s"] = made / max(time.perf_counter() - start, 1e-9) if made else None
+    write_manifest(folder, manifest)
+    return manifest
+
+
+def _seats(arrays: Dict[str, np.ndarray]) -> np.ndarray:
+    return arrays["state"][:, OPT_PLAYERS].astype(np.int64)
+
+
+@njit(cache=True)
+def _featurize(states, rows_state, rows_seat, out):
+    s = np.empty(states.shape[1], np.int64)
+    x = np.empty(out.shape[1], np.float32)
+    for i in range(rows_state.shape[0]):
+        s[:] = states[rows_state[i]]
+        encode_features(s, rows_seat[i], x)
+        out[i, :] = x
+
+
+def load_positions(*folders: str, dtype: Any = np.float16, workers: int = 1, backend: str = "process",
+                   address: Optional[str] = None) -> Dict[str, np.ndarray]:
+    """Every position of the folders' shards, one row per (state, seat), from that seat's
+    view: ``x`` (rows, N_FEATURES) features, ``outcome`` (rows, 4) 1 for the winner per
+    relative seat (seat first; a capped game: 1/n each), ``value`` (rows, 4) the search's
+    estimate for the seat that searched (relative seats, NaN elsewhere), ``players``,
+    ``game`` (numbered across folders), ``public_vp`` (rows, 4), ``seat``, ``turn``.
+    Shards are featurized in ``workers`` processes, or as Ray tasks (``backend="ray"``)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    jobs = []
+    game_base = 0
+    for folder in folders:
+        manifest = read_manifest(folder)
+        if manifest is None or manifest.get("settings", {}).get("kind") != "positions":
+            raise ValueError(f"{folder} is not a positions folder (no manifest.json of kind 'positions')")
+        for shard in manifest["shards"]:
+            jobs.append((os.path.join(folder, shard["file"]), game_base, np.dtype(dtype).str))
+        if manifest["shards"]:
+            game_base += max(s["first_game"] + s["games"] for s in manifest["shards"])
+    if not jobs:
+        raise ValueError(f"no positions in {folders}")
+    if backend == "ray":
+        parts = list(_map_ray(shard_positions, jobs, workers, address))
+    elif workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            parts = list(pool.map(shard_positions, jobs))
+    else:
+        parts = [shard_positions(job) for job in jobs]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def shard_positions(job: Tuple[str, int, str]) -> Dict[str, np.ndarray]:
+    """One shard's rows (see :func:`load_positions`); job = (path, game index base, x dtype)."""
+    path, game_base, dtype = job
+    data = load_shard(path, KEYS)
+    states = data["state"].astype(np.int64)
+    n = states[:, OPT_PLAYERS]
+    rows_state = np.repeat(np.arange(len(states)), n)
+    rows_seat = np.concatenate([np.arange(k) for k in n]).astype(np.int64) if len(n) else np.zeros(0, np.int64)
+    x = np.empty((len(rows_state), N_FEATURES), np.float32)
+    _featurize(states, rows_state, rows_seat, x)
+    rel = (rows_seat[:, None] + np.arange(MAX_PLAYERS)[None, :]) % n[rows_state][:, None]
+    valid = np.arange(MAX_PLAYERS)[None, :] < n[rows_state][:, None]
+    winner = data["winner"][rows_state]
+    outcome = np.where(winner[:, None] >= 0, (rel == winner[:, None]).astype(np.float32),
+                       1.0 / n[rows_state][:, None]) * valid
+    value = np.take_along_axis(data["value"][rows_state], rel, axis=1) * valid
+    value[data["value_seat"][rows_state] != rows_seat] = np.nan
+    public_vp = np.take_along_axis(states[rows_state][:, PUBLIC_VP:PUBLIC_VP + MAX_PLAYERS], rel, axis=1) * valid
+    return {"x": x.astype(dtype), "outcome": outcome.astype(np.float32), "value": value.astype(np.float32),
+            "players": n[rows_state], "game": data["game"][rows_state] + game_base, "public_vp": public_vp,
+            "seat": rows_seat, "turn": states[rows_state][:, TURN]}

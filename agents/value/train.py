@@ -1,0 +1,196 @@
+"""Training the win-probability network in torch (the ``[rl]`` extra), and judging it.
+
+The loss is the cross-entropy between the softmax over the seats in the game and the
+target: the game's outcome, mixed with the search's estimate where a search agent
+played the position (``value_weight``).  Games, not positions, are held out, so that the
+held-out figures are about games the network never saw; the epoch with the best held-out
+log loss is the one kept (early stopping: a game's positions share one label, so a
+network can learn games by heart).  :func:`evaluate` reports
+accuracy (the predicted favourite won), the "public VP leader" baseline on the same
+positions, log loss and calibration bins.
+"""
+import copy
+import time
+from typing import Any, Callable, Dict, Optional, Sequence
+
+import numpy as np
+
+from catan_env.core.layout import MAX_PLAYERS
+
+from .features import N_FEATURES
+from .net import ValueNetwork
+
+
+def make_model(hidden: Sequence[int] = (256, 128), dropout: float = 0.0) -> Any:
+    """The MLP: features -> ReLU layers (dropout after each while training) -> one logit
+    per relative seat."""
+    from torch import nn
+    layers, width = [], N_FEATURES
+    for h in hidden:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        if dropout > 0:
+            layers.append(nn.Dropout(dropout))
+        width = h
+    layers.append(nn.Linear(width, MAX_PLAYERS))
+    return nn.Sequential(*layers)
+
+
+def split_games(game: np.ndarray, holdout: float, seed: int) -> np.ndarray:
+    """A boolean mask of the rows whose game is held out (a ``holdout`` share of games)."""
+    games = np.unique(game)
+    rng = np.random.default_rng(seed)
+    held = rng.choice(games, size=int(round(len(games) * holdout)), replace=False)
+    return np.isin(game, held)
+
+
+def targets(data: Dict[str, np.ndarray], value_weight: float) -> np.ndarray:
+    """Per-row targets: outcome, blended with the search's estimate where there is one."""
+    y = data["outcome"].copy()
+    has = ~np.isnan(data["value"][:, 0])
+    if value_weight > 0 and has.any():
+        y[has] = (1 - value_weight) * y[has] + value_weight * data["value"][has]
+    return y
+
+
+def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epochs: int = 6, lr: float = 1e-3,
+          batch: int = 512, weight_decay: float = 1e-5, dropout: float = 0.0, holdout: float = 0.1, value_weight: float = 0.0,
+          seed: int = 0, init: Optional[ValueNetwork] = None,
+          progress: Optional[Callable[[str], None]] = None) -> Dict[str, Any]:
+    """Fit a network on ``data`` (from ``positions.load_positions``); returns
+    {"network": ValueNetwork, "history": per-epoch losses, "heldout": evaluate(...)}.
+    ``init``: start from these weights (same shape) instead of at random."""
+    import torch
+    torch.manual_seed(seed)
+    model = make_model(hidden, dropout)
+    if init is not None:
+        _load_into(model, init)
+    held = split_games(data["game"], holdout, seed) if holdout > 0 else np.zeros(len(data["game"]), bool)
+    train_rows = np.flatnonzero(~held)
+    y_all = targets(data, value_weight)
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, epochs * (len(train_rows) // batch + 1)))
+    rng = np.random.default_rng(seed)
+    seats = np.arange(MAX_PLAYERS)[None, :]
+    history = []
+    best = None  # (held-out log loss, epoch, weights): the network kept is the best epoch's
+    for epoch in range(epochs):
+        model.train()
+        t0, total, count = time.perf_counter(), 0.0, 0
+        order = rng.permutation(train_rows)
+        for i in range(0, len(order), batch):
+            rows = np.sort(order[i:i + batch])
+            x = torch.from_numpy(data["x"][rows].astype(np.float32))
+            y = torch.from_numpy(y_all[rows])
+            mask = torch.from_numpy(seats >= data["players"][rows][:, None])
+            logits = model(x).masked_fill(mask, -1e9)
+            loss = -(y * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(rows)
+            count += len(rows)
+        entry = {"epoch": epoch + 1, "train_loss": total / max(count, 1), "seconds": time.perf_counter() - t0}
+        if held.any():
+            model.eval()
+            entry["heldout"] = evaluate(export(model, {}), data, held)
+            if best is None or entry["heldout"]["log_loss"] < best[0]:
+                best = (entry["heldout"]["log_loss"], epoch + 1, copy.deepcopy(model.state_dict()))
+        history.append(entry)
+        if progress:
+            h = entry.get("heldout", {})
+            progress(f"epoch {epoch + 1}: train loss {entry['train_loss']:.4f}, held-out loss "
+                     f"{h.get('log_loss', float('nan')):.4f}, accuracy {h.get('accuracy', float('nan')):.3f} "
+                     f"(VP leader {h.get('vp_leader_accuracy', float('nan')):.3f}), {entry['seconds']:.0f} s")
+    kept = epochs
+    if best is not None:
+        model.load_state_dict(best[2])
+        kept = best[1]
+    meta = {"hidden": list(hidden), "dropout": dropout, "weight_decay": weight_decay, "epochs": epochs,
+            "kept_epoch": kept, "lr": lr, "batch": batch,
+            "value_weight": value_weight, "rows": int(len(train_rows)), "seed": seed}
+    network = export(model, meta)
+    return {"network": network, "history": history,
+            "heldout": history[kept - 1].get("heldout") if history else None, "heldout_mask": held}
+
+
+def export(model: Any, meta: Dict[str, Any]) -> ValueNetwork:
+    """The torch model as a ValueNetwork (numpy weights for the numba forward pass)."""
+    from torch import nn
+
+    from catan_env.batched.mlp import from_torch
+    plain = nn.Sequential(*[m for m in model if not isinstance(m, nn.Dropout)])  # identity at play time
+    return ValueNetwork(from_torch(plain), meta)
+
+
+def _load_into(model: Any, network: ValueNetwork) -> None:
+    import torch
+    linear = [m for m in model if isinstance(m, torch.nn.Linear)]
+    if len(linear) != len(network.weights.layers):
+        raise ValueError("init network has another number of layers")
+    with torch.no_grad():
+        for m, (w, b, _) in zip(linear, network.weights.layers):
+            if tuple(m.weight.shape) != (w.shape[1], w.shape[0]):
+                raise ValueError(f"init network layer shape {w.shape} does not fit {tuple(m.weight.shape)}")
+            m.weight.copy_(torch.from_numpy(w.T.copy()))
+            m.bias.copy_(torch.from_numpy(b))
+
+
+def evaluate(network: ValueNetwork, data: Dict[str, np.ndarray], rows: Optional[np.ndarray] = None,
+             bins: int = 10) -> Dict[str, Any]:
+    """Held-out figures on ``rows`` (a mask or indices; all rows by default), over the
+    positions of games that had a winner: ``accuracy`` (the seat the net rates most
+    likely to win did), ``vp_leader_accuracy`` (the same for the most public VP, ties
+    split evenly), ``log_loss``, ``positions`` and ``games``, and ``calibration``: per
+    bin of predicted chance, (mean predicted, observed win rate, count) over all seats."""
+    idx = np.arange(len(data["game"]))[rows] if rows is not None else np.arange(len(data["game"]))
+    decided = data["outcome"][idx].max(axis=1) == 1.0
+    idx = idx[decided]
+    p = np.zeros((len(idx), MAX_PLAYERS), np.float32)
+    for i in range(0, len(idx), 65536):
+        part = idx[i:i + 65536]
+        p[i:i + len(part)] = network.predict(data["x"][part].astype(np.float32), data["players"][part])
+    y = data["outcome"][idx]
+    n = data["players"][idx]
+    valid = np.arange(MAX_PLAYERS)[None, :] < n[:, None]
+    win = y.argmax(axis=1)
+    accuracy = float((p.argmax(axis=1) == win).mean()) if len(idx) else float("nan")
+    vp = np.where(valid, data["public_vp"][idx].astype(np.float64), -1.0)
+    leaders = vp == vp.max(axis=1, keepdims=True)
+    vp_acc = float((leaders[np.arange(len(idx)), win] / leaders.sum(axis=1)).mean()) if len(idx) else float("nan")
+    log_loss = float(-np.log(np.clip(p[np.arange(len(idx)), win], 1e-7, 1)).mean()) if len(idx) else float("nan")
+    flat_p, flat_y = p[valid], y[valid]
+    edges = np.linspace(0, 1, bins + 1)
+    which = np.clip(np.digitize(flat_p, edges) - 1, 0, bins - 1)
+    calibration = []
+    for b in range(bins):
+        m = which == b
+        if m.any():
+            calibration.append((float(flat_p[m].mean()), float(flat_y[m].mean()), int(m.sum())))
+    return {"accuracy": accuracy, "vp_leader_accuracy": vp_acc, "log_loss": log_loss, "positions": int(len(idx)),
+            "games": int(len(np.unique(data["game"][idx]))), "calibration": calibration}
+
+
+def reliability_plot(calibration: Sequence[Sequence[float]], path: str, title: str = "") -> Optional[str]:
+    """Draw calibration bins (mean predicted, observed, count) as a reliability diagram
+    (needs matplotlib, the [viz] extra); returns the path, or None without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    pred = [c[0] for c in calibration]
+    seen = [c[1] for c in calibration]
+    counts = [c[2] for c in calibration]
+    fig, (ax, hist) = plt.subplots(2, 1, figsize=(4.5, 5.5), gridspec_kw={"height_ratios": [3, 1]}, sharex=True)
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.8, label="perfect calibration")
+    ax.plot(pred, seen, "o-", label="network (held-out games)")
+    ax.set(ylabel="observed win rate", title=title or "win-probability network: reliability")
+    ax.legend(fontsize=8)
+    hist.bar(pred, counts, width=0.08)
+    hist.set(xlabel="predicted chance to win", ylabel="seat-positions")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

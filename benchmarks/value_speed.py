@@ -1,0 +1,90 @@
+"""Speed of the learned agent's hot paths, one core: features, the network's forward
+pass, one position end to end, and whole decisions of the agent at each search depth.
+
+    python benchmarks/value_speed.py [--net PATH] [--positions 2000]
+
+Positions come from random games (every phase); each figure is the median of 5 passes
+over them, after a warm-up pass (compilation excluded).
+"""
+import argparse
+import time
+
+import numpy as np
+
+from catan_env.agents.arena import play_game
+from catan_env.agents.value.features import N_FEATURES, encode_features
+from catan_env.agents.value.net import PRETRAINED, ValueNetwork, _predict_rows, state_win_probs
+from catan_env.cli import HelpFormatter
+from catan_env.core import game as G
+
+
+def positions(n, seed=0):
+    rng = np.random.default_rng(seed)
+    out, game = [], 0
+    while len(out) < n:
+        s = G.new_game(seed=seed + game)
+        game += 1
+        while not G.is_over(s) and len(out) < n:
+            if rng.random() < 0.1:
+                out.append(s.copy())
+            G.step(s, int(rng.choice(G.legal_actions(s))))
+    return out
+
+
+def median_us(fn, items, passes=5):
+    fn(items[:10])
+    times = []
+    for _ in range(passes):
+        t = time.perf_counter()
+        fn(items)
+        times.append((time.perf_counter() - t) / len(items) * 1e6)
+    return float(np.median(times))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap.add_argument("--net", default=PRETRAINED, help="value network file")
+    ap.add_argument("--positions", type=int, default=2000, help="positions timed")
+    ap.add_argument("--games", type=int, default=3, help="games per search depth for decision times")
+    args = ap.parse_args(argv)
+    net = ValueNetwork.load(args.net)
+    states = positions(args.positions)
+    seats = [int(G.decider(s)) for s in states]
+    x = np.zeros((len(states), N_FEATURES), np.float32)
+
+    def feats(items):
+        for i, s in enumerate(items):
+            encode_features(s, seats[i], x[i])
+
+    feats(states)
+    players = np.array([G.n_players(s) for s in states])
+    out = np.zeros((len(states), 4), np.float32)
+
+    def forward(items):
+        k = len(items)
+        _predict_rows(net.params, net.layers, net.net, x[:k], players[:k], net.width, out[:k])
+
+    def both(items):
+        for i, s in enumerate(items):
+            state_win_probs(net.params, net.layers, net.net, s, seats[i], net.width)
+
+    sizes = " -> ".join(str(w.shape[0]) for w, _, _ in net.weights.layers) + f" -> {net.weights.n_out}"
+    params = sum(w.size + b.size for w, b, _ in net.weights.layers)
+    print(f"network {sizes} ({params:,} weights)")
+    print(f"features        {median_us(feats, states):6.2f} us per position")
+    print(f"forward pass    {median_us(forward, list(range(len(states)))):6.2f} us per position (batch of rows)")
+    print(f"position total  {median_us(both, states):6.2f} us (features + forward + softmax, one call each)")
+    for search in (0, 1, 2):
+        spec = f"value:path={args.net}:search={search}"
+        times = []
+        for g in range(args.games + 1):
+            r = play_game([spec, "jsettlers", "jsettlers", "jsettlers"], 100 + g, time_decisions=True)
+            if g:  # the first game compiles
+                times += r["decision_times"][0]
+        t = np.array(times) * 1e3
+        print(f"decision search={search}: median {np.median(t):6.2f} ms, p90 {np.percentile(t, 90):6.2f} ms, "
+              f"max {t.max():7.1f} ms over {len(t)} decisions")
+
+
+if __name__ == "__main__":
+    main()

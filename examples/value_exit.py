@@ -1,0 +1,128 @@
+"""Expert iteration for the win-probability network, round by round, resumable.
+
+    python examples/value_exit.py --rounds 3 --out results/value        # the shipped network's recipe
+    python examples/value_exit.py --rounds 1 --robot-games 40 --games 8 --eval-games 8 --out /tmp/x   # a tiny run
+
+Round 0 records games of four JSettlersAgent robots (``data-0``, the bootstrap), trains
+``round-0.npz`` on them and plays it against three robots.  Round k >= 1 records games
+of the search agent over round k-1's network (``--lineup``: two of it and two robots by
+default; their searched positions carry the search's estimate), trains ``round-k.npz``
+on every round's data (the outcome as target, blended with the search's estimate by
+``--value-weight``) and evaluates it the same way.  Each stage leaves its file
+(data folders resume shard by shard; a network file or a finished evaluation is not
+redone), so a stopped run continues where it was; ``rounds.json`` holds each round's
+held-out figures, win rate and stage times.  ``--backend ray [--address HOST:PORT]``
+runs the games, the featurizing and the evaluations as Ray tasks.  Needs the [rl] extra.
+"""
+import argparse
+import json
+import os
+import time
+
+from catan_env.agents.arena import run_tournament, summarise, wilson
+from catan_env.agents.value.net import ValueNetwork
+from catan_env.agents.value.positions import generate, load_positions
+from catan_env.agents.value.train import train
+from catan_env.cli import HelpFormatter
+
+ROBOT = "jsettlers"
+
+
+def agent_spec(net_path, args):
+    return f"value:path={net_path}:search={args.search}:determinizations={args.determinizations}"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3, help="rounds after round 0 (the robot bootstrap)")
+    ap.add_argument("--robot-games", type=int, default=8000, help="round 0: four-robot games recorded")
+    ap.add_argument("--games", type=int, default=300, help="rounds >= 1: search-agent games recorded per round")
+    ap.add_argument("--lineup", default="agent,agent,jsettlers,jsettlers",
+                    help="rounds >= 1: the seats of a recorded game ('agent' = the previous round's agent)")
+    ap.add_argument("--sample", type=float, default=0.1, help="share of decisions whose state is kept")
+    ap.add_argument("--search", type=int, default=1, help="the agent's extra plies (0 greedy, 1, 2)")
+    ap.add_argument("--determinizations", type=int, default=2, help="the agent's determinizations per decision")
+    ap.add_argument("--hidden", type=int, nargs="+", default=[256, 128], help="hidden layer widths")
+    ap.add_argument("--epochs", type=int, default=6, help="training passes per round")
+    ap.add_argument("--batch", type=int, default=512, help="minibatch size")
+    ap.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (cosine-annealed)")
+    ap.add_argument("--value-weight", type=float, default=0.3, help="target = outcome blended with the search's estimate")
+    ap.add_argument("--extra-data", nargs="*", default=[], help="more positions folders to train every round on")
+    ap.add_argument("--eval-games", type=int, default=100, help="games against three robots per round")
+    ap.add_argument("--workers", type=int, default=2, help="processes (or Ray CPUs)")
+    ap.add_argument("--backend", default="process", choices=("process", "ray"), help="where games run")
+    ap.add_argument("--address", default=None, help="Ray cluster address (--backend ray)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the games and the training")
+    ap.add_argument("--out", default="results/value", help="folder of data-k/, round-k.npz, rounds.json")
+    args = ap.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    log_path = os.path.join(args.out, "rounds.json")
+    rounds = json.load(open(log_path)) if os.path.exists(log_path) else []
+    ray_kw = dict(workers=args.workers, backend=args.backend, address=args.address)
+
+    for k in range(args.rounds + 1):
+        entry = next((r for r in rounds if r["round"] == k), None)
+        if entry is not None and "eval" in entry:
+            print(_line(entry))
+            continue
+        entry = entry or {"round": k, "seconds": {}}
+        data = os.path.join(args.out, f"data-{k}")
+        t = time.perf_counter()
+        if k == 0:
+            manifest = generate(data, [ROBOT] * 4, args.robot_games, seed=args.seed, sample=args.sample,
+                                progress=print, note="round 0: four JSettlersAgent", **ray_kw)
+        else:
+            prev = os.path.join(args.out, f"round-{k - 1}.npz")
+            seats = [agent_spec(prev, args) if s == "agent" else s for s in args.lineup.split(",")]
+            manifest = generate(data, seats, args.games, seed=args.seed + k, sample=args.sample,
+                                progress=print, note=f"round {k}: {args.lineup}", **ray_kw)
+        entry["seconds"].setdefault("data", time.perf_counter() - t)
+        entry["positions_per_s"] = manifest.get("positions_per_s")
+        net_path = os.path.join(args.out, f"round-{k}.npz")
+        if not os.path.exists(net_path):
+            t = time.perf_counter()
+            folders = [os.path.join(args.out, f"data-{j}") for j in range(k + 1)] + list(args.extra_data)
+            rows = load_positions(*folders, workers=args.workers, backend=args.backend, address=args.address)
+            print(f"round {k}: training on {len(rows['game'])} positions from {len(folders)} data folders")
+            fit = train(rows, hidden=args.hidden, epochs=args.epochs, lr=args.lr, batch=args.batch,
+                        value_weight=args.value_weight if k else 0.0, seed=args.seed, progress=print)
+            fit["network"].meta.update(round=k, positions=int(len(rows["game"])))
+            fit["network"].save(net_path)
+            entry["heldout"] = {key: v for key, v in fit["heldout"].items()}
+            entry["history"] = fit["history"]
+            entry["seconds"]["train"] = time.perf_counter() - t
+            del rows
+        _save(rounds, entry, log_path)
+        t = time.perf_counter()
+        players = [agent_spec(net_path, args), ROBOT, ROBOT, ROBOT]
+        games = run_tournament(players, args.eval_games, seed=10_000 + k, progress=False, **ray_kw)
+        stats = summarise(games, players)["agents"][players[0]]
+        wins, n = stats["wins"], stats["seat_games"]
+        entry["eval"] = {"opponents": "3 x jsettlers", "games": n, "wins": wins, "win_rate": wins / n,
+                         "ci": list(wilson(wins, n))}
+        entry["seconds"]["eval"] = time.perf_counter() - t
+        ValueNetwork.load(net_path)  # the file reads back
+        _save(rounds, entry, log_path)
+        print(_line(entry))
+    return 0
+
+
+def _save(rounds, entry, path):
+    rounds[:] = [r for r in rounds if r["round"] != entry["round"]] + [entry]
+    rounds.sort(key=lambda r: r["round"])
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(rounds, f, indent=1)
+    os.replace(tmp, path)
+
+
+def _line(entry):
+    e, h = entry["eval"], entry.get("heldout") or {}
+    return (f"round {entry['round']}: {e['wins']}/{e['games']} = {e['win_rate']:.3f} "
+            f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}] against {e['opponents']}; held-out accuracy "
+            f"{h.get('accuracy', float('nan')):.3f} (VP leader {h.get('vp_leader_accuracy', float('nan')):.3f}); "
+            f"stage seconds {json.dumps({k: round(v) for k, v in entry['seconds'].items()})}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,374 @@
+"""The learned agent: features (no peeking, against a slow reference), the numba forward
+pass (against torch), the expectimax (against a slow reference), shards, the shipped
+weights (no torch needed, legal games in every env), bad input, one tiny ExIt round."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from catan_env.agents import make_agent
+from catan_env.agents.value import features as F
+from catan_env.agents.value.net import PRETRAINED, ValueNetwork, feature_digest
+from catan_env.agents.value.positions import generate, load_positions, record_game
+from catan_env.agents.value.search import SEARCHABLE, search_values
+from catan_env.batched.mlp import MLPWeights
+from catan_env.core import actions as A
+from catan_env.core import game as G
+from catan_env.core import layout as L
+from catan_env.core.observe import BOARD_SIZE, PIPS, TAIL_SIZE
+from catan_env.core.tables import DICE_WAYS
+from catan_env.core.topology import EDGE_VERTICES, N_VERTICES, VERTEX_EDGES, VERTEX_HEXES, VERTEX_VERTICES
+from helpers import hidden_variants
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def random_states(n_states, seed, players=4, p_keep=0.05):
+    """States along random games (every phase shows up)."""
+    rng = np.random.default_rng(seed)
+    out, game = [], 0
+    while len(out) < n_states:
+        s = G.new_game({"players": players}, seed=seed * 100 + game)
+        game += 1
+        while not G.is_over(s) and len(out) < n_states:
+            if rng.random() < p_keep:
+                out.append(s.copy())
+            G.step(s, int(rng.choice(G.legal_actions(s))))
+    return out
+
+
+def features(s, seat):
+    out = np.zeros(F.N_FEATURES, np.float32)
+    F.encode_features(s, seat, out)
+    return out
+
+
+def small_network(seed=0, hidden=(16,)):
+    rng = np.random.default_rng(seed)
+    layers, width = [], F.N_FEATURES
+    for h in hidden:
+        layers.append((rng.normal(0, 0.1, (width, h)), rng.normal(0, 0.1, h), "relu"))
+        width = h
+    layers.append((rng.normal(0, 0.5, (width, L.MAX_PLAYERS)), rng.normal(0, 0.1, L.MAX_PLAYERS), "identity"))
+    return ValueNetwork(MLPWeights(layers), {"test": True})
+
+
+# ---- features
+
+def test_features_read_only_what_the_seat_knows():
+    rng = np.random.default_rng(1)
+    seen = set()
+    for s in random_states(40, seed=1):
+        for seat in range(G.n_players(s)):
+            base = features(s, seat)
+            for label, other in hidden_variants(s, seat, rng):
+                assert np.array_equal(features(other, seat), base), f"features read hidden {label}"
+                seen.add(label)
+            det = G.determinize(s, seat, int(rng.integers(1 << 30)))
+            assert np.array_equal(features(det, seat), base)
+    assert {"hand make-up", "rng"} <= seen
+
+
+def _reference_seat_block(s, p, observer):
+    """The per-seat columns computed the slow, obvious way."""
+    cols = {name: np.zeros(size) for name, _, size, _ in F.SEAT_COLS}
+    owner, level = L.view(s, "v_owner"), L.view(s, "v_level")
+    roads = L.view(s, "e_owner")
+    terrain, number = L.view(s, "hex_terrain"), L.view(s, "hex_number")
+    vp = G.victory_points(s)[p] if p == observer else int(L.view(s, "public_vp")[p])
+    cols["vp"][0] = vp / 10
+    cols["vp_left"][0] = max(int(s[L.OPT_VP]) - vp, 0) / 10
+    slot = [n for n in range(2, 13) if n != 7]
+    for v in range(N_VERTICES):
+        if owner[v] != p:
+            continue
+        cols["settlements" if level[v] == 1 else "cities"][0] += 1 / (5 if level[v] == 1 else 4)
+        for h in VERTEX_HEXES[v]:
+            if h < 0 or terrain[h] == L.DESERT:
+                continue
+            cards = level[v] * PIPS[number[h]] / 36 * 3
+            if h == s[L.ROBBER]:
+                cols["robbed"][0] += cards
+            else:
+                cols["production"][terrain[h]] += cards
+            cols["numbers"][slot.index(number[h])] += level[v] / 3
+    cols["production_total"][0] = cols["production"].sum()
+    cols["diversity"][0] = (cols["production"] > 0).sum() / 5
+    cols["roads"][0] = (roads == p).sum() / 15
+    for i in range(9):
+        e = s[L.PORT_EDGE + i]
+        if p in (owner[EDGE_VERTICES[e, 0]], owner[EDGE_VERTICES[e, 1]]):
+            cols["harbours"][s[L.PORT_TYPE + i]] = 1
+
+    def free(v):
+        return owner[v] < 0 and all(w < 0 or owner[w] < 0 for w in VERTEX_VERTICES[v])
+
+    def pips(v):
+        return sum(PIPS[number[h]] for h in VERTEX_HEXES[v] if h >= 0 and terrain[h] != L.DESERT)
+
+    def own_road_at(v):
+        return any(e >= 0 and roads[e] == p for e in VERTEX_EDGES[v])
+
+    for v in range(N_VERTICES):
+        if not free(v):
+            continue
+        if own_road_at(v):
+            cols["spots"][0] += 1 / 5
+            cols["spot_pips"][0] = max(cols["spot_pips"][0], pips(v) / 13)
+            continue
+        for e in VERTEX_EDGES[v]:
+            if e < 0 or roads[e] >= 0:
+                continue
+            w = EDGE_VERTICES[e, 0] if EDGE_VERTICES[e, 1] == v else EDGE_VERTICES[e, 1]
+            if owner[w] in (-1, p) and (own_road_at(w) or owner[w] == p):
+                cols["spots_near"][0] += 1 / 5
+                cols["near_pips"][0] = max(cols["near_pips"][0], pips(v) / 13)
+                break
+    return np.concatenate([cols[name] for name, _, _, _ in F.SEAT_COLS])
+
+
+def test_engineered_features_match_a_slow_reference():
+    for players in (2, 3, 4):
+        for s in random_states(15, seed=players, players=players, p_keep=0.02):
+            for observer in range(players):
+                x = features(s, observer)
+                assert np.array_equal(x[:TAIL_SIZE], G.observe(s, observer)[BOARD_SIZE:])
+                for k in range(players):
+                    p = (observer + k) % players
+                    got = x[F.F_SEATS + k * F.SEAT_WIDTH:F.F_SEATS + (k + 1) * F.SEAT_WIDTH]
+                    np.testing.assert_allclose(got, _reference_seat_block(s, p, observer), atol=1e-6)
+                blank = x[F.F_SEATS + players * F.SEAT_WIDTH:F.F_SEATS + L.MAX_PLAYERS * F.SEAT_WIDTH]
+                assert not blank.any()
+                assert x[F.F_TURN_PLAYER + (int(s[L.TURN_PLAYER]) - observer) % players] == 1
+                assert x[F.F_PLAYERS + players - 2] == 1
+                unseen = (L.view(s, "deck_start") - L.view(s, "dev_used") - L.view(s, "dev_hand")[observer])
+                if unseen.sum():
+                    np.testing.assert_allclose(x[F.F_UNSEEN_DEV:F.F_UNSEEN_DEV + 5], unseen / unseen.sum(), atol=1e-6)
+
+
+def test_feature_table_names_every_slot():
+    table = F.feature_table()
+    for name, _, _, _ in F.FEATURE_FIELDS + F.SEAT_COLS:
+        assert f"`{name}`" in table
+    assert sum(f[2] for f in F.FEATURE_FIELDS) == F.N_FEATURES
+
+
+# ---- the network
+
+def test_forward_pass_equals_torch():
+    torch = pytest.importorskip("torch")
+    from catan_env.agents.value.train import export, make_model
+    torch.manual_seed(0)
+    model = make_model((64, 32))
+    net = export(model, {})
+    states = random_states(30, seed=5, players=3)
+    x = np.array([features(s, int(G.decider(s))) for s in states], np.float32)
+    players = np.full(len(x), 3)
+    with torch.no_grad():
+        logits = model(torch.from_numpy(x))[:, :3]
+        expected = torch.softmax(logits, dim=1).numpy()
+    got = net.predict(x, players)
+    np.testing.assert_allclose(got[:, :3], expected, atol=1e-5)
+    assert not got[:, 3].any()
+    for s, row in zip(states, got):  # the state-level call rotates relative seats to absolute ones
+        seat = int(G.decider(s))
+        absolute = net.win_probs(s, seat)
+        np.testing.assert_allclose([absolute[(seat + k) % 3] for k in range(3)], row[:3], atol=1e-6)
+
+
+def test_weight_files_round_trip_and_refuse_bad_input(tmp_path):
+    net = small_network()
+    path = net.save(str(tmp_path / "n.npz"))
+    back = ValueNetwork.load(path)
+    s = random_states(1, seed=2)[0]
+    np.testing.assert_array_equal(back.win_probs(s, 1), net.win_probs(s, 1))
+    with pytest.raises(ValueError, match="no value network file"):
+        ValueNetwork.load(str(tmp_path / "missing.npz"))
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a value network file"):
+        ValueNetwork.load(str(tmp_path / "junk.npz"))
+    with np.load(path) as z:
+        arrays = dict(z)
+    meta = json.loads(str(arrays["meta"]))
+    arrays["meta"] = np.array(json.dumps(dict(meta, features="0123456789abcdef")))
+    np.savez(tmp_path / "other.npz", **arrays)
+    with pytest.raises(ValueError, match="another feature layout"):
+        ValueNetwork.load(str(tmp_path / "other.npz"))
+    with pytest.raises(ValueError, match="features to"):
+        ValueNetwork(MLPWeights([(np.zeros((3, 4)), np.zeros(4), "identity")]))
+    with pytest.raises(ValueError, match="search must be"):
+        make_agent(f"value:path={path}:search=5")
+    with pytest.raises(ValueError, match="pretrained uses the shipped network"):
+        make_agent(f"pretrained:path={path}")
+    with pytest.raises(ValueError, match="no value network file"):
+        make_agent("value:path=/nonexistent/n.npz")
+
+
+# ---- the search
+
+def _reference_q(net, s, a, root, depth, beam):
+    """Expected value of a, searched the slow way (the public step API with forced outcomes)."""
+    outcomes = []
+    if a == A.ROLL:
+        outcomes = [(t, DICE_WAYS[t] / 36) for t in range(2, 13)]
+    elif a == A.BUY_DEV:
+        deck = L.view(s, "deck")
+        outcomes = [(t, deck[t] / deck.sum()) for t in range(5) if deck[t]]
+    elif A.is_robber(a) and A.robber_victim(a):
+        victim = A.robber_victim_seat(a, G.decider(s), G.n_players(s))
+        hand = L.view(s, "hand")[victim]
+        outcomes = [(r, hand[r] / hand.sum()) for r in range(5) if hand[r]]
+    total = 0.0
+    for outcome, p in outcomes or [(None, 1.0)]:
+        c = G.step(s.copy(), a, outcome)
+        total += p * _reference_v(net, c, root, depth - 1, beam)
+    return total
+
+
+def _reference_v(net, s, root, depth, beam):
+    if G.is_over(s):
+        return float(G.winner(s) == root)
+    if depth == 0 or G.decider(s) != root:
+        return float(net.win_probs(s, root)[root])
+    moves = [int(a) for a in G.legal_actions(s) if SEARCHABLE[a]]
+    if not moves:
+        return float(net.win_probs(s, root)[root])
+    if depth == 1:
+        return max(_reference_q(net, s, a, root, 1, beam) for a in moves)
+    first = sorted(moves, key=lambda a: -_reference_q(net, s, a, root, 1, beam))[:beam]
+    return max(_reference_q(net, s, a, root, depth, beam) for a in first)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_expectimax_matches_a_slow_reference(depth):
+    net = small_network(seed=depth)
+    states = [s for s in random_states(60, seed=10 + depth, p_keep=0.08)]
+    checked = 0
+    for s in states:
+        root = int(G.decider(s))
+        moves = np.array([a for a in G.legal_actions(s) if SEARCHABLE[a]], np.int64)
+        if len(moves) < 2 or (depth == 3 and len(moves) > 12):
+            continue
+        beam = 3
+        q = np.empty(len(moves))
+        search_values(net.params, net.layers, net.net, net.width, s, root, moves, depth, beam, q)
+        one = [_reference_q(net, s, int(a), root, 1, beam) for a in moves]
+        order = np.argsort(-np.array(one), kind="stable")
+        for j, i in enumerate(order):
+            if depth == 1:
+                assert q[i] == pytest.approx(one[i], abs=1e-9)
+            elif j < beam:
+                assert q[i] == pytest.approx(_reference_q(net, s, int(moves[i]), root, depth, beam), abs=1e-9)
+            else:
+                assert q[i] == pytest.approx(one[i] - 1.0, abs=1e-9)
+        checked += 1
+        if checked >= (12 if depth < 3 else 4):
+            break
+    assert checked >= 3
+
+
+# ---- data
+
+def test_positions_round_trip_and_resume(tmp_path):
+    folder = str(tmp_path / "d")
+    players = ["weighted", "random", "weighted"]
+    m1 = generate(folder, players, 2, seed=3, shard_games=1, sample=0.5, max_turns=40)
+    assert [s["games"] for s in m1["shards"]] == [1, 1]
+    rows = load_positions(folder)
+    assert len(rows["x"]) == sum(s["positions"] for s in m1["shards"])
+    np.testing.assert_allclose(rows["outcome"].sum(axis=1), 1.0, atol=1e-6)
+    # each row's features are its seat's view of the stored state
+    again, stats = record_game([players[i] for i in np.random.default_rng(3).permutation(3)], 0, 0.5, 40)
+    assert again["state"].dtype == np.int32 and (again["state"][:, L.RNG] == 0).all()
+    first = again["state"][0].astype(np.int64)
+    np.testing.assert_array_equal(features(first, 1), features(first, 1))
+    mtime = os.path.getmtime(os.path.join(folder, "shard-000000.npz"))
+    m2 = generate(folder, players, 3, seed=3, shard_games=1, sample=0.5, max_turns=40)
+    assert len(m2["shards"]) == 3 and os.path.getmtime(os.path.join(folder, "shard-000000.npz")) == mtime
+    more = load_positions(folder)
+    assert len(more["x"]) > len(rows["x"]) and more["game"].max() == 2
+    with pytest.raises(ValueError, match="other settings"):
+        generate(folder, players, 3, seed=4, shard_games=1, sample=0.5, max_turns=40)
+    with pytest.raises(ValueError, match="not a positions folder"):
+        load_positions(str(tmp_path))
+
+
+def test_position_rows_are_each_seats_view(tmp_path):
+    folder = str(tmp_path / "d")
+    manifest = generate(folder, ["weighted"] * 4, 1, seed=1, sample=0.3, max_turns=30)
+    rows = load_positions(folder, dtype=np.float32)
+    from catan_env.agents.deep.data import load_shard
+    from catan_env.agents.value.positions import KEYS
+    raw = load_shard(os.path.join(folder, manifest["shards"][0]["file"]), KEYS)
+    k = 0
+    for state, winner in zip(raw["state"], raw["winner"]):
+        s = state.astype(np.int64)
+        for seat in range(4):
+            np.testing.assert_array_equal(rows["x"][k], features(s, seat))
+            if winner >= 0:
+                assert rows["outcome"][k, (winner - seat) % 4] == 1
+            k += 1
+    assert k == len(rows["x"])
+
+
+# ---- the shipped network
+
+needs_weights = pytest.mark.skipif(not os.path.exists(PRETRAINED), reason="no shipped weights in this checkout")
+
+
+@needs_weights
+def test_shipped_weights_load_without_torch_and_play_every_env():
+    code = f"""
+import sys
+sys.modules["torch"] = None   # importing torch now fails
+import numpy as np
+import catan_env
+from catan_env.agents import make_agent
+from catan_env.agents.arena import play_game
+from catan_env.agents.value.net import ValueNetwork, PRETRAINED
+net = ValueNetwork.load(PRETRAINED)
+assert net.meta["features"] == {feature_digest()!r}
+r = play_game(["pretrained", "jsettlers", "pretrained:search=0", "weighted"], 3, max_turns=300)
+assert sum(r["fallbacks"]) == 0, r["fallbacks"]
+env = catan_env.gym_env(opponents=["jsettlers"] * 3, seed=0)
+obs, info = env.reset(seed=1)
+agent = make_agent("pretrained:search=0", seed=0)
+done = False
+steps = 0
+while not done:
+    action = agent.act(obs, env.infoset())
+    assert obs["action_mask"][action]
+    obs, reward, term, trunc, info = env.step(action)
+    done = term or trunc
+    steps += 1
+print("ok", r["winner"], steps)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.startswith("ok")
+
+
+# ---- expert iteration, end to end
+
+def test_tiny_expert_iteration_round(tmp_path):
+    pytest.importorskip("torch")
+    out = tmp_path / "exit"
+    cmd = [sys.executable, os.path.join(ROOT, "examples", "value_exit.py"), "--rounds", "1", "--robot-games", "4",
+           "--games", "2", "--eval-games", "2", "--epochs", "1", "--hidden", "16", "--workers", "1",
+           "--lineup", "agent,jsettlers,jsettlers", "--out", str(out)]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    rounds = json.loads((out / "rounds.json").read_text())
+    assert [r["round"] for r in rounds] == [0, 1]
+    for r in rounds:
+        assert r["eval"]["games"] == 2 and 0 <= r["eval"]["win_rate"] <= 1
+        assert (out / f"round-{r['round']}.npz").exists()
+    # round 1's positions were played by the round-0 agent, which recorded its estimates
+    rows = load_positions(str(out / "data-1"))
+    assert (~np.isnan(rows["value"][:, 0])).any()
+    # a rerun finds every stage done and replays nothing
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert again.returncode == 0 and again.stdout.count("round ") == 2
