@@ -17,7 +17,10 @@ runs the games, the featurizing and the evaluations as Ray tasks.  Needs the [rl
 import argparse
 import json
 import os
+import sys
 import time
+
+import numpy as np
 
 from catan_env.agents.arena import run_tournament, summarise, wilson
 from catan_env.agents.value.net import ValueNetwork
@@ -36,25 +39,33 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--rounds", type=int, default=3, help="rounds after round 0 (the robot bootstrap)")
     ap.add_argument("--robot-games", type=int, default=8000, help="round 0: four-robot games recorded")
-    ap.add_argument("--games", type=int, default=300, help="rounds >= 1: search-agent games recorded per round")
+    ap.add_argument("--games", type=int, default=1500, help="rounds >= 1: search-agent games recorded per round")
     ap.add_argument("--lineup", default="agent,agent,jsettlers,jsettlers",
                     help="rounds >= 1: the seats of a recorded game ('agent' = the previous round's agent)")
     ap.add_argument("--sample", type=float, default=0.1, help="share of decisions whose state is kept")
     ap.add_argument("--search", type=int, default=1, help="the agent's extra plies (0 greedy, 1, 2)")
     ap.add_argument("--determinizations", type=int, default=2, help="the agent's determinizations per decision")
     ap.add_argument("--hidden", type=int, nargs="+", default=[256, 128], help="hidden layer widths")
-    ap.add_argument("--epochs", type=int, default=6, help="training passes per round")
+    ap.add_argument("--epochs", type=int, default=4, help="training passes per round (the best held-out epoch is kept)")
+    ap.add_argument("--dropout", type=float, default=0.3, help="dropout after each hidden layer while training")
+    ap.add_argument("--weight-decay", type=float, default=1e-3, help="Adam weight decay")
     ap.add_argument("--batch", type=int, default=512, help="minibatch size")
     ap.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (cosine-annealed)")
     ap.add_argument("--value-weight", type=float, default=0.3, help="target = outcome blended with the search's estimate")
+    ap.add_argument("--self-weight", type=float, default=2.0,
+                    help="rounds >= 1: loss weight of the search agent's own positions (robots' = 1)")
     ap.add_argument("--extra-data", nargs="*", default=[], help="more positions folders to train every round on")
     ap.add_argument("--eval-games", type=int, default=100, help="games against three robots per round")
     ap.add_argument("--workers", type=int, default=2, help="processes (or Ray CPUs)")
     ap.add_argument("--backend", default="process", choices=("process", "ray"), help="where games run")
     ap.add_argument("--address", default=None, help="Ray cluster address (--backend ray)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the games and the training")
+    ap.add_argument("--ship", action="store_true",
+                    help="copy the last round's network into the package (the `pretrained` agent's weights) "
+                         "and draw its reliability plot into docs/")
     ap.add_argument("--out", default="results/value", help="folder of data-k/, round-k.npz, rounds.json")
     args = ap.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they come
     os.makedirs(args.out, exist_ok=True)
     log_path = os.path.join(args.out, "rounds.json")
     rounds = json.load(open(log_path)) if os.path.exists(log_path) else []
@@ -83,8 +94,14 @@ def main(argv=None):
             t = time.perf_counter()
             folders = [os.path.join(args.out, f"data-{j}") for j in range(k + 1)] + list(args.extra_data)
             rows = load_positions(*folders, workers=args.workers, backend=args.backend, address=args.address)
+            if k:  # the agent's own games weigh more than the robots' (they show its own mistakes)
+                first_self = _rows_of(os.path.join(args.out, "data-0"))
+                rows["weight"] = np.ones(len(rows["game"]), np.float32)
+                rows["weight"][first_self:] = args.self_weight
+                rows["weight"][len(rows["game"]) - _extra_rows(args.extra_data):] = 1.0
             print(f"round {k}: training on {len(rows['game'])} positions from {len(folders)} data folders")
             fit = train(rows, hidden=args.hidden, epochs=args.epochs, lr=args.lr, batch=args.batch,
+                        dropout=args.dropout, weight_decay=args.weight_decay,
                         value_weight=args.value_weight if k else 0.0, seed=args.seed, progress=print)
             fit["network"].meta.update(round=k, positions=int(len(rows["game"])))
             fit["network"].save(net_path)
@@ -104,7 +121,34 @@ def main(argv=None):
         ValueNetwork.load(net_path)  # the file reads back
         _save(rounds, entry, log_path)
         print(_line(entry))
+    if args.ship:
+        ship(os.path.join(args.out, f"round-{args.rounds}.npz"), rounds[-1])
     return 0
+
+
+def ship(net_path, entry):
+    """The network becomes the package's ``pretrained`` weights; its held-out calibration
+    becomes docs/value_calibration.png."""
+    import shutil
+
+    from catan_env.agents.value.net import PRETRAINED
+    from catan_env.agents.value.train import reliability_plot
+    os.makedirs(os.path.dirname(PRETRAINED), exist_ok=True)
+    shutil.copyfile(net_path, PRETRAINED)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    plot = reliability_plot(entry["heldout"]["calibration"], os.path.join(root, "docs", "value_calibration.png"),
+                            title=f"round {entry['round']} network, {entry['heldout']['games']} held-out games")
+    print(f"shipped {net_path} as {PRETRAINED}" + (f"; calibration plot {plot}" if plot else ""))
+
+
+def _rows_of(folder):
+    """Rows load_positions made from the first folder (its positions come first)."""
+    from catan_env.agents.deep.data import read_manifest
+    return sum(s["positions"] for s in read_manifest(folder)["shards"])
+
+
+def _extra_rows(folders):
+    return sum(_rows_of(f) for f in folders)
 
 
 def _save(rounds, entry, path):

@@ -171,6 +171,7 @@ def test_wheel_installs_agents_and_wrappers_inside_the_package(tmp_path):
     assert "catan_env/agents/__init__.py" in names and "catan_env/wrappers/__init__.py" in names
     assert "catan_env/agents/jsettlers/robot.py" in names
     assert "catan_env/batched/kernel.py" in names and "catan_env/agents/mcts/kernel.py" in names
+    assert "catan_env/agents/value/weights/pretrained.npz" in names  # the shipped network
     # a fresh venv holding only the wheel (its dependencies read from this environment)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -187,6 +188,7 @@ def test_wheel_installs_agents_and_wrappers_inside_the_package(tmp_path):
              "assert catan_env.__file__.startswith(sys.argv[1]), catan_env.__file__\n"
              "assert importlib.util.find_spec('agents') is None\n"
              "assert importlib.util.find_spec('wrappers') is None\n"
+             "assert make_agent('pretrained').network.meta['features']\n"
              "print(type(make_agent('jsettlers')).__name__)\n")
     out = subprocess.run([str(py), "-c", "import sys\n" + check, site], capture_output=True, text=True,
                          cwd=str(tmp_path))

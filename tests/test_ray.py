@@ -123,3 +123,17 @@ def test_training_and_arena_on_a_local_ray_cluster(cluster, tmp_path):
     assert arena_main(args + ["--backend", "ray", "--address", address, "--out", str(tmp_path / "ray")]) == 0
     assert os.environ.get("RAY_ADDRESS") == old
     assert games_csv(tmp_path / "ray") == games_csv(tmp_path / "proc")
+
+    # the value network's data: games recorded and featurized as Ray tasks on the cluster
+    # give the shards and rows of in-process runs
+    import numpy as np
+    from catan_env.agents.value.positions import generate, load_positions
+    players = ["weighted", "jsettlers", "random"]
+    local = generate(str(tmp_path / "pos-local"), players, 2, seed=5, shard_games=1, max_turns=40)
+    by_ray = generate(str(tmp_path / "pos-ray"), players, 2, seed=5, shard_games=1, max_turns=40,
+                      backend="ray", address=address)
+    assert [s["winners"] for s in by_ray["shards"]] == [s["winners"] for s in local["shards"]]
+    rows_local = load_positions(str(tmp_path / "pos-local"))
+    rows_ray = load_positions(str(tmp_path / "pos-ray"), backend="ray", address=address)
+    for key in ("x", "outcome", "game", "players"):
+        np.testing.assert_array_equal(rows_ray[key], rows_local[key])

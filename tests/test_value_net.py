@@ -372,3 +372,49 @@ def test_tiny_expert_iteration_round(tmp_path):
     # a rerun finds every stage done and replays nothing
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert again.returncode == 0 and again.stdout.count("round ") == 2
+
+
+def test_trade_plans_are_legal_and_pay_for_the_build():
+    from catan_env.agents.value.search import MAX_PLAN, trade_plan
+    from catan_env.core.rules import action_cost
+    planned = 0
+    for s in random_states(120, seed=21, p_keep=0.1):
+        if s[L.PHASE] != L.PH_MAIN:
+            continue
+        p = int(G.decider(s))
+        for a in (A.ROAD0, A.SETTLEMENT0, A.CITY0, A.BUY_DEV):
+            cost = action_cost(a)
+            plan = np.empty(MAX_PLAN, np.int64)
+            k = trade_plan(s, p, cost, plan)
+            hand = L.view(s, "hand")[p]
+            if (hand >= cost).all():
+                assert k == 0
+                continue
+            if k < 0:
+                continue
+            c = s.copy()
+            for t in plan[:k]:
+                G.step(c, int(t))  # raises if a planned trade is illegal
+            assert (L.view(c, "hand")[p] >= cost).all()
+            assert L.view(c, "hand")[p].sum() < hand.sum()
+            planned += 1
+    assert planned >= 5
+
+
+def test_macro_moves_start_with_a_legal_trade():
+    from catan_env.agents.value.search import macro_values
+    net = small_network(seed=4)
+    found = 0
+    for s in random_states(150, seed=22, p_keep=0.1):
+        if s[L.PHASE] != L.PH_MAIN:
+            continue
+        root = int(G.decider(s))
+        first = np.empty(A.N_ACTIONS, np.int64)
+        value = np.empty(A.N_ACTIONS)
+        m = macro_values(net.params, net.layers, net.net, net.width, s, root, first, value)
+        legal = set(G.legal_actions(s).tolist())
+        for i in range(m):
+            assert first[i] in legal and A.MARITIME0 <= first[i] < A.OFFER0
+            assert 0.0 <= value[i] <= 1.0
+        found += m
+    assert found > 0

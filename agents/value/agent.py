@@ -8,7 +8,10 @@ Each decision samples ``determinizations`` states from the seat's information se
 (never the true state; with ``seconds`` > 0, as many as fit in that time, at least
 one), scores every candidate move with :func:`search.search_values` on each and plays
 the best mean.  ``search`` is the number of plies beyond the first (0: greedy by the
-network's value of each move's result, chance included).  Offers from other players
+network's value of each move's result, chance included).  In the main phase, builds
+that maritime trades would pay for are scored too, as macro moves (``macros=false``
+turns them off; ``macro_moves`` counts the trades played for one).  ``opening=jsettlers``
+hands the set-up placements to the JSettlers robot's opening search.  Offers from other players
 are accepted when the network rates the traded hands higher than the untraded ones by
 ``accept_margin``; this agent makes no offers.  ``last_values`` holds each seat's
 estimated chance to win after the chosen move (recorded as training targets).
@@ -21,7 +24,7 @@ from numba import njit
 
 from catan_env.core import actions as A
 from catan_env.core.layout import (
-    MAX_PLAYERS, OPT_PLAYERS, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE, RESP_ACCEPT, TRADE_RESP, TURN_PLAYER,
+    MAX_PLAYERS, OPT_PLAYERS, PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE, RESP_ACCEPT, TRADE_RESP, TURN_PLAYER,
 )
 from catan_env.core.rules import _close_trade, _do_confirm
 from catan_env.infoset import InfoSet
@@ -29,7 +32,7 @@ from catan_env.infoset import InfoSet
 from ..base import Agent, Observation, legal_from
 from .features import N_FEATURES
 from .net import PRETRAINED, ValueNetwork, state_win_probs
-from .search import SEARCHABLE, leaf_value, search_values
+from .search import SEARCHABLE, leaf_value, macro_values, search_values
 
 _NETWORKS: Dict[Tuple[str, float], ValueNetwork] = {}  # (path, mtime) -> loaded once per process
 
@@ -73,7 +76,8 @@ class ValueSearchAgent(Agent):
     name = "value"
 
     def __init__(self, seed: Optional[int] = None, path: Optional[str] = None, search: int = 1, beam: int = 6,
-                 determinizations: int = 2, seconds: float = 0.0, accept_margin: float = 0.02) -> None:
+                 determinizations: int = 2, seconds: float = 0.0, accept_margin: float = 0.02,
+                 macros: bool = True, opening: str = "search") -> None:
         super().__init__(seed)
         if search not in (0, 1, 2):
             raise ValueError(f"search must be 0 (greedy), 1 or 2 extra plies, got {search!r}")
@@ -87,7 +91,20 @@ class ValueSearchAgent(Agent):
         self.determinizations = int(determinizations)
         self.seconds = float(seconds)
         self.accept_margin = float(accept_margin)
+        self.macros = bool(macros)
+        if opening not in ("search", "jsettlers"):
+            raise ValueError(f"opening must be 'search' or 'jsettlers', got {opening!r}")
+        self._opener = None
+        if opening == "jsettlers":  # set-up placements by the robot's opening search
+            from ..jsettlers import JSettlersAgent
+            self._opener = JSettlersAgent(seed=seed)
+        self.macro_moves = 0  # trades played as the first step of a macro move
         self.last_values: Optional[np.ndarray] = None
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        super().reset(seed)
+        if getattr(self, "_opener", None) is not None:
+            self._opener.reset(seed)
 
     def _seed(self) -> int:
         return int(self.rng.integers(2 ** 62))
@@ -101,6 +118,8 @@ class ValueSearchAgent(Agent):
         seat = infoset.seat
         view = infoset.determinize(self._seed())
         phase = int(view[PHASE])
+        if self._opener is not None and phase in (PH_SETUP_SETTLEMENT, PH_SETUP_ROAD):
+            return int(self._opener.act(observation, infoset))
         if phase == PH_TRADE_RESPONSE:
             if A.TRADE_ACCEPT in legal:
                 accept, keep = trade_gain(net.params, net.layers, net.net, net.width, view, seat)
@@ -130,14 +149,29 @@ class ValueSearchAgent(Agent):
             view = infoset.determinize(self._seed())
         mean = total / done
         best = int(np.argmax(mean))
+        if phase == PH_MAIN and self.macros:
+            first = np.empty(A.N_ACTIONS, np.int64)
+            value = np.empty(A.N_ACTIONS)
+            m = macro_values(net.params, net.layers, net.net, net.width, view, seat, first, value)
+            if m and value[:m].max() > mean[best]:
+                i = int(np.argmax(value[:m]))
+                self.macro_moves += 1
+                self._remember(view, seat, float(value[i]))
+                return int(first[i])
+        self._remember(view, seat, float(mean[best] if mean[best] >= 0 else mean[best] + 1.0))
+        return int(moves[best])
+
+    def _remember(self, view: np.ndarray, seat: int, chosen: float) -> None:
+        """last_values: the searched value for this seat, the network's view of the others
+        scaled to share the rest."""
+        net = self.network
         values = state_win_probs(net.params, net.layers, net.net, np.asarray(view, np.int64), seat, net.width)
-        chosen = float(np.clip(mean[best] if mean[best] >= 0 else mean[best] + 1.0, 0.0, 1.0))
+        chosen = float(np.clip(chosen, 0.0, 1.0))
         others = values.sum() - values[seat]
         if others > 0:
             values *= (1.0 - chosen) / others
         values[seat] = chosen
         self.last_values = values.astype(np.float32)
-        return int(moves[best])
 
 
 def value_agent(seed: Optional[int] = None, path: Optional[str] = None, **options: object) -> ValueSearchAgent:

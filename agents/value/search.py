@@ -9,6 +9,10 @@ the robber, a discard after a discard) and stops at ``depth`` plies or when anot
 seat decides: the leaf is the network's value, a finished game 1 or 0.  Other seats'
 moves are not searched: the network's value is the estimate of what follows.
 
+Macro moves: a build reachable by up to four maritime trades is scored as one move (the
+trades, the build, its chance, the leaf); when one beats every direct move the agent plays
+its first trade and plans again (``macro_values``).
+
 Beam: at the root every candidate gets its one-ply value; the ``beam`` best are searched
 one ply deeper (and at depth 3 the ``beam`` best of each of those again).  Domestic
 trade offers are left out of the candidates (the agent answers offers separately).
@@ -21,9 +25,9 @@ from numba import njit
 from catan_env.core import actions as A
 from catan_env.core.cards import current_decider
 from catan_env.core.layout import (
-    DECK, MAX_PLAYERS, N_DEV, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, WINNER, hand_i,
+    BANK, DECK, MAX_PLAYERS, N_DEV, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, WINNER, hand_i,
 )
-from catan_env.core.rules import apply_action, legal_actions
+from catan_env.core.rules import action_cost, apply_action, legal_actions, trade_rate
 from catan_env.core.tables import DICE_WAYS
 
 from .features import N_FEATURES, encode_features
@@ -203,4 +207,89 @@ def search_values(params, layers, net, width, s, root, moves, depth, beam, q):
             q[i] = _q2(params, layers, net, s, moves[i], root, x, h1, h2, rel)
         else:
             q[i] = _q3(params, layers, net, s, moves[i], root, beam, x, h1, h2, rel)
+    return m
+
+
+MAX_PLAN = 4  # maritime trades a macro move may chain before its build
+
+
+@njit(cache=True)
+def trade_plan(s, p, cost, plan):
+    """Maritime trades that let p pay ``cost`` from its hand: the missing cards bought one
+    at a time with the resource p holds most spare of (at its best rate), the bank
+    permitting.  Writes the MARITIME_TRADE ids into plan; returns their number, or -1
+    when p cannot pay that way (or would need more than MAX_PLAN trades)."""
+    spare = np.empty(N_RES, np.int64)
+    bank = np.empty(N_RES, np.int64)
+    k = 0
+    for r in range(N_RES):
+        spare[r] = s[hand_i(p, r)] - cost[r]
+        bank[r] = s[BANK + r]
+    for r in range(N_RES):
+        while spare[r] < 0:
+            best, best_left = -1, -1
+            for g in range(N_RES):
+                if g == r:
+                    continue
+                left = spare[g] - trade_rate(s, p, g)
+                if left >= 0 and left > best_left:
+                    best, best_left = g, left
+            if best < 0 or bank[r] <= 0 or k >= MAX_PLAN:
+                return -1
+            rate = trade_rate(s, p, best)
+            spare[best] -= rate
+            bank[best] += rate
+            bank[r] -= 1
+            spare[r] += 1
+            plan[k] = A.MARITIME0 + best * (N_RES - 1) + (r if r < best else r - 1)
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def macro_values(params, layers, net, width, s, root, first, value):
+    """Builds root can reach by maritime trades first: for each build or card purchase
+    that is not affordable now but is after at most MAX_PLAN trades, its value (the
+    trades, then the build, chance expanded, then the leaf).  first[i] = the first trade
+    of macro i, value[i] its value; returns the number of macros.  (One-ply search does
+    not see a build two or three trades away: without these moves a hand of 15 ore is
+    held until a seven takes half of it.)"""
+    x = np.empty(N_FEATURES, np.float32)
+    h1 = np.empty(width, np.float32)
+    h2 = np.empty(width, np.float32)
+    rel = np.empty(MAX_PLAYERS)
+    rich = s.copy()  # the same position with every resource plentiful: which builds are placeable
+    for r in range(N_RES):
+        rich[hand_i(root, r)] += 20
+    buf = np.empty(A.N_ACTIONS, np.int64)
+    n = legal_actions(rich, buf)
+    plan = np.empty(MAX_PLAN, np.int64)
+    trades = np.empty(A.N_ACTIONS, np.int64)
+    c = np.empty_like(s)
+    d = np.empty_like(s)
+    m = 0
+    for j in range(n):
+        a = buf[j]
+        if not (A.ROAD0 <= a <= A.BUY_DEV):
+            continue
+        k = trade_plan(s, root, action_cost(a), plan)
+        if k <= 0:
+            continue  # affordable now (the plain search covers it) or not at all
+        c[:] = s
+        ok = True
+        for t in range(k):  # each trade must be legal where it is made (strict-trade rules, ...)
+            legal = legal_actions(c, trades)
+            found = False
+            for i in range(legal):
+                if trades[i] == plan[t]:
+                    found = True
+            if not found:
+                ok = False
+                break
+            apply_action(c, plan[t], -1)
+        if not ok:
+            continue
+        first[m] = plan[0]
+        value[m] = _q1(params, layers, net, c, a, root, x, h1, h2, rel, d)
+        m += 1
     return m

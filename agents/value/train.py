@@ -67,6 +67,9 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
     held = split_games(data["game"], holdout, seed) if holdout > 0 else np.zeros(len(data["game"]), bool)
     train_rows = np.flatnonzero(~held)
     y_all = targets(data, value_weight)
+    weights = data.get("weight")  # optional per-row loss weights (newer rounds' games count more)
+    if weights is not None:
+        weights = np.asarray(weights, np.float32)
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, epochs * (len(train_rows) // batch + 1)))
     rng = np.random.default_rng(seed)
@@ -83,7 +86,12 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
             y = torch.from_numpy(y_all[rows])
             mask = torch.from_numpy(seats >= data["players"][rows][:, None])
             logits = model(x).masked_fill(mask, -1e9)
-            loss = -(y * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            per_row = -(y * torch.log_softmax(logits, dim=1)).sum(dim=1)
+            if weights is None:
+                loss = per_row.mean()
+            else:
+                w = torch.from_numpy(weights[rows])
+                loss = (per_row * w).sum() / w.sum()
             opt.zero_grad()
             loss.backward()
             opt.step()
