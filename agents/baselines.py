@@ -19,6 +19,7 @@ LINEUPS = {
     "trader_vs_jsettlers": ["trader", "trader", "jsettlers", "jsettlers"],
     "solver_openings_vs_weighted": ["opening_solver:base=weighted", "weighted", "weighted", "weighted"],
     "weighted_vs_random": ["weighted", "random", "random", "random"],
+    "pretrained_vs_jsettlers": ["pretrained", "jsettlers", "jsettlers", "jsettlers"],
 }
 
 

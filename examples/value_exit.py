@@ -105,7 +105,7 @@ def main(argv=None):
                         value_weight=args.value_weight if k else 0.0, seed=args.seed, progress=print)
             fit["network"].meta.update(round=k, positions=int(len(rows["game"])))
             fit["network"].save(net_path)
-            entry["heldout"] = {key: v for key, v in fit["heldout"].items()}
+            entry["heldout"] = dict(fit["heldout"] or {})
             entry["history"] = fit["history"]
             entry["seconds"]["train"] = time.perf_counter() - t
             del rows

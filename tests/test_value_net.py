@@ -333,17 +333,25 @@ net = ValueNetwork.load(PRETRAINED)
 assert net.meta["features"] == {feature_digest()!r}
 r = play_game(["pretrained", "jsettlers", "pretrained:search=0", "weighted"], 3, max_turns=300)
 assert sum(r["fallbacks"]) == 0, r["fallbacks"]
-env = catan_env.gym_env(opponents=["jsettlers"] * 3, seed=0)
+from catan_env.gym_env import CatanGymEnv
+env = CatanGymEnv(opponents=[make_agent("pretrained", seed=i) for i in range(3)])
 obs, info = env.reset(seed=1)
-agent = make_agent("pretrained:search=0", seed=0)
-done = False
-steps = 0
+rng = np.random.default_rng(0)
+done, steps = False, 0
 while not done:
-    action = agent.act(obs, env.infoset())
-    assert obs["action_mask"][action]
-    obs, reward, term, trunc, info = env.step(action)
+    obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
     done = term or trunc
     steps += 1
+assert info["illegal_actions"] == 0
+from catan_env.batched.env import BatchedCatan
+venv = BatchedCatan(2, opponents="pretrained:search=0", seed=0, max_turns=60)
+venv.reset()
+for _ in range(400):
+    obs, rewards, terminated, truncated, masks = venv.step(venv.sample_actions())
+    if (terminated | truncated).any():
+        break
+assert (terminated | truncated).any()
+assert not venv.opponent_fallbacks, venv.opponent_fallbacks
 print("ok", r["winner"], steps)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT)
@@ -418,3 +426,8 @@ def test_macro_moves_start_with_a_legal_trade():
             assert 0.0 <= value[i] <= 1.0
         found += m
     assert found > 0
+
+
+def test_the_docs_page_holds_the_generated_feature_table():
+    with open(os.path.join(ROOT, "docs", "value_network.md")) as f:
+        assert F.feature_table() in f.read()

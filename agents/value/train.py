@@ -39,7 +39,10 @@ def split_games(game: np.ndarray, holdout: float, seed: int) -> np.ndarray:
     """A boolean mask of the rows whose game is held out (a ``holdout`` share of games)."""
     games = np.unique(game)
     rng = np.random.default_rng(seed)
-    held = rng.choice(games, size=int(round(len(games) * holdout)), replace=False)
+    size = int(round(len(games) * holdout))
+    if holdout > 0 and len(games) > 1:
+        size = min(max(size, 1), len(games) - 1)  # at least one game each side
+    held = rng.choice(games, size=size, replace=False)
     return np.isin(game, held)
 
 
