@@ -320,43 +320,53 @@ needs_weights = pytest.mark.skipif(not os.path.exists(PRETRAINED), reason="no sh
 
 
 @needs_weights
-def test_shipped_weights_load_without_torch_and_play_every_env():
+def test_shipped_weights_load_without_torch():
     code = f"""
 import sys
 sys.modules["torch"] = None   # importing torch now fails
-import numpy as np
 import catan_env
+from catan_env import InfoSet
 from catan_env.agents import make_agent
-from catan_env.agents.arena import play_game
 from catan_env.agents.value.net import ValueNetwork, PRETRAINED
+from catan_env.core import game as G
 net = ValueNetwork.load(PRETRAINED)
 assert net.meta["features"] == {feature_digest()!r}
-r = play_game(["pretrained", "jsettlers", "pretrained:search=0", "weighted"], 3, max_turns=300)
-assert sum(r["fallbacks"]) == 0, r["fallbacks"]
-from catan_env.gym_env import CatanGymEnv
-env = CatanGymEnv(opponents=[make_agent("pretrained", seed=i) for i in range(3)])
-obs, info = env.reset(seed=1)
-rng = np.random.default_rng(0)
-done, steps = False, 0
-while not done:
-    obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
-    done = term or trunc
-    steps += 1
-assert info["illegal_actions"] == 0
-from catan_env.batched.env import BatchedCatan
-venv = BatchedCatan(2, opponents="pretrained:search=0", seed=0, max_turns=60)
-venv.reset()
-for _ in range(400):
-    obs, rewards, terminated, truncated, masks = venv.step(venv.sample_actions())
-    if (terminated | truncated).any():
-        break
-assert (terminated | truncated).any()
-assert not venv.opponent_fallbacks, venv.opponent_fallbacks
-print("ok", r["winner"], steps)
+s = G.new_game(seed=2)
+p = net.win_probs(s, 0)
+assert abs(p.sum() - 1) < 1e-5, p
+agent = make_agent("pretrained", seed=0)
+a = agent.act({{"action_mask": G.legal_mask(s)}}, InfoSet(s, G.decider(s), 1))
+assert G.legal_mask(s)[a]
+print("ok")
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.startswith("ok")
+
+
+@needs_weights
+def test_shipped_agents_play_legal_games_in_every_env():
+    from catan_env.agents.arena import play_game
+    from catan_env.batched.env import BatchedCatan
+    from catan_env.gym_env import CatanGymEnv
+    r = play_game(["pretrained", "jsettlers", "pretrained:search=0", "weighted"], 3, max_turns=300)
+    assert sum(r["fallbacks"]) == 0 and r["steps"] > 100
+    env = CatanGymEnv(opponents=[make_agent("pretrained", seed=i) for i in range(3)])
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        _, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        done = term or trunc
+    assert info["illegal_actions"] == 0
+    venv = BatchedCatan(2, opponents="pretrained:search=0", seed=0, max_turns=60)
+    venv.reset()
+    for _ in range(2000):
+        _, _, terminated, truncated, _ = venv.step(venv.sample_actions())
+        if (terminated | truncated).any():
+            break
+    assert (terminated | truncated).any()
+    assert not venv.opponent_fallbacks, venv.opponent_fallbacks
 
 
 # ---- expert iteration, end to end
@@ -364,8 +374,8 @@ print("ok", r["winner"], steps)
 def test_tiny_expert_iteration_round(tmp_path):
     pytest.importorskip("torch")
     out = tmp_path / "exit"
-    cmd = [sys.executable, os.path.join(ROOT, "examples", "value_exit.py"), "--rounds", "1", "--robot-games", "4",
-           "--games", "2", "--eval-games", "2", "--epochs", "1", "--hidden", "16", "--workers", "1",
+    cmd = [sys.executable, os.path.join(ROOT, "examples", "value_exit.py"), "--rounds", "1", "--robot-games", "3",
+           "--games", "2", "--eval-games", "2", "--epochs", "1", "--hidden", "8", "--workers", "1",
            "--lineup", "agent,jsettlers,jsettlers", "--out", str(out)]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
