@@ -18,6 +18,7 @@ import os
 import sys
 import time
 from collections import defaultdict
+from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 from concurrent.futures import ProcessPoolExecutor
 
@@ -159,10 +160,11 @@ def _jobs(chunk: Sequence[Tuple[Any, ...]]) -> List[Dict[str, Any]]:
     return [_job(job) for job in chunk]
 
 
-def _ray_map(jobs: Sequence[Tuple[Any, ...]], workers: int, address: Optional[str]) -> Iterator[Dict[str, Any]]:
-    """Results of ``_job`` over jobs, in order, computed as Ray tasks (a task plays a
-    chunk of games, as the process pool's chunks, so that short games do not pay a
-    task's overhead each)."""
+@contextmanager
+def ray_session(workers: int, address: Optional[str]) -> Iterator[Any]:
+    """The ``ray`` module, connected: to the cluster at ``address`` / $RAY_ADDRESS, or to a
+    local Ray with ``workers`` CPUs; a Ray started here is shut down on exit, one already
+    running is left as it was."""
     try:
         import ray
     except ImportError:
@@ -175,15 +177,23 @@ def _ray_map(jobs: Sequence[Tuple[Any, ...]], workers: int, address: Optional[st
         else:
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:
+        yield ray
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _ray_map(jobs: Sequence[Tuple[Any, ...]], workers: int, address: Optional[str]) -> Iterator[Dict[str, Any]]:
+    """Results of ``_job`` over jobs, in order, computed as Ray tasks (a task plays a
+    chunk of games, as the process pool's chunks, so that short games do not pay a
+    task's overhead each)."""
+    with ray_session(workers, address) as ray:
         cpus = max(1, int(ray.cluster_resources().get("CPU", workers)))
         size = max(1, len(jobs) // (8 * cpus))
         task = ray.remote(num_cpus=1)(_jobs)
         refs = [task.remote(jobs[i:i + size]) for i in range(0, len(jobs), size)]
         for ref in refs:
             yield from ray.get(ref)
-    finally:
-        if started:
-            ray.shutdown()
 
 
 def summarise(results: Sequence[Dict[str, Any]], players: Sequence[str]) -> Dict[str, Any]:

@@ -117,16 +117,22 @@ def value_forward(params, spec, planes, tail, n_players, out):
     _relu(hid)
     logits = np.empty(n_out, np.float32)
     off = _dense(hid, hidden, params, off, n_out, logits)
+    seat_softmax(logits, n_players, out)
+    return off
+
+
+@njit(cache=True)
+def seat_softmax(logits, n_players, out):
+    """out[p] = softmax of logits over the first n_players seats; the other entries 0."""
     top = logits[0]
     for p in range(1, n_players):
         top = max(top, logits[p])
     total = 0.0
-    for p in range(n_out):
+    for p in range(logits.shape[0]):
         out[p] = np.exp(np.float64(logits[p] - top)) if p < n_players else 0.0
         total += out[p]
     for p in range(n_players):
         out[p] /= total
-    return off
 
 
 @njit(cache=True)

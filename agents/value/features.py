@@ -37,22 +37,22 @@ from catan_env.core.topology import (
 )
 
 FEATURE_FIELDS = []  # (name, offset, size, meaning), in order
+SEAT_COLS = []       # the same for the columns of one seat's block
+
+
+def _append(table, name, size, meaning):
+    """Add a slot at the end of table; return its offset."""
+    offset = sum(f[2] for f in table)
+    table.append((name, offset, int(size), meaning))
+    return offset
 
 
 def _field(name, size, meaning):
-    offset = sum(f[2] for f in FEATURE_FIELDS)
-    FEATURE_FIELDS.append((name, offset, int(size), meaning))
-    return offset
-
-
-# ---- per relative seat: columns of one seat's block
-SEAT_COLS = []
+    return _append(FEATURE_FIELDS, name, size, meaning)
 
 
 def _col(name, size, meaning):
-    offset = sum(c[2] for c in SEAT_COLS)
-    SEAT_COLS.append((name, offset, int(size), meaning))
-    return offset
+    return _append(SEAT_COLS, name, size, meaning)
 
 
 C_VP = _col("vp", 1, "victory points / 10 (the observer's own include its VP cards; others' public)")

@@ -17,6 +17,7 @@ from numba import njit
 from catan_env.batched.mlp import MLPWeights, mlp_forward, pack
 from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS
 
+from ..deep.forward import seat_softmax
 from .features import FEATURE_FIELDS, N_FEATURES, SEAT_COLS, encode_features
 
 PRETRAINED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "pretrained.npz")
@@ -92,15 +93,7 @@ def relative_win_probs(params, layers, net, x, n, h1, h2, out):
     """Softmax over the first n logits of the net on features x into out (relative seats)."""
     logits = np.empty(MAX_PLAYERS, np.float32)
     mlp_forward(params, layers, net, x, logits, h1, h2)
-    top = logits[0]
-    for p in range(1, n):
-        top = max(top, logits[p])
-    total = 0.0
-    for p in range(MAX_PLAYERS):
-        out[p] = np.exp(np.float64(logits[p] - top)) if p < n else 0.0
-        total += out[p]
-    for p in range(n):
-        out[p] /= total
+    seat_softmax(logits, n, out)
 
 
 @njit(cache=True)

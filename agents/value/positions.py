@@ -30,7 +30,7 @@ from numba import njit
 
 from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS, PUBLIC_VP, RNG, STATE_SIZE, TURN
 
-from ..arena import play_game, schedule
+from ..arena import play_game, ray_session, schedule
 from ..deep.data import load_shard, read_manifest, save_shard, write_manifest
 from .features import N_FEATURES, encode_features
 
@@ -91,27 +91,13 @@ def _play_block(job: Tuple[Any, ...]) -> Tuple[Dict[str, np.ndarray], List[Dict[
 
 
 def _map_ray(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int, address: Optional[str]) -> Iterator[Any]:
-    """fn over jobs as Ray tasks, results in order (a local Ray with ``workers`` CPUs, or
-    the cluster at ``address`` / $RAY_ADDRESS)."""
-    try:
-        import ray
-    except ImportError:
-        raise ImportError("backend 'ray' needs Ray: pip install 'catan_env[rllib]' (or 'ray')") from None
-    started = not ray.is_initialized()
-    address = address or os.environ.get("RAY_ADDRESS")
-    if started:
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-    try:
+    """fn over jobs as Ray tasks, results in order (``arena.ray_session``: a local Ray with
+    ``workers`` CPUs, or the cluster at ``address`` / $RAY_ADDRESS)."""
+    with ray_session(workers, address) as ray:
         task = ray.remote(num_cpus=1)(fn)
         refs = [task.remote(job) for job in jobs]
         for ref in refs:
             yield ray.get(ref)
-    finally:
-        if started:
-            ray.shutdown()
 
 
 def _blocks(jobs: Sequence[Tuple[Any, ...]], workers: int, backend: str, address: Optional[str]) -> Iterator[Any]:
