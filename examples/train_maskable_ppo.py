@@ -34,6 +34,15 @@ class Args:
     out: str = field(default="runs/maskable_ppo", metadata={"help": "folder for model.zip, learning_curve.png, curve.csv"})
     torch_threads: int = field(default=1, metadata={"help": "torch threads (one: on 2 cores, torch threads fight the env's work)"})
     batched: int = field(default=0, metadata={"help": ">0: that many games in one numba-stepped VecEnv (much faster)"})
+    envs: int = field(default=1, metadata={"help": "Python envs in a DummyVecEnv (without --batched)"})
+    minutes: float = field(default=0.0, metadata={
+        "help": ">0: train for this many minutes (evaluations excluded) instead of --timesteps"})
+    target: float = field(default=0.0, metadata={"help": ">0: stop once the evaluation win rate reaches this"})
+    eval_every: float = field(default=60.0, metadata={
+        "help": "with --minutes/--target: seconds of training between evaluations (arena, vs three random)"})
+    curve_games: int = field(default=100, metadata={"help": "games per evaluation with --minutes/--target"})
+    eval_seed: int = field(default=2026, metadata={"help": "tournament seed of the evaluation games"})
+    resume: bool = field(default=False, metadata={"help": "continue from <out>/model.zip"})
     self_play_every: int = field(default=0, metadata={
         "help": ">0 (with --batched): snapshot the policy into the opponent pool every this many steps "
                 "(opponents stay as anchors)"})
@@ -45,9 +54,14 @@ def make_env(args):
 
 
 def make_train_env(args):
-    """The single env, or with --batched N a numba-stepped batch of N games (SB3 VecEnv)."""
+    """The single env (or --envs of them), or with --batched N a numba-stepped batch of N
+    games (SB3 VecEnv)."""
     if not args.batched:
-        return make_env(args)
+        if args.envs <= 1:
+            return make_env(args)
+        from catan_env.wrappers.sb3 import make_vec_env
+        return make_vec_env(args.envs, vec="dummy", seed=args.seed, opponents=args.opponents,
+                            vp_reward=args.vp_reward, max_turns=300)
     from catan_env.wrappers.sb3 import make_batched_vec_env
     return make_batched_vec_env(args.batched, seed=args.seed, opponents=args.opponents.split(","),
                                 vp_reward=args.vp_reward, max_turns=300, skip_forced=True)
@@ -133,8 +147,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=HelpFormatter)
     for name, default in Args.__dataclass_fields__.items():
-        ap.add_argument(f"--{name.replace('_', '-')}", type=type(default.default), default=default.default,
-                        help=default.metadata["help"])
+        flag, value = f"--{name.replace('_', '-')}", default.default
+        if isinstance(value, bool):
+            ap.add_argument(flag, action="store_true", help=default.metadata["help"])
+        else:
+            ap.add_argument(flag, type=type(value), default=value, help=default.metadata["help"])
     args = Args(**vars(ap.parse_args()))
     import torch
     from sb3_contrib import MaskablePPO
@@ -142,14 +159,20 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     train_env = make_train_env(args)
     n_steps = 512 if not args.batched else max(16, 4096 // args.batched)
-    model = MaskablePPO("MlpPolicy", train_env, seed=args.seed, n_steps=n_steps, batch_size=128,
-                        verbose=0)
+    if args.resume and os.path.exists(os.path.join(args.out, "model.zip")):
+        model = MaskablePPO.load(os.path.join(args.out, "model.zip"), env=train_env)
+        print(f"resumed at {model.num_timesteps} steps")
+    else:
+        model = MaskablePPO("MlpPolicy", train_env, seed=args.seed, n_steps=n_steps, batch_size=128,
+                            verbose=0)
     curve = []
     callbacks = [progress_callback(args, curve)]
     if args.batched and args.self_play_every:
         from catan_env.wrappers.sb3 import self_play_callback
         callbacks.append(self_play_callback(train_env, anchors=args.opponents.split(","),
                                             every=args.self_play_every))
+    if args.minutes > 0 or args.target > 0:
+        return train_until(model, args, callbacks)
     start = time.time()
     model.learn(total_timesteps=args.timesteps, callback=callbacks)
     print(f"trained {args.timesteps} steps in {(time.time() - start) / 60:.1f} min")
@@ -160,6 +183,60 @@ def main():
     print(f"MaskablePPO after {args.timesteps} steps: win rate {rate:.2%} vs 3 {args.opponents} opponents "
           f"over {args.eval_games} games")
     print(f"wrote {args.out}/model.zip, curve.csv" + (", learning_curve.png" if png else ""))
+    return rate
+
+
+def train_until(model, args, callbacks):
+    """Train in stretches of --eval-every seconds; after each, the greedy policy (exported
+    to <out>/actor.npz, the arena agent ppo:path=...) plays --curve-games seeded arena games
+    against three random; stop at --target or after --minutes.  Appends <out>/curve.csv."""
+    import csv
+
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from catan_env.agents.arena import win_rate
+    from catan_env.batched.mlp import from_torch
+
+    class StopAt(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.deadline = float("inf")
+
+        def _on_step(self):
+            return time.time() < self.deadline
+
+    stop = StopAt()
+    progress_file, curve_file = os.path.join(args.out, "progress.txt"), os.path.join(args.out, "curve.csv")
+    trained = 0.0
+    if args.resume and os.path.exists(progress_file):
+        with open(progress_file) as f:
+            trained = float(f.read())
+    new_curve = not (args.resume and os.path.exists(curve_file))
+    with open(curve_file, "w" if new_curve else "a", newline="") as f:
+        writer = csv.writer(f)
+        if new_curve:
+            writer.writerow(["minutes", "env_steps", "wins", "games", "win_rate", "lo", "hi"])
+        budget = args.minutes * 60 if args.minutes > 0 else float("inf")
+        target = args.target if args.target > 0 else float("inf")
+        rate = 0.0
+        while rate < target and trained < budget:
+            t0 = time.time()
+            stop.deadline = t0 + min(args.eval_every, budget - trained)
+            model.learn(total_timesteps=10 ** 12, callback=[stop, *callbacks], reset_num_timesteps=False)
+            trained += time.time() - t0
+            model.save(os.path.join(args.out, "model.zip"))
+            actor = os.path.join(args.out, "actor.npz")
+            from_torch(model.policy).save(actor)
+            with open(progress_file, "w") as p:
+                p.write(str(trained))
+            res = win_rate(f"ppo:path={actor}", "random", args.curve_games, seed=args.eval_seed)
+            rate = res["rate"]
+            writer.writerow([f"{trained / 60:.2f}", model.num_timesteps, res["wins"], res["games"],
+                             f"{rate:.3f}", f"{res['lo']:.3f}", f"{res['hi']:.3f}"])
+            f.flush()
+            print(f"{trained / 60:6.2f} min  {model.num_timesteps:>9d} steps  vs 3 random: {res['wins']}/"
+                  f"{res['games']} = {rate:.0%} [{res['lo']:.0%}, {res['hi']:.0%}]", flush=True)
+    print(f"arena agent: ppo:path={os.path.join(args.out, 'actor.npz')}")
     return rate
 
 

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from catan_env.agents.arena import wilson
+from catan_env.agents.arena import wilson, win_rate
 from catan_env.batched import BatchedCatan, snapshot_pool
 from catan_env.batched.mlp import from_torch
 from catan_env.core.actions import N_ACTIONS
@@ -58,6 +58,9 @@ def parse_args(argv=None):
     p.add_argument("--eval-every", type=float, default=60.0, help="seconds between evaluations")
     p.add_argument("--eval-games", type=int, default=200, help="games per opponent at each evaluation")
     p.add_argument("--eval-jsettlers", type=int, default=0, help="games vs 3 JSettlers per eval")
+    p.add_argument("--target", type=float, default=float("inf"), help="stop once the win rate vs random reaches this")
+    p.add_argument("--arena-eval-seed", type=int, default=None,
+                   help="evaluate on the arena's seeded games (catan_env.agents.arena.win_rate) instead of fresh numba games")
     p.add_argument("--seed", type=int, default=1, help="seed of the games and of torch")
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--out", default="runs/ppo_batched", help="folder for curve.csv, agent.pt and actor.npz")
@@ -144,22 +147,33 @@ def main(argv=None):
         tests = [("random", args.eval_games), ("weighted", args.eval_games)]
         if args.eval_jsettlers:
             tests.append(("jsettlers", args.eval_jsettlers))
+        rates = {}
         for opp, games in tests:
-            wins, n = evaluate(agent, opp, games, 10 ** 9 + 7, args.max_turns)
+            if args.arena_eval_seed is not None:  # the arena's seeded games, as the other libraries' curves
+                from_torch(agent.actor).save(os.path.join(args.out, "actor.npz"))
+                res = win_rate(f"ppo:path={os.path.join(args.out, 'actor.npz')}", opp, games,
+                               seed=args.arena_eval_seed)
+                wins, n = res["wins"], res["games"]
+            else:
+                wins, n = evaluate(agent, opp, games, 10 ** 9 + 7, args.max_turns)
+            rates[opp] = wins / n
             lo, hi = wilson(wins, n)
             writer.writerow([f"{minutes:.2f}", step, opp, wins, n, f"{wins / n:.3f}", f"{lo:.3f}", f"{hi:.3f}"])
             print(f"  eval vs 3 {opp}: {wins}/{n} = {wins / n:.1%} (95% CI {lo:.1%}-{hi:.1%})", flush=True)
         curve.flush()
+        return rates["random"]
 
+    rate = 0.0
     if not args.resume or step == 0:
-        run_eval(elapsed_before / 60)  # where the curve starts
+        rate = run_eval(elapsed_before / 60)  # where the curve starts
     obs, masks = envs.reset(seed=args.seed)
     obs, masks = torch.as_tensor(obs.copy()), torch.as_tensor(masks.copy())
     start = time.time()
     next_eval = args.eval_every
     episodes, recent = 0, []
     update = 0
-    while step < args.total_steps and elapsed_before + time.time() - start < args.minutes * 60:
+    while (step < args.total_steps and elapsed_before + time.time() - start < args.minutes * 60
+           and rate < args.target):
         # ---- rollout: T steps of every game
         for t in range(T):
             obs_buf[t], mask_buf[t] = obs, masks
@@ -233,12 +247,15 @@ def main(argv=None):
               f"value loss {v_loss.item():.3f}  pool {len(snapshots)}", flush=True)
         if time.time() - start >= next_eval:
             next_eval += args.eval_every
-            run_eval(minutes)
+            eval_start = time.time()
+            rate = run_eval(minutes)
+            start += time.time() - eval_start  # evaluations do not count as training time
             save(agent, optimizer, step, elapsed_before + time.time() - start, args)
 
     minutes = (elapsed_before + time.time() - start) / 60
     save(agent, optimizer, step, elapsed_before + time.time() - start, args)
-    run_eval(minutes)
+    if rate < args.target:
+        run_eval(minutes)
     curve.close()
     print(f"saved {args.out}/actor.npz (arena agent: ppo:path={args.out}/actor.npz)")
 

@@ -199,7 +199,7 @@ class BatchedCatan:
             if np.isscalar(seed) else np.asarray(seed, np.int64)
         if seeds.shape != (self.num_envs,):
             raise ValueError(f"seed must be an int or {self.num_envs} ints")
-        self._sample_rng[RNG] = int(seeds[0]) * 7919 + 17
+        self._sample_rng[RNG] = (int(seeds[0]) * 7919 + 17) % (2 ** 63)
         self._has_reset = True
         self.rewards[:] = 0.0
         self.terminated[:] = False
@@ -208,16 +208,27 @@ class BatchedCatan:
         self._run_external()
         return self.observations(), self.masks
 
-    def step(self, actions: ArrayLike) -> Tuple[Observations, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def step(self, actions: ArrayLike, hold: Optional[ArrayLike] = None
+             ) -> Tuple[Observations, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Apply one action per game (for its learner, or in all_seats mode its decider).
         Returns (observations, rewards, terminated, truncated, masks); rewards are (N,) in
-        learner mode and (N, players) in all_seats mode."""
+        learner mode and (N, players) in all_seats mode.  ``hold`` (bool per game): those
+        games do not move this step (their action is ignored, reward 0, observation and
+        mask as before): next-step autoreset on top of this same-step one."""
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions, np.int64).reshape(-1)
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"step() needs {self.num_envs} actions, got {actions.shape[0]}")
+        held = np.empty(0, np.int64)
+        if hold is not None:
+            hold = np.asarray(hold, bool).reshape(-1)
+            if hold.shape[0] != self.num_envs:
+                raise ValueError(f"hold needs one flag per game ({self.num_envs}), got {hold.shape[0]}")
+            held = np.flatnonzero(hold & (self.games[:, K.G_WAITING] == 0))
+            self.games[held, K.G_WAITING] = 1  # step_games skips waiting games
         K.step_games(actions, *self._arrays())
+        self.games[held, K.G_WAITING] = 0
         self._run_external()
         rewards = self.rewards if self.mode == "all_seats" else self.rewards[:, 0]
         return self.observations(), rewards, self.terminated, self.truncated, self.masks
