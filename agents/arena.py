@@ -165,7 +165,7 @@ def win_rate(agent: Union[str, AgentProtocol], opponent: str = "random", games: 
     ``benchmarks/rl_libraries.py`` share."""
     if agent == opponent:
         raise ValueError("agent and opponent must be different specs (the agent's seat is found by its spec)")
-    results = run_tournament([agent] + [opponent] * (players - 1), games,  # type: ignore[list-item]
+    results = run_tournament([agent] + [opponent] * (players - 1), games,  # type: ignore[arg-type]  # agent objects: workers=1
                              workers=workers, seed=seed, progress=False)
     seats = [r["specs"].index(agent) for r in results]
     wins = sum(int(r["winner"] == s) for r, s in zip(results, seats))

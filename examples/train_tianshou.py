@@ -22,7 +22,6 @@ import csv
 import os
 import time
 
-import numpy as np
 import torch
 from tianshou.algorithm import PPO
 from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy

@@ -11,6 +11,7 @@ import pytest
 pytestmark = pytest.mark.extras
 pytest.importorskip("ray.rllib")
 
+import catan_env  # noqa: E402
 from catan_env.agents.arena import play_game  # noqa: E402
 from catan_env.agents.registry import make_agent  # noqa: E402
 from catan_env.wrappers.rllib import CatanMultiAgentEnv, ppo_config, rllib_env  # noqa: E402
@@ -118,3 +119,27 @@ def test_policy_mapping_training_saves_a_checkpoint_that_plays_in_the_arena(tmp_
         legal = np.flatnonzero(o["action_mask"])
         assert agent.act({"observation": o["observations"], "action_mask": o["action_mask"]}, None) \
             == legal[np.argmax(logits[legal])]
+
+
+def test_single_agent_training_on_the_batched_vector_env_exports_the_same_policy(tmp_path):
+    train = load_example("train_rllib")
+    out = tmp_path / "single"
+    res = train.main(["--vs", "random", "--env-runners", "1", "--games-per-runner", "8", "--batch", "512",
+                      "--minibatch", "256", "--epochs", "1", "--iterations", "2", "--eval-games", "2",
+                      "--hidden", "32", "--max-turns", "60", "--num-cpus", "2", "--out", str(out)])
+    assert res["steps"] >= 1024 and 0.0 <= res["rate"] <= 1.0
+    rows = (out / "curve.csv").read_text().splitlines()
+    assert rows[0] == "minutes,env_steps,wins,games,win_rate,lo,hi" and len(rows) == 2
+    # the exported MLP plays the RLModule's own masked greedy moves, all legal
+    rl = make_agent(f"rllib:path={out}:policy=default_policy")
+    mlp = make_agent(f"ppo:path={out / 'actor.npz'}")
+    env = catan_env.env(players=4, max_turns=60)
+    env.reset(seed=5)
+    for _ in range(300):
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            break
+        obs = env.observe(name)
+        action = rl.act(obs, None)
+        assert obs["action_mask"][action] and mlp.act(obs, None) == action
+        env.step(action)

@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 
+import catan_env
 from catan_env.agents import make_agent
 from catan_env.agents.arena import play_game
 from catan_env.batched import BatchedCatan, MLPWeights, snapshot_pool
@@ -128,3 +129,27 @@ def test_clone_script_records_trains_and_warm_starts_ppo(tmp_path):
                           "--num-envs", "8", "--num-steps", "64", "--eval-games", "2",
                           "--out", str(tmp_path / "ft")], capture_output=True, text=True, timeout=600)
     assert ppo.returncode == 0 and "initialised from" in ppo.stdout, ppo.stderr[-2000:]
+
+
+def test_sb3_example_trains_to_a_time_budget_and_exports_its_greedy_policy(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    out = subprocess.run([sys.executable, os.path.join(EXAMPLES, "train_maskable_ppo.py"), "--envs", "2",
+                          "--minutes", "0.03", "--eval-every", "1", "--curve-games", "2", "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = (tmp_path / "curve.csv").read_text().splitlines()
+    assert rows[0] == "minutes,env_steps,wins,games,win_rate,lo,hi" and len(rows) >= 2
+    model = MaskablePPO.load(tmp_path / "model.zip")
+    agent = make_agent(f"ppo:path={tmp_path / 'actor.npz'}")
+    env = catan_env.env(players=4, max_turns=60)
+    env.reset(seed=6)
+    for _ in range(200):
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            break
+        obs = env.observe(name)
+        want, _ = model.predict(obs["observation"], action_masks=obs["action_mask"].astype(bool),
+                                deterministic=True)
+        assert obs["action_mask"][int(want)] and agent.act(obs, None) == int(want)
+        env.step(int(want))
