@@ -46,6 +46,11 @@ PATHS = {
 }
 
 
+LABELS = {"sb3_aec": "SB3 MaskablePPO, Python env", "sb3_batched": "SB3 MaskablePPO, batched env",
+          "rllib": "RLlib PPO, batched env", "tianshou": "Tianshou PPO, per-seat AEC",
+          "ppo_batched": "single-file PPO, batched env"}
+
+
 def example_flags(name, args, out, resume):
     """The shared budget / target / evaluation flags in each example's spelling."""
     flags = ["--minutes", str(args.minutes), "--target", str(args.target), "--eval-every", str(args.eval_every),
@@ -145,8 +150,9 @@ def figure(args, names):
         curve = read_curve(os.path.join(args.out, name))
         if not curve:
             continue
-        axes[0].plot([c[0] for c in curve], [c[2] for c in curve], marker="o", ms=3, label=name)
-        axes[1].plot([c[1] for c in curve], [c[2] for c in curve], marker="o", ms=3, label=name)
+        axes[0].plot([c[0] for c in curve], [c[2] for c in curve], marker="o", ms=3, label=LABELS[name])
+        stepped = [c for c in curve if c[1] > 0]  # (the untrained point has no place on a log axis)
+        axes[1].plot([c[1] for c in stepped], [c[2] for c in stepped], marker="o", ms=3, label=LABELS[name])
     for ax, xlabel in zip(axes, ("training minutes (evaluations excluded)", "env steps (learner decisions)")):
         ax.axhline(args.target, color="grey", ls="--", lw=1)
         ax.axhline(0.25, color="grey", ls=":", lw=1)
