@@ -13,7 +13,19 @@ def main(argv=None):
                    help="comma-separated agent specs for the other seats")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 places first)")
     p.add_argument("--seed", type=int, default=0, help="seed of the board, the dice and the agents")
+    p.add_argument("--web", action="store_true", help="play in a browser instead (needs the [web] extra)")
+    p.add_argument("--players", default="human,pretrained,jsettlers,jsettlers",
+                   help="with --web: one spec per seat, 'human' for a person's seat (none: spectate)")
+    p.add_argument("--host", default="127.0.0.1", help="with --web: address to bind (127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8765, help="with --web: port")
+    p.add_argument("--delay", type=float, default=0.4, help="with --web: seconds between agents' moves")
+    p.add_argument("--open", action="store_true", help="with --web: open the first page in a browser")
     args = p.parse_args(argv)
+    if args.web:
+        from catan_env.web.server import serve
+        serve([x.strip() for x in args.players.split(",")], host=args.host, port=args.port, seed=args.seed,
+              delay=args.delay, open_browser=args.open)
+        return 0
     others = args.opponents.split(",")
     specs = others[:args.seat] + ["human"] + others[args.seat:]
     result = play_game(specs, args.seed)

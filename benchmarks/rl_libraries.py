@@ -24,6 +24,8 @@ import subprocess
 import sys
 import time
 
+from catan_env.cli import HelpFormatter
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # path name -> (library, algorithm, env path, interpreter kind, example script + its own flags)
@@ -170,7 +172,7 @@ def figure(args, names):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--paths", default=",".join(PATHS), help=f"comma list of {', '.join(PATHS)}")
     ap.add_argument("--extras-python", default=None, help="python of a venv with .[rllib,tianshou] installed")
     ap.add_argument("--minutes", type=float, default=15.0, help="training budget per path")

@@ -1,0 +1,109 @@
+"""One game served to browsers: seats played by people (``"human"``) or agents, a secret
+token per person's seat and one for spectators, validation of every move."""
+import secrets
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+from ..aec_env import raw_env
+from ..agents.registry import make_agent
+from ..core import layout as L
+from ..core.actions import N_ACTIONS, action_name
+from .view import board_message, state_message
+
+HUMAN = "human"
+
+
+class WebGame:
+    """A game between people and agents.  ``players``: one spec per seat, ``"human"`` for a
+    person's seat.  ``token(seat)`` is the secret in that seat's page address;
+    ``spectator_token`` opens the public view."""
+
+    def __init__(self, players: Sequence[str], seed: int = 0, max_turns: Optional[int] = 500,
+                 options: Optional[Mapping[str, Any]] = None) -> None:
+        if not 2 <= len(players) <= 4:
+            raise ValueError(f"a game has 2-4 players, got {len(players)}")
+        self.players = list(players)
+        self.env = raw_env(players=len(players), max_turns=max_turns, **dict(options or {}))
+        self.env.reset(seed=seed)
+        self.agents = {seat: make_agent(spec, seed=seed * 31 + seat)
+                       for seat, spec in enumerate(players) if spec != HUMAN}
+        for seat, agent in self.agents.items():
+            if hasattr(agent, "reset"):
+                agent.reset(seed * 31 + seat)
+        self.tokens = {secrets.token_urlsafe(18): seat for seat, spec in enumerate(players) if spec == HUMAN}
+        self.spectator_token = secrets.token_urlsafe(18)
+        self.log: List[Dict[str, Any]] = []
+        self.abandoned = False
+
+    # ---- who is who
+    def token(self, seat: int) -> str:
+        return next(t for t, s in self.tokens.items() if s == seat)
+
+    def seat_of(self, token: Optional[str]) -> int:
+        """The seat of a person's token, -1 for the spectator token; ValueError otherwise."""
+        if token in self.tokens:
+            return self.tokens[token]
+        if token is not None and secrets.compare_digest(token, self.spectator_token):
+            return -1
+        raise ValueError("unknown token")
+
+    # ---- the game
+    @property
+    def over(self) -> bool:
+        return self.abandoned or int(self.env.game_state[L.PHASE]) == L.PH_GAME_OVER or \
+            any(self.env.truncations.values())
+
+    @property
+    def decider(self) -> int:
+        return int(self.env.game_state[L.DECIDER])
+
+    def agent_to_move(self) -> bool:
+        return not self.over and self.decider in self.agents
+
+    def messages(self, seat: int) -> List[Dict[str, Any]]:
+        """The board and the state for a seat (-1: spectator)."""
+        info = self.env.infoset(self.env.possible_agents[max(seat, 0)])
+        return [board_message(info), state_message(info, self.log, spectator=seat < 0)]
+
+    def state(self, seat: int) -> Dict[str, Any]:
+        info = self.env.infoset(self.env.possible_agents[max(seat, 0)])
+        return state_message(info, self.log, spectator=seat < 0)
+
+    def play(self, seat: int, action: Any) -> Optional[str]:
+        """A person's move: None when played, else the one-line reason it was refused
+        (nothing changes then)."""
+        if self.over:
+            return "the game is over"
+        if seat < 0 or seat in self.agents:
+            return "this page does not play a seat"
+        if self.decider != seat:
+            return f"it is not your move: {self.env.possible_agents[self.decider]} decides"
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < N_ACTIONS:
+            return f"an action is an integer 0-{N_ACTIONS - 1}, got {action!r}"
+        mask = self.env.observe(self.env.possible_agents[seat])["action_mask"]
+        if not mask[action]:
+            return f"{action_name(action)} is not legal now"
+        self._step(seat, action)
+        return None
+
+    def agent_step(self) -> None:
+        """The deciding agent moves (blocking: the server runs it off the event loop)."""
+        seat = self.decider
+        name = self.env.possible_agents[seat]
+        action = self.agents[seat].act(self.env.observe(name), self.env.infoset(name))
+        self._step(seat, int(action))
+
+    def _step(self, seat: int, action: int) -> None:
+        self.env.step(action)
+        self.log.append({"seat": seat, "action": action_name(action), "roll": int(self.env.game_state[L.LAST_ROLL])})
+
+    def result(self) -> Dict[str, Any]:
+        stats = self.env.game_stats()
+        return {"winner": stats["winner"], "vp": stats["vp"], "turns": stats["turns"],
+                "abandoned": self.abandoned}
+
+    def record_json(self) -> str:
+        """The game's record (replayable by ``catan-render``); only once the game is over,
+        since its seed would reveal the dice and the deck."""
+        if not self.over:
+            raise ValueError("the record is available when the game is over")
+        return self.env.record().to_json()
