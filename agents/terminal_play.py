@@ -20,11 +20,16 @@ def main(argv=None):
     p.add_argument("--port", type=int, default=8765, help="with --web: port")
     p.add_argument("--delay", type=float, default=0.4, help="with --web: seconds between agents' moves")
     p.add_argument("--open", action="store_true", help="with --web: open the first page in a browser")
+    p.add_argument("--vp", type=int, default=10, help="with --web: victory points to win (3-20)")
+    p.add_argument("--no-trade", action="store_true", help="with --web: no domestic trade")
+    p.add_argument("--board", default="random", choices=("random", "beginner"),
+                   help="with --web: the board (random: drawn from --seed)")
     args = p.parse_args(argv)
     if args.web:
         from catan_env.web.server import serve
+        options = {"vp_to_win": args.vp, "domestic_trade": not args.no_trade, "board": args.board}
         serve([x.strip() for x in args.players.split(",")], host=args.host, port=args.port, seed=args.seed,
-              delay=args.delay, open_browser=args.open)
+              delay=args.delay, open_browser=args.open, options=options)
         return 0
     others = args.opponents.split(",")
     specs = others[:args.seat] + ["human"] + others[args.seat:]

@@ -183,8 +183,8 @@ def test_catan_play_web_binds_localhost_and_prints_a_page_per_person():
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-m", "catan_env.agents.terminal_play", "--web", "--players",
-                             "human,random", "--port", str(port)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                             "human,random", "--port", str(port), "--vp", "6", "--no-trade", "--board",
+                             "beginner"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         lines = [proc.stdout.readline() for _ in range(2)]
         assert lines[0].startswith(f"seat 0 (player_0): http://127.0.0.1:{port}/?token=")

@@ -99,7 +99,8 @@ class WebGame:
     def result(self) -> Dict[str, Any]:
         stats = self.env.game_stats()
         return {"winner": stats["winner"], "vp": stats["vp"], "turns": stats["turns"],
-                "abandoned": self.abandoned}
+                "moves": stats["steps"], "offers": stats["offers"], "trades": stats["trades"],
+                "maritime": stats["maritime"], "abandoned": self.abandoned}
 
     def record_json(self) -> str:
         """The game's record (replayable by ``catan-render``); only once the game is over,

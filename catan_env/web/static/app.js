@@ -119,7 +119,8 @@ function drawSide() {
   if (state.result) {
     const r = state.result;
     res.innerHTML = (r.abandoned ? "game abandoned" : r.winner >= 0 ? `winner: ${board.names[r.winner]}` : "no winner (turn cap)") +
-      ` | VP ${r.vp.join(" / ")} | ${r.turns} turns | <a id="record" href="record.json?token=${encodeURIComponent(token)}" download="catan-game.json">download the record</a>`;
+      ` | VP ${r.vp.join(" / ")} | ${r.turns} turns, ${r.moves} moves | domestic trades ${r.trades.join(" / ")},` +
+      ` offers ${r.offers.join(" / ")}, maritime ${r.maritime.join(" / ")} | <a id="record" href="record.json?token=${encodeURIComponent(token)}" download="catan-game.json">download the record</a>`;
     res.dataset.winner = r.winner;
   } else res.innerHTML = "";
 }
