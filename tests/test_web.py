@@ -116,7 +116,7 @@ def test_tokens_and_bad_requests_are_refused_with_a_reason_and_change_nothing():
     run(go())
 
 
-def test_a_person_plays_a_whole_game_against_random_and_its_record_replays():
+def test_a_person_plays_a_whole_game_against_random_and_its_record_replays(tmp_path):
     async def go():
         game = WebGame(["human", "random"], seed=11)
         async with TestClient(TestServer(make_app(game, delay=0))) as client:
@@ -134,6 +134,9 @@ def test_a_person_plays_a_whole_game_against_random_and_its_record_replays():
                     moves += 1
             result = msg["result"]
             assert moves > 50 and result["winner"] in (0, 1) and not result["abandoned"]
+            rolls = [m for m in msg["log"] if m["action"] == "ROLL"]
+            assert rolls and all(2 <= m["roll"] <= 12 and len(m["gains"]) == 2 for m in rolls)
+            assert any(sum(map(sum, m["gains"])) > 0 for m in rolls)  # production shown with the dice
             watcher = await connect(client, game, -1)  # (a page that reads nothing would stall its socket)
             seen = await next_state(watcher)
             assert seen["seat"] is None and seen["hand"] is None and seen["legal"] == []
@@ -141,6 +144,9 @@ def test_a_person_plays_a_whole_game_against_random_and_its_record_replays():
             record = GameRecord.from_json(text)
             assert np.array_equal(record.final_state(), game.env.game_state)
             assert int(record.final_state()[L.WINNER]) == result["winner"]
+            from catan_env.html_replay import write_html
+            write_html(record, tmp_path / "game.html")  # what catan-render --html does with it
+            assert "ROLL" in (tmp_path / "game.html").read_text()
             await me.close()
             await watcher.close()
     run(go())
@@ -204,3 +210,43 @@ def test_catan_play_web_binds_localhost_and_prints_a_page_per_person():
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_new_game_form_is_validated_and_starts_the_game_asked_for():
+    async def go():
+        game = WebGame(["human", "random"], seed=1)
+        async with TestClient(TestServer(make_app(game, delay=0))) as client:
+            me = await connect(client, game, 0)
+            watcher = await connect(client, game, -1)
+            for bad, reason in (({"players": ["human"]}, "players"),
+                                ({"players": ["human", "nobody"]}, "nobody"),
+                                ({"players": ["human", "random"], "you": 1}, "you"),
+                                ({"players": ["human", "random"], "you": 0, "vp_to_win": 2}, "vp_to_win"),
+                                ({"players": ["human", "random"], "you": 0, "board": "moon"}, "board"),
+                                ({"players": ["human", "random"], "you": 0, "seed": -4}, "seed")):
+                await me.send_json({"type": "new_game", **bad})
+                assert reason in (await next_error(me))["reason"]
+            await me.send_json({"type": "new_game", "players": ["random", "human", "human"], "you": 1,
+                                "vp_to_win": 5, "domestic_trade": False, "board": "beginner", "seed": 3})
+            msg = await me.receive_json()
+            while msg["type"] != "new_game":
+                msg = await me.receive_json()
+            assert list(msg["pages"]) == ["2"]  # the other person's page address, to share
+            other_token = msg["pages"]["2"].split("token=")[1]
+            msg = await me.receive_json()
+            while msg["type"] != "board":
+                msg = await me.receive_json()
+            assert msg["names"][1].endswith("(you)") and len(msg["names"]) == 3
+            while True:
+                state = await next_state(me)
+                if state["type"] == "state" and state["seat"] == 1 and state["decider"] == 1:
+                    break
+            assert len(state["players"]) == 3 and state["legal"]
+            seen = await next_state(watcher)
+            while seen["type"] != "state" or len(seen["players"]) != 3:
+                seen = await next_state(watcher)
+            assert seen["seat"] is None
+            assert (await client.get(f"/?token={other_token}")).status == 200
+            await me.close()
+            await watcher.close()
+    run(go())

@@ -141,6 +141,18 @@ def test_the_spectator_page_advances_and_pauses(browser):
         page.wait_for_function("document.querySelectorAll('#log li').length > 0")
         page.wait_for_timeout(200)
         assert len(game.log) == frozen + 1
+        # the new-game form: two random agents on the beginner board, watched from this page
+        page.click("#newgame summary")
+        page.select_option("#newform select[name=n]", "2")
+        page.fill("#newform input[name=seat0]", "random")
+        page.fill("#newform input[name=seat1]", "weighted")
+        page.select_option("#newform select[name=you]", "")
+        page.select_option("#newform select[name=board]", "beginner")
+        page.click("#pause")  # resume
+        page.click("#newform button[type=submit]")
+        page.wait_for_function("document.querySelectorAll('#players tbody tr').length === 2")
+        page.wait_for_function("document.querySelectorAll('#log li').length > 3")
+        assert "weighted" in page.inner_text("#players")
         page.close()
     finally:
         served.close()

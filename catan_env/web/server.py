@@ -15,7 +15,7 @@ import os
 import webbrowser
 from typing import Any, Dict, Optional, Sequence
 
-from .session import HUMAN, WebGame
+from .session import HUMAN, WebGame, new_game_settings
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 FILES = {"app.js": "application/javascript", "style.css": "text/css"}
@@ -26,25 +26,43 @@ def make_app(game: WebGame, delay: float = 0.4) -> Any:
     from aiohttp import WSMsgType, web
 
     app = web.Application()
-    sockets: Dict[Any, int] = {}
+    table = {"game": game}  # the game now served; a page's new-game form replaces it
+    sockets: Dict[Any, str] = {}  # socket -> its page's token
     control = {"delay": float(delay), "paused": False, "steps": 0}
     wake = asyncio.Event()
     runner: Dict[str, Any] = {}
 
+    def seat_now(token: str) -> int:
+        """A page's seat in the game now: a person's seat, or -1 (watching)."""
+        try:
+            return table["game"].seat_of(token)
+        except ValueError:
+            return -1  # a person not seated in this game watches it
+
+    async def send(ws: Any, msg: Dict[str, Any]) -> None:
+        try:  # a page that stops reading must not stall the others
+            await asyncio.wait_for(ws.send_json(msg), 10)
+        except (asyncio.TimeoutError, ConnectionError):
+            await ws.close()
+
     async def broadcast() -> None:
-        for ws, seat in list(sockets.items()):
-            if ws.closed:
-                continue
-            try:  # a page that stops reading must not stall the others
-                await asyncio.wait_for(ws.send_json({**game.state(seat), "paused": control["paused"],
-                                                     "delay": control["delay"],
-                                                     "result": game.result() if game.over else None}), 10)
-            except (asyncio.TimeoutError, ConnectionError):
-                await ws.close()
+        game = table["game"]
+        for ws, token in list(sockets.items()):
+            if not ws.closed:
+                await send(ws, {**game.state(seat_now(token)), "paused": control["paused"],
+                                "delay": control["delay"], "result": game.result() if game.over else None})
+
+    async def send_board(ws: Any, token: str) -> None:
+        game, seat = table["game"], seat_now(token)
+        board, _ = game.messages(seat)
+        await send(ws, {**board, "players_specs": game.players,
+                        "names": [f"{n} ({'you' if i == seat else game.players[i]})"
+                                  for i, n in enumerate(board["names"])]})
 
     async def agents() -> None:
         loop = asyncio.get_running_loop()
-        while not game.over:
+        while True:
+            game = table["game"]
             if not game.agent_to_move() or (control["paused"] and control["steps"] <= 0):
                 wake.clear()
                 await wake.wait()
@@ -55,12 +73,13 @@ def make_app(game: WebGame, delay: float = 0.4) -> Any:
             await broadcast()
             if control["delay"] > 0:
                 await asyncio.sleep(control["delay"])
-        await broadcast()
 
     def seat_from(request: Any) -> int:
         try:
-            return game.seat_of(request.query.get("token"))
+            return table["game"].seat_of(request.query.get("token"))
         except ValueError:
+            if request.query.get("token") in sockets.values():
+                return -1  # a page of an earlier game of this server
             raise web.HTTPForbidden(text="unknown or missing token") from None
 
     async def index(request: Any) -> Any:
@@ -78,40 +97,47 @@ def make_app(game: WebGame, delay: float = 0.4) -> Any:
     async def record(request: Any) -> Any:
         seat_from(request)
         try:
-            text = game.record_json()
+            text = table["game"].record_json()
         except ValueError as e:
             raise web.HTTPConflict(text=str(e)) from None
         return web.Response(text=text, content_type="application/json",
                             headers={"Content-Disposition": 'attachment; filename="catan-game.json"'})
 
     async def socket(request: Any) -> Any:
-        seat = seat_from(request)
+        seat_from(request)
+        token = request.query["token"]
         ws = web.WebSocketResponse(heartbeat=20)
         await ws.prepare(request)
-        sockets[ws] = seat
-        board, _ = game.messages(seat)
-        await ws.send_json({**board, "names": [f"{n} ({'you' if i == seat else game.players[i]})"
-                                               for i, n in enumerate(board["names"])]})
+        sockets[ws] = token
+        await send_board(ws, token)
         await broadcast()
         try:
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
                     continue
-                reply = handle(seat, msg.data)
+                before = table["game"]
+                reply = handle(token, msg.data)
                 if reply is not None:
-                    await ws.send_json({"type": "error", "reason": reply})
+                    await send(ws, {"type": "error", "reason": reply})
                     continue
+                if table["game"] is not before:  # a new game: every page gets its board again
+                    game = table["game"]
+                    pages = {s: f"/?token={t}" for t, s in game.tokens.items() if t != token}
+                    await send(ws, {"type": "new_game", "pages": pages})
+                    for other, t in list(sockets.items()):
+                        await send_board(other, t)
                 wake.set()
                 await broadcast()
         finally:
             sockets.pop(ws, None)
-            if not any(s >= 0 for s in sockets.values()) and any(p == HUMAN for p in game.players) \
+            game = table["game"]
+            if not any(seat_now(t) >= 0 for t in sockets.values()) and any(p == HUMAN for p in game.players) \
                     and not game.over:
                 game.abandoned = True  # the last person's page closed: the game ends cleanly
                 wake.set()
         return ws
 
-    def handle(seat: int, text: str) -> Optional[str]:
+    def handle(token: str, text: str) -> Optional[str]:
         """Apply one page message; the reason it was refused, or None."""
         try:
             msg = json.loads(text)
@@ -120,8 +146,19 @@ def make_app(game: WebGame, delay: float = 0.4) -> Any:
         if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
             return 'a message is a JSON object with a "type"'
         kind = msg["type"]
+        game = table["game"]
         if kind == "act":
-            return game.play(seat, msg.get("action"))
+            return game.play(seat_now(token), msg.get("action"))
+        if kind == "new_game":
+            try:
+                settings = new_game_settings(msg)
+            except ValueError as e:
+                return f"new game: {e}"
+            you = settings.pop("you")
+            table["game"] = WebGame(settings["players"], seed=settings["seed"], options=settings["options"],
+                                    tokens={} if you is None else {you: token},
+                                    spectator_token=game.spectator_token)
+            return None
         if kind == "speed":
             delay = msg.get("delay")
             if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= 10:

@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 from ..aec_env import raw_env
 from ..agents.registry import make_agent
 from ..core import layout as L
-from ..core.actions import N_ACTIONS, action_name
+from ..core.actions import N_ACTIONS, ROLL, action_name
 from .view import board_message, state_message
 
 HUMAN = "human"
@@ -18,7 +18,8 @@ class WebGame:
     ``spectator_token`` opens the public view."""
 
     def __init__(self, players: Sequence[str], seed: int = 0, max_turns: Optional[int] = 500,
-                 options: Optional[Mapping[str, Any]] = None) -> None:
+                 options: Optional[Mapping[str, Any]] = None, tokens: Optional[Mapping[int, str]] = None,
+                 spectator_token: Optional[str] = None) -> None:
         if not 2 <= len(players) <= 4:
             raise ValueError(f"a game has 2-4 players, got {len(players)}")
         self.players = list(players)
@@ -29,8 +30,10 @@ class WebGame:
         for seat, agent in self.agents.items():
             if hasattr(agent, "reset"):
                 agent.reset(seed * 31 + seat)
-        self.tokens = {secrets.token_urlsafe(18): seat for seat, spec in enumerate(players) if spec == HUMAN}
-        self.spectator_token = secrets.token_urlsafe(18)
+        given = dict(tokens or {})
+        self.tokens = {given.get(seat) or secrets.token_urlsafe(18): seat
+                       for seat, spec in enumerate(players) if spec == HUMAN}
+        self.spectator_token = spectator_token or secrets.token_urlsafe(18)
         self.log: List[Dict[str, Any]] = []
         self.abandoned = False
 
@@ -92,9 +95,20 @@ class WebGame:
         action = self.agents[seat].act(self.env.observe(name), self.env.infoset(name))
         self._step(seat, int(action))
 
+    def _public_cards(self) -> List[List[int]]:
+        """Each seat's cards as every seat knows them from public events (production is public)."""
+        n = self.env.options.players
+        return L.view(self.env.game_state, "know")[L.PUBLIC, :n, :L.N_RES].tolist()
+
     def _step(self, seat: int, action: int) -> None:
+        before = self._public_cards() if action == ROLL else None
         self.env.step(action)
-        self.log.append({"seat": seat, "action": action_name(action), "roll": int(self.env.game_state[L.LAST_ROLL])})
+        entry: Dict[str, Any] = {"seat": seat, "action": action_name(action)}
+        if before is not None:  # the dice and what each seat produced
+            after = self._public_cards()
+            entry["roll"] = int(self.env.game_state[L.LAST_ROLL])
+            entry["gains"] = [[max(0, a - b) for a, b in zip(ra, rb)] for ra, rb in zip(after, before)]
+        self.log.append(entry)
 
     def result(self) -> Dict[str, Any]:
         stats = self.env.game_stats()
@@ -108,3 +122,38 @@ class WebGame:
         if not self.over:
             raise ValueError("the record is available when the game is over")
         return self.env.record().to_json()
+
+
+def new_game_settings(msg: Mapping[str, Any]) -> Dict[str, Any]:
+    """Validate a page's new-game form: players (2-4 specs, "human" for people), the
+    requester's seat ``you`` (a human seat, or None to watch), ``vp_to_win`` (3-20),
+    ``domestic_trade``, ``board`` ("random" or "beginner") and ``seed`` (an int or None).
+    Returns WebGame arguments; ValueError names the problem."""
+    players = msg.get("players")
+    if not isinstance(players, list) or not 2 <= len(players) <= 4 or \
+            not all(isinstance(p, str) and p.strip() for p in players):
+        raise ValueError("players: a list of 2-4 agent specs ('human' for a person)")
+    players = [p.strip() for p in players]
+    for p in players:
+        if p != HUMAN:
+            make_agent(p)  # raises ValueError naming an unknown agent or option
+    you = msg.get("you")
+    if you is not None and (isinstance(you, bool) or not isinstance(you, int) or not 0 <= you < len(players)
+                            or players[you] != HUMAN):
+        raise ValueError("you: the number of a 'human' seat, or null to watch")
+    vp = msg.get("vp_to_win", 10)
+    if isinstance(vp, bool) or not isinstance(vp, int) or not 3 <= vp <= 20:
+        raise ValueError("vp_to_win: an integer 3-20")
+    trade = msg.get("domestic_trade", True)
+    if not isinstance(trade, bool):
+        raise ValueError("domestic_trade: true or false")
+    board = msg.get("board", "random")
+    if board not in ("random", "beginner"):
+        raise ValueError("board: 'random' or 'beginner'")
+    seed = msg.get("seed")
+    if seed is None:
+        seed = secrets.randbelow(2 ** 31)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 62:
+        raise ValueError("seed: a non-negative integer, or null for a fresh one")
+    return {"players": players, "you": you, "seed": seed,
+            "options": {"vp_to_win": vp, "domestic_trade": trade, "board": board}}

@@ -110,7 +110,15 @@ function drawSide() {
   const log = $("log"); log.innerHTML = "";
   for (const m of state.log.slice(-60)) {
     const li = document.createElement("li");
-    li.textContent = `${board.names[m.seat]}: ${m.action}`;
+    let text = `${board.names[m.seat]}: ${m.action}`;
+    if (m.roll) {  // the dice and each seat's production
+      const got = (m.gains || []).map((g, i) => {
+        const cards = g.map((k, r) => k ? `${k} ${board.resources[r]}` : "").filter(Boolean).join(", ");
+        return cards ? `${board.names[i]} +${cards}` : "";
+      }).filter(Boolean).join("; ");
+      text += ` = ${m.roll}` + (got ? ` (${got})` : "");
+    }
+    li.textContent = text;
     log.appendChild(li);
   }
   log.scrollTop = log.scrollHeight;
@@ -125,9 +133,44 @@ function drawSide() {
   } else res.innerHTML = "";
 }
 
+// the new-game form: one spec per seat ("human" for a person), your seat, rules, board, seed
+function seatInputs() {
+  const form = $("newform"), n = parseInt(form.n.value, 10), box = $("seats");
+  const specs = board && board.players_specs ? board.players_specs : ["human", "pretrained", "jsettlers", "jsettlers"];
+  const old = [...box.querySelectorAll("input")].map((i) => i.value);
+  box.innerHTML = "";
+  for (let i = 0; i < n; i++) {
+    const label = document.createElement("label");
+    label.innerHTML = `seat ${i} <input name="seat${i}" value="${old[i] || specs[i] || "random"}">`;
+    box.appendChild(label);
+  }
+  form.you.innerHTML = '<option value="">watch</option>' +
+    [...Array(n).keys()].map((i) => `<option value="${i}">${i}</option>`).join("");
+  const firstHuman = [...Array(n).keys()].find((i) => box.querySelectorAll("input")[i].value.trim() === "human");
+  form.you.value = firstHuman === undefined ? "" : String(firstHuman);
+}
+$("newform").n.onchange = seatInputs;
+$("newform").onsubmit = (e) => {
+  e.preventDefault();
+  const form = $("newform"), n = parseInt(form.n.value, 10);
+  send({type: "new_game", players: [...Array(n).keys()].map((i) => form[`seat${i}`].value.trim()),
+        you: form.you.value === "" ? null : parseInt(form.you.value, 10),
+        vp_to_win: parseInt(form.vp.value, 10), domestic_trade: form.trade.checked, board: form.board.value,
+        seed: form.seed.value === "" ? null : parseInt(form.seed.value, 10)});
+};
+
 ws.onmessage = (ev) => {
   const msg = JSON.parse(ev.data);
-  if (msg.type === "board") { board = msg; $("static").innerHTML = msg.svg; return; }
+  if (msg.type === "board") {
+    board = msg; $("static").innerHTML = msg.svg;
+    if (!$("seats").children.length) seatInputs();
+    return;
+  }
+  if (msg.type === "new_game") {
+    $("pages").innerHTML = Object.entries(msg.pages).map(([seat, path]) =>
+      `<div>seat ${seat}: <a href="${path}">${location.origin}${path}</a></div>`).join("");
+    return;
+  }
   if (msg.type === "error") { $("error").textContent = msg.reason; return; }
   if (msg.type === "state" && board) {
     state = msg;
