@@ -342,6 +342,7 @@ def format_table(summary: Dict[str, Any], under_test: Optional[str] = None) -> s
 
 @user_errors("catan-arena")
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``catan-arena``: run a tournament from the command line."""
     ap = parser("catan-arena", __doc__.split("\n\n")[0])
     ap.add_argument("--players", default="jsettlers,random,random,random",
                     help="comma-separated agent specs, one per seat (2-4)")

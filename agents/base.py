@@ -61,6 +61,7 @@ class Agent:
             self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Observation, infoset: "InfoSet") -> int:
+        """The action id to play (legal under observation["action_mask"]); subclasses decide."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -68,6 +69,7 @@ class Agent:
 
 
 def legal_from(observation: Observation) -> np.ndarray:
+    """The legal action ids of an observation, ascending."""
     return np.flatnonzero(observation["action_mask"])
 
 

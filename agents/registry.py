@@ -41,6 +41,7 @@ def register_agent(name: str, factory: Callable[..., AgentProtocol]) -> None:
 
 
 def available_agents() -> List[str]:
+    """The names of every registered agent spec."""
     return sorted(_REGISTRY)
 
 

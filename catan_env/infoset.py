@@ -43,14 +43,17 @@ class InfoSet:
     # ---- public facts and own information
     @property
     def n_players(self) -> int:
+        """Players in the game."""
         return int(self._view[L.OPT_PLAYERS])
 
     @property
     def decider(self) -> int:
+        """The seat that decides now (public)."""
         return G.decider(self._view)
 
     @property
     def phase(self) -> str:
+        """The game phase's name (public)."""
         return L.PHASE_NAMES[int(self._view[L.PHASE])]
 
     def legal_actions(self) -> np.ndarray:
@@ -123,6 +126,7 @@ class InfoSet:
         return k[:L.N_RES].copy(), int(k[L.UNKNOWN])
 
     def observe(self, kind: str = "vector") -> np.ndarray:
+        """This seat's observation ("vector" or "planes"), as the envs give it."""
         return G.observe(self._view, self.seat, kind)
 
     def __repr__(self) -> str:

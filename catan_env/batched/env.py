@@ -254,6 +254,7 @@ class BatchedCatan:
 
     @property
     def learner_seats(self) -> np.ndarray:
+        """The learner's seat in each game (learner mode)."""
         return self.games[:, K.G_LEARNER]
 
     @property

@@ -28,6 +28,7 @@ from .env import BatchedCatan
 
 
 def single_observation_space(obs_type: str) -> spaces.Space:
+    """The observation space of one game: a flat vector, or board planes plus the vector part."""
     if obs_type == "planes":
         return spaces.Dict({
             "board": spaces.Box(0.0, OBS_HIGH, (PLANES, GRID_H, GRID_W), np.float32),

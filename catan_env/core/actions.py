@@ -227,10 +227,12 @@ def action_name(action: int) -> str:
 
 
 def action_kind(action: int) -> str:
+    """The family of an action id, e.g. ``"BUILD_ROAD"``."""
     return ACTION_TABLE[_check_id(action)][0]
 
 
 def action_args(action: int) -> Tuple[int, ...]:
+    """The arguments of an action id within its family, e.g. ``(edge,)`` for a road."""
     return ACTION_TABLE[_check_id(action)][1]
 
 

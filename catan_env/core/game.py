@@ -87,10 +87,12 @@ def decider(state: np.ndarray) -> int:
 
 
 def is_over(state: np.ndarray) -> bool:
+    """Whether the game has ended (someone won)."""
     return int(state[L.PHASE]) == L.PH_GAME_OVER
 
 
 def winner(state: np.ndarray) -> int:
+    """The winning seat, or -1 while nobody has won."""
     return int(state[L.WINNER])
 
 
@@ -100,6 +102,7 @@ def victory_points(state: np.ndarray) -> List[int]:
 
 
 def n_players(state: np.ndarray) -> int:
+    """Players in this game (2-4)."""
     return int(state[L.OPT_PLAYERS])
 
 
@@ -174,6 +177,7 @@ def observe(state: np.ndarray, player: int, kind: str = "vector") -> np.ndarray:
 
 
 def full_state_tensor(state: np.ndarray) -> np.ndarray:
+    """The whole true state as float32 features (hidden information included), for centralised critics."""
     out = np.zeros(FULL_SIZE, dtype=np.float32)
     encode_full(state, out)
     return out

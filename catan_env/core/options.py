@@ -76,6 +76,7 @@ class GameOptions:
         return self.board
 
     def to_dict(self) -> Dict[str, Any]:
+        """The options as a plain dict (what records store)."""
         return asdict(self)
 
     def rule_variants(self) -> Tuple[int, int, np.ndarray]:

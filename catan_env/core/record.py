@@ -89,9 +89,11 @@ class GameRecord:
         return env.record()
 
     def initial_state(self) -> np.ndarray:
+        """The state the game starts from (its options, board and seed)."""
         return new_game(self.options, seed=self.seed)
 
     def append(self, action: int, outcome: Optional[int] = None) -> None:
+        """Add one step: the action and, for a chance action, its outcome."""
         self.actions.append((int(action), None if outcome is None else int(outcome)))
 
     def replay(self, upto: Optional[int] = None) -> Iterator[np.ndarray]:
@@ -112,12 +114,14 @@ class GameRecord:
             yield s.copy()
 
     def final_state(self) -> np.ndarray:
+        """The state after replaying every recorded step."""
         s = self.initial_state()
         for s in self.replay():
             pass
         return s
 
     def to_dict(self) -> Dict[str, Any]:
+        """The record as plain JSON-ready data (with the final state's digest, checked on load)."""
         final = self.final_state()
         opts = self.options.to_dict()
         opts.pop("board")
@@ -133,6 +137,7 @@ class GameRecord:
                           "winner": winner(final), "digest": outcome_digest(final)}}
 
     def to_json(self, **kw: Any) -> str:
+        """The record as JSON text (``json.dumps`` keywords pass through)."""
         return json.dumps(self.to_dict(), **kw)
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:

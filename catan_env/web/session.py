@@ -39,6 +39,7 @@ class WebGame:
 
     # ---- who is who
     def token(self, seat: int) -> str:
+        """The secret token of a person's seat (its page address carries it)."""
         return next(t for t, s in self.tokens.items() if s == seat)
 
     def seat_of(self, token: Optional[str]) -> int:
@@ -52,14 +53,17 @@ class WebGame:
     # ---- the game
     @property
     def over(self) -> bool:
+        """Whether the game has ended: won, capped or abandoned."""
         return self.abandoned or int(self.env.game_state[L.PHASE]) == L.PH_GAME_OVER or \
             any(self.env.truncations.values())
 
     @property
     def decider(self) -> int:
+        """The seat that decides now."""
         return int(self.env.game_state[L.DECIDER])
 
     def agent_to_move(self) -> bool:
+        """Whether an agent (not a person) decides now."""
         return not self.over and self.decider in self.agents
 
     def messages(self, seat: int) -> List[Dict[str, Any]]:
@@ -68,6 +72,7 @@ class WebGame:
         return [board_message(info), state_message(info, self.log, spectator=seat < 0)]
 
     def state(self, seat: int) -> Dict[str, Any]:
+        """The state message for a seat (-1: spectator)."""
         info = self.env.infoset(self.env.possible_agents[max(seat, 0)])
         return state_message(info, self.log, spectator=seat < 0)
 
@@ -111,6 +116,7 @@ class WebGame:
         self.log.append(entry)
 
     def result(self) -> Dict[str, Any]:
+        """The game's outcome and statistics: winner, VP, turns, moves, trades."""
         stats = self.env.game_stats()
         return {"winner": stats["winner"], "vp": stats["vp"], "turns": stats["turns"],
                 "moves": stats["steps"], "offers": stats["offers"], "trades": stats["trades"],
