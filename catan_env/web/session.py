@@ -1,6 +1,7 @@
 """One game served to browsers: seats played by people (``"human"``) or agents, a secret
 token per person's seat and one for spectators, validation of every move."""
 import secrets
+import threading
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from ..aec_env import raw_env
@@ -36,6 +37,9 @@ class WebGame:
         self.spectator_token = spectator_token or secrets.token_urlsafe(18)
         self.log: List[Dict[str, Any]] = []
         self.abandoned = False
+        # agents think in a worker thread: every read or change of the env takes this lock,
+        # held only for quick steps (never while an agent thinks)
+        self._lock = threading.Lock()
 
     # ---- who is who
     def token(self, seat: int) -> str:
@@ -68,13 +72,15 @@ class WebGame:
 
     def messages(self, seat: int) -> List[Dict[str, Any]]:
         """The board and the state for a seat (-1: spectator)."""
-        info = self.env.infoset(self.env.possible_agents[max(seat, 0)])
-        return [board_message(info), state_message(info, self.log, spectator=seat < 0)]
+        with self._lock:
+            info = self.env.infoset(self.env.possible_agents[max(seat, 0)])
+            return [board_message(info), state_message(info, self.log, spectator=seat < 0)]
 
     def state(self, seat: int) -> Dict[str, Any]:
         """The state message for a seat (-1: spectator)."""
-        info = self.env.infoset(self.env.possible_agents[max(seat, 0)])
-        return state_message(info, self.log, spectator=seat < 0)
+        with self._lock:
+            info = self.env.infoset(self.env.possible_agents[max(seat, 0)])
+            return state_message(info, self.log, spectator=seat < 0)
 
     def play(self, seat: int, action: Any) -> Optional[str]:
         """A person's move: None when played, else the one-line reason it was refused
@@ -87,18 +93,23 @@ class WebGame:
             return f"it is not your move: {self.env.possible_agents[self.decider]} decides"
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < N_ACTIONS:
             return f"an action is an integer 0-{N_ACTIONS - 1}, got {action!r}"
-        mask = self.env.observe(self.env.possible_agents[seat])["action_mask"]
-        if not mask[action]:
-            return f"{action_name(action)} is not legal now"
-        self._step(seat, action)
+        with self._lock:
+            if self.decider != seat:
+                return "it is not your move any more"
+            if not self.env.observe(self.env.possible_agents[seat])["action_mask"][action]:
+                return f"{action_name(action)} is not legal now"
+            self._step(seat, action)
         return None
 
     def agent_step(self) -> None:
         """The deciding agent moves (blocking: the server runs it off the event loop)."""
-        seat = self.decider
-        name = self.env.possible_agents[seat]
-        action = self.agents[seat].act(self.env.observe(name), self.env.infoset(name))
-        self._step(seat, int(action))
+        with self._lock:  # the agent gets copies: it thinks without the lock
+            seat = self.decider
+            name = self.env.possible_agents[seat]
+            observation, infoset = self.env.observe(name), self.env.infoset(name)
+        action = self.agents[seat].act(observation, infoset)
+        with self._lock:
+            self._step(seat, int(action))
 
     def _public_cards(self) -> List[List[int]]:
         """Each seat's cards as every seat knows them from public events (production is public)."""
