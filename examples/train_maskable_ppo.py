@@ -190,11 +190,9 @@ def train_until(model, args, callbacks):
     """Train in stretches of --eval-every seconds; after each, the greedy policy (exported
     to <out>/actor.npz, the arena agent ppo:path=...) plays --curve-games seeded arena games
     against three random; stop at --target or after --minutes.  Appends <out>/curve.csv."""
-    import csv
-
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from catan_env.agents.arena import win_rate
+    from catan_env.agents.arena import WinRateCurve
     from catan_env.batched.mlp import from_torch
 
     class StopAt(BaseCallback):
@@ -206,36 +204,27 @@ def train_until(model, args, callbacks):
             return time.time() < self.deadline
 
     stop = StopAt()
-    progress_file, curve_file = os.path.join(args.out, "progress.txt"), os.path.join(args.out, "curve.csv")
+    progress_file = os.path.join(args.out, "progress.txt")
     trained = 0.0
     if args.resume and os.path.exists(progress_file):
         with open(progress_file) as f:
             trained = float(f.read())
-    new_curve = not (args.resume and os.path.exists(curve_file))
-    with open(curve_file, "w" if new_curve else "a", newline="") as f:
-        writer = csv.writer(f)
-        if new_curve:
-            writer.writerow(["minutes", "env_steps", "wins", "games", "win_rate", "lo", "hi"])
-        budget = args.minutes * 60 if args.minutes > 0 else float("inf")
-        target = args.target if args.target > 0 else float("inf")
-        rate = 0.0
-        while rate < target and trained < budget:
-            t0 = time.time()
-            stop.deadline = t0 + min(args.eval_every, budget - trained)
-            model.learn(total_timesteps=10 ** 12, callback=[stop, *callbacks], reset_num_timesteps=False)
-            trained += time.time() - t0
-            model.save(os.path.join(args.out, "model.zip"))
-            actor = os.path.join(args.out, "actor.npz")
-            from_torch(model.policy).save(actor)
-            with open(progress_file, "w") as p:
-                p.write(str(trained))
-            res = win_rate(f"ppo:path={actor}", "random", args.curve_games, seed=args.eval_seed)
-            rate = res["rate"]
-            writer.writerow([f"{trained / 60:.2f}", model.num_timesteps, res["wins"], res["games"],
-                             f"{rate:.3f}", f"{res['lo']:.3f}", f"{res['hi']:.3f}"])
-            f.flush()
-            print(f"{trained / 60:6.2f} min  {model.num_timesteps:>9d} steps  vs 3 random: {res['wins']}/"
-                  f"{res['games']} = {rate:.0%} [{res['lo']:.0%}, {res['hi']:.0%}]", flush=True)
+    curve = WinRateCurve(args.out, args.resume, args.curve_games, args.eval_seed)
+    budget = args.minutes * 60 if args.minutes > 0 else float("inf")
+    target = args.target if args.target > 0 else float("inf")
+    rate = 0.0
+    while rate < target and trained < budget:
+        t0 = time.time()
+        stop.deadline = t0 + min(args.eval_every, budget - trained)
+        model.learn(total_timesteps=10 ** 12, callback=[stop, *callbacks], reset_num_timesteps=False)
+        trained += time.time() - t0
+        model.save(os.path.join(args.out, "model.zip"))
+        actor = os.path.join(args.out, "actor.npz")
+        from_torch(model.policy).save(actor)
+        with open(progress_file, "w") as p:
+            p.write(str(trained))
+        rate = curve.evaluate(f"ppo:path={actor}", trained / 60, model.num_timesteps)
+    curve.close()
     print(f"arena agent: ppo:path={os.path.join(args.out, 'actor.npz')}")
     return rate
 

@@ -28,7 +28,7 @@ import time
 import ray
 from ray.tune.registry import register_env
 
-from catan_env.agents.arena import win_rate
+from catan_env.agents.arena import WinRateCurve
 from catan_env.wrappers.rllib import (SHARED_POLICY, export_policy, ppo_config, rllib_batched_env, rllib_env,
                                       single_agent_ppo_config)
 from catan_env.cli import HelpFormatter
@@ -139,7 +139,6 @@ def train_single(args):
     """One learner seat against three ``--vs`` seats inside the batched env; evaluated on
     the arena's seeded games every ``--eval-every`` seconds of training; stops at
     ``--target`` or after ``--minutes``.  Writes ``<out>/curve.csv``."""
-    import csv
     start_ray(args)
     register_env("catan_batched", rllib_batched_env)
     env_config = {"opponents": args.vs, "max_turns": args.max_turns, "vp_reward": args.vp_reward}
@@ -159,11 +158,7 @@ def train_single(args):
             steps, trained = int(f.readline()), float(f.readline())
         print(f"resumed at {steps} env steps ({trained / 60:.1f} min trained)")
     os.makedirs(out, exist_ok=True)
-    new_curve = not (args.resume and os.path.exists(os.path.join(out, "curve.csv")))
-    curve = open(os.path.join(out, "curve.csv"), "w" if new_curve else "a", newline="")
-    writer = csv.writer(curve)
-    if new_curve:
-        writer.writerow(["minutes", "env_steps", "wins", "games", "win_rate", "lo", "hi"])
+    curve = WinRateCurve(out, args.resume, args.eval_games, args.eval_seed)
     minutes = args.minutes if args.minutes is not None else float("inf")
     target = args.target if args.target is not None else float("inf")
     iterations = args.iterations if args.minutes is None and args.target is None else 10 ** 9
@@ -184,13 +179,7 @@ def train_single(args):
             with open(state_file, "w") as f:
                 f.write(f"{steps}\n{trained}\n")
             actor = export_policy(out, os.path.join(out, "actor.npz"), SINGLE_POLICY)
-            res = win_rate(f"ppo:path={actor}", "random", args.eval_games, seed=args.eval_seed)
-            rate = res["rate"]
-            writer.writerow([f"{trained / 60:.2f}", steps, res["wins"], res["games"], f"{rate:.3f}",
-                             f"{res['lo']:.3f}", f"{res['hi']:.3f}"])
-            curve.flush()
-            print(f"{trained / 60:6.2f} min  {steps:>9d} steps  vs 3 random: {res['wins']}/{res['games']} "
-                  f"= {rate:.0%} [{res['lo']:.0%}, {res['hi']:.0%}]", flush=True)
+            rate = curve.evaluate(f"ppo:path={actor}", trained / 60, steps)
     curve.close()
     print(f"arena agents: rllib:path={out}:policy={SINGLE_POLICY} or ppo:path={out}/actor.npz (exported)")
     algo.stop()

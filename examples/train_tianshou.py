@@ -18,7 +18,6 @@ every library in ``benchmarks/rl_libraries.py``); training stops at ``--target``
 after ``--minutes``.  Lines go to stdout and ``<out>/curve.csv``; ``--resume`` continues.
 """
 import argparse
-import csv
 import os
 import time
 
@@ -28,7 +27,7 @@ from tianshou.algorithm.modelfree.reinforce import DiscreteActorPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
 from tianshou.utils.torch_utils import policy_within_training_step
 
-from catan_env.agents.arena import win_rate
+from catan_env.agents.arena import WinRateCurve
 from catan_env.batched.mlp import from_torch
 from catan_env.cli import HelpFormatter
 from catan_env.wrappers.per_seat import PerSeatGames
@@ -88,24 +87,14 @@ def main(argv=None):
         algorithm.load_state_dict(ckpt["algorithm"])
         steps, trained = ckpt["steps"], ckpt["trained"]
         print(f"resumed at {steps} steps ({trained / 60:.1f} min trained)")
-    new_curve = not os.path.exists(os.path.join(args.out, "curve.csv")) or not args.resume
-    curve = open(os.path.join(args.out, "curve.csv"), "w" if new_curve else "a", newline="")
-    writer = csv.writer(curve)
-    if new_curve:
-        writer.writerow(["minutes", "env_steps", "wins", "games", "win_rate", "lo", "hi"])
+    curve = WinRateCurve(args.out, args.resume, args.eval_games, args.eval_seed)
 
     def evaluate():
         from_torch(actor.net).save(actor_path)
         torch.save({"algorithm": algorithm.state_dict(), "steps": steps, "trained": trained}, ckpt_path)
-        res = win_rate(f"ppo:path={actor_path}", "random", args.eval_games, seed=args.eval_seed)
-        writer.writerow([f"{trained / 60:.2f}", steps, res["wins"], res["games"], f"{res['rate']:.3f}",
-                         f"{res['lo']:.3f}", f"{res['hi']:.3f}"])
-        curve.flush()
-        print(f"{trained / 60:6.2f} min  {steps:>9d} steps  vs 3 random: {res['wins']}/{res['games']} "
-              f"= {res['rate']:.0%} [{res['lo']:.0%}, {res['hi']:.0%}]", flush=True)
-        return res["rate"]
+        return curve.evaluate(f"ppo:path={actor_path}", trained / 60, steps)
 
-    rate = evaluate() if new_curve else 0.0
+    rate = evaluate() if curve.new else 0.0
     collector.reset()
     next_eval = trained + args.eval_every
     while rate < args.target and trained < args.minutes * 60:
