@@ -4,7 +4,7 @@
 
 The agent sees only its seat's observation and information set; every decision it
 samples determinizations from the information set and searches them in numba.  Presets
-(``--variant``): see ``catan_env.agents.mcts.PRESETS`` and the README.
+(``--variant``): see ``catan_env.agents.mcts.PRESETS`` and docs/search.md.
 """
 import argparse
 import time
@@ -35,7 +35,7 @@ def play(seed, variant, playouts):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--games", type=int, default=2, help="games to play")
-    ap.add_argument("--variant", default="best", help="MCTS preset (see README: the MCTS family)")
+    ap.add_argument("--variant", default="best", help="MCTS preset (see docs/search.md)")
     ap.add_argument("--playouts", "--iterations", type=int, default=100, help="playouts per decision")
     args = ap.parse_args()
     wins = {}

@@ -7,7 +7,7 @@
     # frozen JSettlers-style robots played inside the env by our agents
     python examples/train_rllib.py --opponents 2=jsettlers,3=jsettlers --per-seat-policies
 
-    # on a running Ray cluster (see the README: ray start --head / --address)
+    # on a running Ray cluster (see docs/learning.md: ray start --head / --address)
     python examples/train_rllib.py --address 127.0.0.1:6379 --env-runners 2
 
     # one learner seat against three random seats stepped inside the batched numba env,

@@ -60,5 +60,5 @@ def test_named_fields_hold_what_they_say():
 
 
 def test_the_docs_page_is_the_generated_table():
-    with open(os.path.join(ROOT, "docs", "observation.md")) as f:
+    with open(os.path.join(ROOT, "docs", "observations-actions.md")) as f:
         assert O.observation_table() in f.read()

@@ -27,7 +27,7 @@ and the papers they come from:
                 weight (here Szita's action weights) instead of at random.
   dipl_v8       the thesis' version 8: playout opponents drawn per playout from a
                 mixture of policies (random, pruning, weighted).
-  best          this library's pick on its measurements (README): MP-ISMCTS, i.e.
+  best          this library's pick on its measurements (docs/search.md): MP-ISMCTS, i.e.
                 mp_uct's move pruning in the tree and the playouts on ismcts's
                 information-set search (a determinization per iteration, open-loop
                 chance), without virtual wins.

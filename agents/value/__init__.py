@@ -1,5 +1,5 @@
 """A learned agent: a win-probability network over engineered features, searched by a
-shallow expectimax, trained by expert iteration (see ``README.md`` "Learned agents").
+shallow expectimax, trained by expert iteration (see docs/learned-agents.md).
 
 - ``features``: what the network reads (one seat's view only).
 - ``net``: the network's numba forward pass and its weight files (no torch).

@@ -72,7 +72,7 @@ C_CITIES = _col("cities", 1, "cities on the board / 4")
 C_ROADS = _col("roads", 1, "roads on the board / 15")
 SEAT_WIDTH = sum(c[2] for c in SEAT_COLS)
 
-F_RAW = _field("raw", TAIL_SIZE, "the observer's observation vector without its board part (docs/observation.md)")
+F_RAW = _field("raw", TAIL_SIZE, "the observer's observation vector without its board part (docs/observations-actions.md)")
 F_SEATS = _field("seats", MAX_PLAYERS * SEAT_WIDTH, f"per relative seat, {SEAT_WIDTH} columns (SEAT_COLS)")
 F_TURN_PLAYER = _field("turn_player", MAX_PLAYERS, "relative seat whose turn it is, one-hot")
 F_DECIDER = _field("decider", MAX_PLAYERS, "relative seat that decides now, one-hot")

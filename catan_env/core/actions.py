@@ -1,27 +1,8 @@
 """The flat action space: stable id ranges, and a table of kind / arguments / name.
 
-| ids       | kind                 | arguments                                   |
-|-----------|----------------------|---------------------------------------------|
-| 0         | ROLL                 |                                             |
-| 1         | END_TURN             |                                             |
-| 2-73      | BUILD_ROAD           | edge e (0-71)                               |
-| 74-127    | BUILD_SETTLEMENT     | vertex v (0-53)                             |
-| 128-181   | BUILD_CITY           | vertex v (0-53)                             |
-| 182       | BUY_DEV              |                                             |
-| 183       | PLAY_KNIGHT          |                                             |
-| 184       | PLAY_ROAD_BUILDING   |                                             |
-| 185-199   | PLAY_YEAR_OF_PLENTY  | resources r1 <= r2                          |
-| 200-204   | PLAY_MONOPOLY        | resource r                                  |
-| 205-280   | MOVE_ROBBER          | hex h (0-18), victim k: 0 nobody, 1-3 seat  |
-|           |                      | k places after the mover                    |
-| 281-285   | DISCARD              | resource r                                  |
-| 286-305   | MARITIME_TRADE       | give r1, get r2 (r1 != r2), best rate       |
-| 306-365   | TRADE_OFFER          | menu m: give a x r1 for b x r2              |
-| 366       | TRADE_ACCEPT         |                                             |
-| 367       | TRADE_REJECT         |                                             |
-| 368-427   | TRADE_COUNTER        | menu m, in the responder's frame            |
-| 428-430   | TRADE_CONFIRM        | partner k places after the proposer (1-3)   |
-| 431       | TRADE_CANCEL         |                                             |
+The id ranges follow from the ``_range`` calls below, in order (one place to add an action
+kind); ``action_table()`` prints them as the Markdown table the docs show
+(docs/observations-actions.md).
 
 Trade menu index m = (pattern * 5 + r1) * 4 + j, pattern 0..2 for (a, b) in
 ((1, 1), (2, 1), (1, 2)), r2 = the j-th resource other than r1.
@@ -41,37 +22,43 @@ N_YOP = N_RES * (N_RES + 1) // 2                     # 15 unordered pairs r1 <= 
 N_MARITIME = N_RES * (N_RES - 1)                     # 20 ordered pairs r1 != r2
 
 _ranges: List[Tuple[str, int]] = []
+_arguments: List[str] = []
 
 
-def _range(name: str, size: int) -> int:
-    """Append an id range of the given size; return its first id.  The ids of the table
-    above follow from these sizes, in this order: one place to add an action kind."""
+def _range(name: str, size: int, arguments: str = "") -> int:
+    """Append an id range of the given size (its arguments described for the docs'
+    table); return its first id.  The ids of the table above follow from these sizes, in
+    this order: one place to add an action kind."""
     start = sum(n for _, n in _ranges)
     _ranges.append((name, size))
+    _arguments.append(arguments)
     return start
 
 
 ROLL = _range("ROLL", 1)
 END_TURN = _range("END_TURN", 1)
-ROAD0 = _range("BUILD_ROAD", N_EDGES)
-SETTLEMENT0 = _range("BUILD_SETTLEMENT", N_VERTICES)
-CITY0 = _range("BUILD_CITY", N_VERTICES)
+ROAD0 = _range("BUILD_ROAD", N_EDGES, "edge e (0-71)")
+SETTLEMENT0 = _range("BUILD_SETTLEMENT", N_VERTICES, "vertex v (0-53)")
+CITY0 = _range("BUILD_CITY", N_VERTICES, "vertex v (0-53)")
 BUY_DEV = _range("BUY_DEV", 1)
 PLAY_KNIGHT = _range("PLAY_KNIGHT", 1)
 PLAY_ROAD_BUILDING = _range("PLAY_ROAD_BUILDING", 1)
-YOP0 = _range("PLAY_YEAR_OF_PLENTY", N_YOP)
-MONOPOLY0 = _range("PLAY_MONOPOLY", N_RES)
-ROBBER0 = _range("MOVE_ROBBER", N_HEXES * MAX_PLAYERS)  # robber_action(h, k)
-DISCARD0 = _range("DISCARD", N_RES)
-MARITIME0 = _range("MARITIME_TRADE", N_MARITIME)
-OFFER0 = _range("TRADE_OFFER", N_MENU)
+YOP0 = _range("PLAY_YEAR_OF_PLENTY", N_YOP, "resources r1 <= r2")
+MONOPOLY0 = _range("PLAY_MONOPOLY", N_RES, "resource r")
+ROBBER0 = _range("MOVE_ROBBER", N_HEXES * MAX_PLAYERS,  # robber_action(h, k)
+                 "hex h (0-18), victim k: 0 nobody, 1-3 the seat k places after the mover")
+DISCARD0 = _range("DISCARD", N_RES, "resource r (one card per action)")
+MARITIME0 = _range("MARITIME_TRADE", N_MARITIME, "give r1, get r2 (r1 != r2), at the best rate owned")
+OFFER0 = _range("TRADE_OFFER", N_MENU, "menu m: give a x r1 for b x r2, (a, b) in (1, 1), (2, 1), (1, 2)")
 TRADE_ACCEPT = _range("TRADE_ACCEPT", 1)
 TRADE_REJECT = _range("TRADE_REJECT", 1)
-COUNTER0 = _range("TRADE_COUNTER", N_MENU)
-CONFIRM0 = _range("TRADE_CONFIRM", MAX_PLAYERS - 1)  # confirm_action(k)
+COUNTER0 = _range("TRADE_COUNTER", N_MENU, "menu m, in the responder's frame")
+CONFIRM0 = _range("TRADE_CONFIRM", MAX_PLAYERS - 1,  # confirm_action(k)
+                  "partner k places after the proposer (1-3)")
 TRADE_CANCEL = _range("TRADE_CANCEL", 1)
 N_ACTIONS = sum(n for _, n in _ranges)
 RANGES = tuple(_ranges)  # (kind, size) in id order
+RANGE_ARGUMENTS = tuple(_arguments)  # what each range's ids encode, in RANGES order
 
 
 def _menu() -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -219,6 +206,18 @@ def _check_id(action: int) -> int:
     if not 0 <= int(action) < N_ACTIONS:
         raise ValueError(f"action id {action} out of range 0..{N_ACTIONS - 1}")
     return int(action)
+
+
+def action_table() -> str:
+    """The action space as a Markdown table (ids, kind, arguments), generated from
+    :data:`RANGES`; the docs' page shows it and a test keeps the two equal."""
+    rows = ["| ids | kind | arguments |", "|---|---|---|"]
+    start = 0
+    for (kind, size), arguments in zip(RANGES, RANGE_ARGUMENTS):
+        ids = str(start) if size == 1 else f"{start}-{start + size - 1}"
+        rows.append(f"| {ids} | `{kind}` | {arguments} |")
+        start += size
+    return "\n".join(rows) + "\n"
 
 
 def action_name(action: int) -> str:

@@ -1,5 +1,5 @@
 """The Pioneers 15.6 wire format: resource vectors, card codes, line prefixes and the
-``game`` parameter block (see the protocol reference in the README's Pioneers section).
+``game`` parameter block (see the protocol reference in docs/playing.md).
 
 Pioneers orders resources brick, grain, ore, wool, lumber; the core orders them brick,
 lumber, wool, grain, ore.  Every conversion between the two goes through this module.

@@ -1,6 +1,7 @@
-"""Every Python block of the README runs (with small training budgets), so a snippet
-that breaks fails CI.  Blocks that need a library this environment lacks are skipped
-with the library named."""
+"""Every Python block and ``catan-*`` command of the README and of the docs pages runs
+(with small training budgets), so a snippet that breaks fails CI.  Blocks that need a
+library this environment lacks are skipped with the library named (and run in .ci/run's
+second environment).  A block that appears on several pages runs once."""
 import importlib.util
 import os
 import re
@@ -11,6 +12,17 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
+DOCS = os.path.join(ROOT, "docs")
+
+
+def doc_files():
+    """The README and every page of the docs site, in a fixed order."""
+    pages = sorted(os.path.join(DOCS, f) for f in os.listdir(DOCS) if f.endswith(".md"))
+    return [README] + pages
+
+
+def doc_name(path):
+    return os.path.relpath(path, ROOT)
 # budgets shrunk for the test: (pattern, replacement)
 SMALL = [(r"\.learn\([\d_]+", ".learn(64"), (r"make_vec_env\(8\b", "make_vec_env(2"),
          (r'MaskablePPO\("MlpPolicy", (\w+)\)', r'MaskablePPO("MlpPolicy", \1, n_steps=64, batch_size=64)')]
@@ -23,55 +35,64 @@ def imports(code, name):
 
 
 def python_blocks():
-    with open(README) as f:
-        text = f.read()
-    return [(text[:m.start()].count("\n") + 2, m.group(1))
-            for m in re.finditer(r"```python\n(.*?)```", text, re.S)]
+    """(where, code) of every Python block, the first occurrence of each distinct block."""
+    out, seen = [], set()
+    for path in doc_files():
+        with open(path) as f:
+            text = f.read()
+        for m in re.finditer(r"```python\n(.*?)```", text, re.S):
+            if m.group(1) in seen:
+                continue
+            seen.add(m.group(1))
+            out.append((f"{doc_name(path)}:{text[:m.start()].count(chr(10)) + 2}", m.group(1)))
+    return out
 
 
 def block_params():
-    return [pytest.param(line, code, id=f"line{line}",
+    return [pytest.param(line, code, id=line,
                          marks=[pytest.mark.extras] if any(imports(code, n) for n in EXTRAS) else [])
             for line, code in python_blocks()]
 
 
-def test_readme_has_python_blocks():
-    assert len(python_blocks()) >= 5
+def test_readme_and_docs_have_python_blocks():
+    assert len(python_blocks()) >= 10
+    assert any(where.startswith("README.md:") for where, _ in python_blocks())
 
 
 @pytest.mark.parametrize("line,code", block_params())
-def test_readme_block_runs(line, code, tmp_path):
+def test_doc_block_runs(line, code, tmp_path):
     for name in OPTIONAL:
         if imports(code, name) and importlib.util.find_spec(name) is None:
-            pytest.skip(f"README block at line {line} needs {name}, not installed here")
+            pytest.skip(f"block at {line} needs {name}, not installed here")
     for pattern, repl in SMALL:
         code = re.sub(pattern, repl, code)
-    script = tmp_path / f"readme_line{line}.py"
+    script = tmp_path / "block.py"
     script.write_text(code)
     env = dict(os.environ, OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
                          text=True, timeout=600, env=env)
-    assert out.returncode == 0, f"README block at line {line} failed:\n{out.stderr[-3000:]}"
+    assert out.returncode == 0, f"block at {line} failed:\n{out.stderr[-3000:]}"
 
 
-def readme_commands():
-    """The catan-* commands of the README's bash blocks, in order (pip and pytest lines
-    are what CI itself does)."""
-    with open(README) as f:
-        text = f.read()
+def doc_commands():
+    """The catan-* commands of the README's and the docs' bash blocks, in order, each once
+    (pip and pytest lines are what CI itself does)."""
     out = []
-    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
-        for line in block.splitlines():
-            line = line.split("#")[0].strip()
-            for part in line.split("&&"):
-                part = part.strip()
-                if part.startswith("catan-"):
-                    out.append(part)
+    for path in doc_files():
+        with open(path) as f:
+            text = f.read()
+        for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+            for line in block.splitlines():
+                line = line.split("#")[0].strip()
+                for part in line.split("&&"):
+                    part = part.strip()
+                    if part.startswith("catan-") and part not in out:
+                        out.append(part)
     return out
 
 
-def test_readme_commands_run(tmp_path):
-    commands = readme_commands()
+def test_doc_commands_run(tmp_path):
+    commands = doc_commands()
     assert any(c.startswith("catan-baselines") for c in commands)
     bindir = os.path.dirname(sys.executable)
     from catan_env.pioneers.server import pioneers_available
@@ -89,5 +110,5 @@ def test_readme_commands_run(tmp_path):
         exe, *args = cmd.split()
         out = subprocess.run([os.path.join(bindir, exe), *args], cwd=tmp_path, capture_output=True,
                              text=True, timeout=600)
-        assert out.returncode == 0, f"README command {cmd!r} failed:\n{out.stderr[-3000:]}"
+        assert out.returncode == 0, f"command {cmd!r} of the docs failed:\n{out.stderr[-3000:]}"
     assert (tmp_path / "results" / "baselines" / "table.md").exists()

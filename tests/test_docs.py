@@ -1,0 +1,88 @@
+"""The docs site: pages hold the tables the code generates, the API reference documents
+exactly the typed API modules, every page is in the navigation, and (where MkDocs is
+installed, as in .ci/run) the site builds with warnings as errors."""
+import importlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from test_docstrings import api_modules
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = os.path.join(ROOT, "docs")
+
+
+def read(*parts):
+    with open(os.path.join(ROOT, *parts)) as f:
+        return f.read()
+
+
+def test_the_actions_page_holds_the_generated_action_table():
+    A = importlib.import_module("catan_env.core.actions")
+    table = A.action_table()
+    assert table in read("docs", "observations-actions.md")
+    # the table covers every id once, in order, with each range's kind
+    rows = [r for r in table.splitlines()[2:]]
+    assert len(rows) == len(A.RANGES)
+    last = -1
+    for row, (kind, size) in zip(rows, A.RANGES):
+        ids, name = [c.strip() for c in row.strip("|").split("|")[:2]]
+        lo, hi = (int(x) for x in (ids.split("-") if "-" in ids else (ids, ids)))
+        assert (lo, hi - lo + 1, name) == (last + 1, size, f"`{kind}`")
+        assert A.action_kind(lo) == kind and A.action_kind(hi) == kind
+        last = hi
+    assert last == A.N_ACTIONS - 1
+
+
+def api_reference_modules():
+    """Modules the API reference pages render (``::: name``), as import names."""
+    out = []
+    for name in sorted(os.listdir(os.path.join(DOCS, "api"))):
+        for mod in re.findall(r"^::: ([\w.]+)", read("docs", "api", name), re.M):
+            out.append(mod if mod.startswith("catan_env") else "catan_env." + mod)
+    return out
+
+
+def test_the_api_reference_renders_exactly_the_typed_api_modules():
+    # the docstring test and mypy cover the same list, so every function shown is documented
+    assert sorted(api_reference_modules()) == sorted(api_modules())
+
+
+def nav_pages():
+    return set(re.findall(r":\s*([\w/.-]+\.md)\s*$", read("mkdocs.yml"), re.M))
+
+
+def test_every_page_is_in_the_navigation():
+    pages = {os.path.relpath(os.path.join(d, f), DOCS)
+             for d, _, files in os.walk(DOCS) for f in files if f.endswith(".md")}
+    assert pages == nav_pages()
+
+
+def test_the_readme_is_a_front_page():
+    text = read("README.md")
+    assert len(text.splitlines()) <= 250
+    for page in ("docs/getting-started.md", "docs/observations-actions.md", "docs/learning.md",
+                 "docs/benchmarks.md", "CHANGELOG.md"):
+        assert f"]({page}" in text
+    # every relative link of the README points at a file of the repository
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+        if not target.startswith("http"):
+            assert os.path.exists(os.path.join(ROOT, target)), target
+
+
+@pytest.mark.skipif(shutil.which("mkdocs") is None and importlib.util.find_spec("mkdocs") is None,
+                    reason="the [docs] extra (MkDocs) is not installed here; .ci/run installs it")
+def test_the_site_builds_strictly(tmp_path):
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q",
+                          "-d", str(tmp_path / "site")], cwd=ROOT, capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    page = (tmp_path / "site" / "observations-actions" / "index.html").read_text()
+    assert "TRADE_CONFIRM" in page and "offer_proposer" in page
+    api = (tmp_path / "site" / "api" / "envs" / "index.html").read_text()
+    assert "catan_env.aec_env.raw_env" in api
