@@ -10,7 +10,7 @@ from catan_env.core import placement as P
 from catan_env.core.fuzz import CODES, fuzz_games, invariant_code
 from catan_env.core.invariants import problems
 from catan_env.core.options import PIONEERS_RULES, GameOptions
-from catan_env.core.topology import HEX_VERTICES
+from catan_env.core.topology import EDGE_VERTICES, HEX_VERTICES
 from catan_env.core.reference import (ref_legal_actions, ref_longest_road, ref_production,
                                       ref_public_vp)
 from helpers import edge_between
@@ -161,6 +161,33 @@ def test_road_length_with_cycles(hexes, extra, blockers, seed):
         edges |= _hex_ring(h)
     s = _roads(seed, edges, blockers)
     assert P.road_length(s, 0) == ref_longest_road(s, 0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(edges=st.lists(st.integers(0, 71), min_size=1, max_size=15, unique=True),
+       rings=st.sets(st.integers(0, 18), max_size=2),
+       blockers=st.sets(st.integers(0, 53), max_size=5), seed=st.integers(0, 3))
+def test_longest_after_road_equals_the_exhaustive_search(edges, rings, blockers, seed):
+    """Roads added one at a time (paths, forks, rings, cut by opponents): the incremental
+    length after each road (forced runs without a search, else the full search) equals
+    the exhaustive reference."""
+    order = [e for h in sorted(rings) for e in sorted(_hex_ring(h))] + edges
+    s = _roads(seed, (), blockers)
+    for e in dict.fromkeys(order):
+        s[L.E_OWNER + e] = 0
+        s[L.ROAD_LEN] = P.longest_after_road(s, 0, e)
+        assert s[L.ROAD_LEN] == ref_longest_road(s, 0)
+
+
+def test_longest_after_road_walks_forced_runs_only():
+    """A straight run is extended without a search; a ring falls back to the search."""
+    ring = sorted(_hex_ring(9))
+    s = _roads(0, ring[:-1], ())
+    s[L.ROAD_LEN] = P.road_length(s, 0)
+    assert s[L.ROAD_LEN] == 5
+    s[L.E_OWNER + ring[-1]] = 0  # closes the ring: the walk meets the new road again
+    assert P._walk(s, 0, int(EDGE_VERTICES[ring[-1], 0]), ring[-1]) == -1
+    assert P.longest_after_road(s, 0, ring[-1]) == 6
 
 
 def test_bare_ring_is_six_long():

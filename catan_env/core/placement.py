@@ -92,6 +92,48 @@ def road_length(s, p):
 
 
 @njit(cache=True)
+def _walk(s, p, start, first):
+    """Roads of p walked from vertex start away from edge first while the way is forced:
+    each vertex passed is free of opponents' buildings and has exactly two of p's roads.
+    Returns the edges walked, or -1 when a fork or a cycle makes the way not forced."""
+    v, came, walked = start, first, 0
+    while True:
+        owner = s[V_OWNER + v]
+        if owner >= 0 and owner != p:
+            return walked  # an opponent's building: trails end here
+        nxt = -1
+        for k in range(3):
+            f = VERTEX_EDGES[v, k]
+            if f >= 0 and f != came and s[E_OWNER + f] == p:
+                if nxt >= 0:
+                    return -1  # a fork
+                nxt = f
+        if nxt < 0:
+            return walked  # the road ends here
+        if nxt == first:
+            return -1  # around a cycle, back to the start
+        walked += 1
+        came = nxt
+        v = EDGE_VERTICES[nxt, 0] + EDGE_VERTICES[nxt, 1] - v
+
+
+@njit(cache=True)
+def longest_after_road(s, p, e):
+    """p's longest trail right after p's road e was added, given ROAD_LEN from before.
+
+    A new trail must use e; when the roads on both sides of e run without a fork or a
+    cycle, the longest such trail is the whole run, so the answer is max(the old length,
+    the run) without a search.  Otherwise the full search (``road_length``); a test checks
+    both paths against the exhaustive reference."""
+    a = _walk(s, p, EDGE_VERTICES[e, 0], e)
+    if a >= 0:
+        b = _walk(s, p, EDGE_VERTICES[e, 1], e)
+        if b >= 0:
+            return max(s[ROAD_LEN + p], a + b + 1)
+    return road_length(s, p)
+
+
+@njit(cache=True)
 def update_longest_road(s):
     """Apply the holder / strictly-longer / tie / set-aside rules to ROAD_LEN."""
     n = s[OPT_PLAYERS]
@@ -240,7 +282,7 @@ def place_road(s, p, e):
     """Put p's road on e (no payment): supply, road length and the longest-road card."""
     s[E_OWNER + e] = p
     s[ROADS_LEFT + p] -= 1
-    s[ROAD_LEN + p] = road_length(s, p)
+    s[ROAD_LEN + p] = longest_after_road(s, p, e)
     update_longest_road(s)
 
 
