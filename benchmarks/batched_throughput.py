@@ -6,10 +6,12 @@ for every game at every step.  Prints lines ending in ``steps/s``:
   learner step also plays the opponents' moves until the learner decides again);
 - all-seats steps/s: every action of any seat is a step (what fastcatan's BatchedEnv
   counts), observations still included;
+- with ``--threads 1,2``: both modes again with the games split over that many threads
+  (``BatchedCatan(threads=k)``), and the speed-up over one thread;
 - fastcatan's ``BatchedEnv`` in the same run when its venv exists (it writes masks only,
   no observations): ``bash benchmarks/peers/setup_peers.sh`` creates it.
 
-Usage: python benchmarks/batched_throughput.py [--seconds 5] [--sizes 256,1024]
+Usage: python benchmarks/batched_throughput.py [--seconds 5] [--sizes 256,1024] [--threads 1,2]
 """
 import argparse
 import os
@@ -38,6 +40,7 @@ def steps_per_second(num_envs, seconds, **kwargs):
         env.step(actions)
         in_env += time.perf_counter() - a
         steps += num_envs
+    env.close()
     return steps / (time.perf_counter() - t0), steps / in_env
 
 
@@ -68,12 +71,34 @@ def fastcatan_line(num_envs, seconds):
             f"{overall} steps/s")
 
 
+def scaling(sizes, threads, seconds):
+    """Steps/s per thread count (env step only: the action draw is one thread) and the
+    speed-up over the first count, measured alternately so both see the same machine."""
+    for n in sizes:
+        for label, kwargs in (("learner mode, 3 random opponents", {}),
+                              ("all-seats mode", {"mode": "all_seats"})):
+            figures = {k: [] for k in threads}
+            for _ in range(2):
+                for k in threads:
+                    figures[k].append(steps_per_second(n, seconds / 2, threads=k, **kwargs))
+            base = max(f[1] for f in figures[threads[0]])
+            for k in threads:
+                total = max(f[0] for f in figures[k])
+                env_only = max(f[1] for f in figures[k])
+                print(f"batched n={n} {label}, {k} thread(s): env step only {env_only:,.0f} steps/s "
+                      f"({env_only / base:.2f}x), with the action draw {total:,.0f} steps/s", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     ap.add_argument("--sizes", default="256,1024", help="batch sizes, comma-separated")
     ap.add_argument("--no-peers", action="store_true", help="skip fastcatan")
+    ap.add_argument("--threads", default="", help="also measure these thread counts, e.g. 1,2")
     args = ap.parse_args()
+    if args.threads:
+        return scaling([int(x) for x in args.sizes.split(",")],
+                       [int(x) for x in args.threads.split(",")], args.seconds)
     for n in (int(x) for x in args.sizes.split(",")):
         for trade in (True, False):
             total, env_only = steps_per_second(n, args.seconds, domestic_trade=trade)

@@ -169,6 +169,32 @@ def test_same_seed_same_games_and_seeds_per_game():
     np.testing.assert_array_equal(fresh.states[2][:40], e.game_state[:40])
 
 
+@pytest.mark.parametrize("mode,opponents", [("learner", "random"), ("learner", ["random", "jsettlers"]),
+                                             ("all_seats", "random")])
+def test_threads_step_the_same_games_as_one_thread(mode, opponents):
+    """threads=3 (slices stepped at once, GIL released) gives what one thread gives, game
+    for game: states, observations, masks, rewards, ends and episode statistics; illegal
+    actions in the mix; Python opponents (the kernel pauses for them) too."""
+    one = BatchedCatan(7, mode=mode, opponents=opponents, max_turns=40, vp_reward=0.1)
+    three = BatchedCatan(7, mode=mode, opponents=opponents, max_turns=40, vp_reward=0.1, threads=3)
+    assert three.threads == 3
+    one.reset(seed=11), three.reset(seed=11)
+    for k in range(600):
+        acts = one.sample_actions()
+        if k % 50 == 7:
+            acts[k % 7] = int(np.flatnonzero(~one.masks[k % 7])[0])  # an illegal action
+        a = one.step(acts)
+        b = three.step(acts)
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)
+        assert one.episode_stats() == three.episode_stats()
+    np.testing.assert_array_equal(one.states, three.states)
+    three.close()
+    three.step(three.sample_actions())  # still works after close (the pool restarts)
+    with pytest.raises(ValueError, match="threads"):
+        BatchedCatan(2, threads=0)
+
+
 def test_planes_observations_and_episode_statistics():
     batch = BatchedCatan(4, obs_type="planes", skip_forced=True, max_turns=60)
     obs, _ = batch.reset(seed=1)

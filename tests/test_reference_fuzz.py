@@ -48,15 +48,27 @@ def test_legal_mask_matches_reference_and_python_invariants(rules):
     assert checked > 500
 
 
-def test_road_reach_agrees_with_the_edge_by_edge_rule():
-    """The two-pass road enumeration (``road_reach`` bits) against ``road_spot_ok``."""
+def test_bitmask_placement_agrees_with_the_spot_by_spot_rules():
+    """The bitmask enumerations (``road_reach`` / ``road_spots``, ``settlement_spots``,
+    ``vertex_masks``) against the spot-by-spot rules ``road_spot_ok``,
+    ``settlement_spot_ok`` and the vertex owners, for every seat of many positions."""
     checked = 0
     for s in _random_states(4, seed=14, every=5):
         for p in range(C.n_players(s)):
             reach = P.road_reach(s, p)
+            low, high = P.road_spots(s, reach)
             for e in range(len(P.EDGE_VERTICES)):
-                assert P.road_spot_in(s, reach, e) == P.road_spot_ok(s, p, e)
+                bit = (low >> e) & 1 if e < 64 else (high >> (e - 64)) & 1
+                assert P.road_spot_in(s, reach, e) == P.road_spot_ok(s, p, e) == bool(bit)
                 checked += 1
+            occupied, own, settlements = P.vertex_masks(s, p)
+            spots = P.settlement_spots(occupied, P.road_ends(s, p))
+            for v in range(len(P.VERTEX_EDGES)):
+                owner, level = s[L.V_OWNER + v], s[L.V_LEVEL + v]
+                assert bool((spots >> v) & 1) == P.settlement_spot_ok(s, p, v)
+                assert bool((occupied >> v) & 1) == (owner >= 0)
+                assert bool((own >> v) & 1) == (owner == p)
+                assert bool((settlements >> v) & 1) == (owner == p and level == 1)
     assert checked > 50_000
 
 
@@ -75,6 +87,31 @@ def test_longest_road_vp_and_production_match_references(rules):
                 C.step(t, 0, outcome=total)
                 after = L.view(t, "hand")
                 assert (after - before).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("rules", [{}, PIONEERS_RULES], ids=["official", "pioneers"])
+def test_production_at_the_packing_limit(rules):
+    """A roll owing the most a seat can be owed (every hex ore with number 8, nine
+    buildings of one seat, four of them cities, each on three hexes; the others' too):
+    the packed per-seat counts do not overflow and match the reference, with a bank
+    short (shortage rules) and a bank that can pay everyone."""
+    s = C.new_game(seed=0, **rules)
+    for h in range(len(HEX_VERTICES)):
+        s[L.HEX_TERRAIN + h], s[L.HEX_NUMBER + h] = 4, 8
+    inner = [v for v in range(len(P.VERTEX_EDGES)) if (P.VERTEX_EDGES[v] >= 0).all()]
+    rng = np.random.default_rng(0)
+    for k, v in enumerate(rng.permutation(inner)[:30]):
+        s[L.V_OWNER + v], s[L.V_LEVEL + v] = k % 4, 2 if k < 16 else 1  # 7-8 each, 4 cities
+    s[L.ROBBER] = -1
+    s[L.PHASE], s[L.DECIDER] = L.PH_PRE_ROLL, s[L.TURN_PLAYER]
+    for bank in (19, 1000):
+        t = s.copy()
+        t[L.BANK + 4] = bank
+        expected = np.array(ref_production(t, 8))
+        assert bank == 19 or expected.max() >= 27
+        before = L.view(t, "hand").copy()
+        C.step(t, 0, outcome=8)
+        assert (L.view(t, "hand") - before).tolist() == expected.tolist()
 
 
 def _check_samples_against_slow_references(samples, n):

@@ -21,6 +21,9 @@ The arrays returned are the env's own buffers, overwritten by the next step: cop
 you keep, and do not write into them (a row's board part is reused while that game's
 board is unchanged).  ``CatanVectorEnv`` copies by default.
 
+``threads=k`` steps k slices of the games at once (the kernel releases the GIL), for
+k cores: the same results as one thread, game for game.
+
 Semantics match the single envs step for step (see ``kernel``): the same seed gives the
 same game as ``raw_env().reset(seed=...)``; episodes reset automatically in the same
 step, the finished episode's last observation in ``final_obs`` and its statistics in
@@ -28,6 +31,7 @@ step, the finished episode's last observation in ``final_obs`` and its statistic
 """
 import copy
 import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -91,9 +95,12 @@ class BatchedCatan:
                  learner_seat: Optional[int] = None, obs_type: str = "vector",
                  max_turns: Optional[int] = DEFAULT_MAX_TURNS, vp_reward: float = 0.0,
                  illegal_penalty: float = -0.1, max_illegal: int = 100, skip_forced: bool = False,
-                 opponent_sample: bool = True, seed: Optional[int] = None, **options: Any) -> None:
+                 opponent_sample: bool = True, seed: Optional[int] = None, threads: int = 1,
+                 **options: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+            raise ValueError(f"threads must be a positive int, got {threads!r}")
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if obs_type not in ("vector", "planes"):
@@ -150,6 +157,12 @@ class BatchedCatan:
         self._seed = seed
         self._has_reset = False
         self.opponent_fallbacks: Dict[str, int] = {}  # moves Python opponents replaced, by reason (all games)
+        # threads > 1: step() splits the games into that many slices, stepped at once by
+        # the GIL-free kernel in a thread pool (results identical to one thread: each game
+        # has its own RNG and rows)
+        self.threads = min(threads, num_envs)
+        self._slices = np.linspace(0, num_envs, self.threads + 1).astype(np.int64)
+        self._pool: Optional[ThreadPoolExecutor] = None
 
     # ------------------------------------------------------------------ opponents
     def set_opponents(self, opponents: OpponentPool) -> None:
@@ -227,7 +240,7 @@ class BatchedCatan:
                 raise ValueError(f"hold needs one flag per game ({self.num_envs}), got {hold.shape[0]}")
             held = np.flatnonzero(hold & (self.games[:, K.G_WAITING] == 0))
             self.games[held, K.G_WAITING] = 1  # step_games skips waiting games
-        K.step_games(actions, *self._arrays())
+        self._step_kernel(actions)
         self.games[held, K.G_WAITING] = 0
         self._run_external()
         rewards = self.rewards if self.mode == "all_seats" else self.rewards[:, 0]
@@ -284,7 +297,28 @@ class BatchedCatan:
                            "truncated": bool(self.truncated[i])}
         return out
 
+    def close(self) -> None:
+        """Stop the stepping threads (threads > 1); the env still works afterwards."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
     # ------------------------------------------------------------------ internals
+    def _step_kernel(self, actions: np.ndarray) -> None:
+        """One step of every game: one kernel call, or one per slice in the thread pool."""
+        arrays = self._arrays()
+        if self.threads == 1:
+            K.step_games(actions, *arrays)
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="catan-batched")
+        bounds = self._slices
+        futures = [self._pool.submit(K.step_slice, actions, *arrays, bounds[k], bounds[k + 1])
+                   for k in range(1, self.threads)]
+        K.step_slice(actions, *arrays, bounds[0], bounds[1])  # the calling thread takes a slice
+        for f in futures:
+            f.result()
+
     def _arrays(self) -> Tuple[Any, ...]:
         """The kernels' grouped arguments: (Batch, Setup, Nets, Outputs)."""
         return (K.Batch(self.states, self.games, self.vals, self.rngs),

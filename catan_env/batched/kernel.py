@@ -300,18 +300,20 @@ def _scratch(nets):
                    np.empty(N_ACTIONS), np.empty(width, dtype=np.float32), np.empty(width, dtype=np.float32))
 
 
-@njit(cache=True)
-def step_games(actions, b, setup, nets, out):
-    """Apply actions[i] for game i's caller-controlled decider (games waiting for an
-    external opponent are skipped) and settle every game; clears the per-step outputs."""
+@njit(cache=True, nogil=True)
+def step_slice(actions, b, setup, nets, out, lo, hi):
+    """Apply actions[i] for game i's caller-controlled decider, for games lo..hi-1 (games
+    waiting for an external opponent are skipped), and settle them; clears their per-step
+    outputs.  Touches rows lo..hi-1 only and releases the GIL, so threads can step
+    disjoint slices of one batch at once."""
     sc = _scratch(nets)
     games, vals, rewards, masks = b.games, b.vals, out.rewards, out.masks
-    rewards[:] = 0.0
-    out.terminated[:] = False
-    out.truncated[:] = False
+    rewards[lo:hi] = 0.0
+    out.terminated[lo:hi] = False
+    out.truncated[lo:hi] = False
     cfg = setup.cfg
     all_seats = cfg[C_ALL_SEATS]
-    for i in range(b.states.shape[0]):
+    for i in range(lo, hi):
         if games[i, G_WAITING]:
             continue
         s = b.states[i]
@@ -331,6 +333,12 @@ def step_games(actions, b, setup, nets, out):
         apply_action(s, a, -1)
         games[i, G_EP_LEN] += 1
         _settle(b, i, setup, nets, out, sc)
+
+
+@njit(cache=True)
+def step_games(actions, b, setup, nets, out):
+    """step_slice over every game of the batch."""
+    step_slice(actions, b, setup, nets, out, 0, b.states.shape[0])
 
 
 @njit(cache=True)

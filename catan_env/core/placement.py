@@ -3,6 +3,7 @@ opponents' buildings) with the holder / tie / set-aside rules, largest army, and
 road and settlement placement rules."""
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .layout import (
     E_OWNER, KNIGHTS, LA_HOLDER, LR_HOLDER, OPT_PLAYERS, PUBLIC_VP, ROAD_LEN, ROADS_LEFT,
@@ -10,6 +11,19 @@ from .layout import (
 )
 from .tables import HOLDER_BONUS_VP, LARGEST_ARMY_MIN, LONGEST_ROAD_MIN
 from .topology import EDGE_VERTICES, N_EDGES, N_VERTICES, VERTEX_EDGES, VERTEX_VERTICES
+
+
+def _neighbour_masks():
+    out = np.zeros(N_VERTICES, np.int64)
+    for v in range(N_VERTICES):
+        for w in VERTEX_VERTICES[v]:
+            if w >= 0:
+                out[v] |= np.int64(1) << np.int64(w)
+    out.setflags(write=False)
+    return out
+
+
+NEIGHBOUR_MASK = _neighbour_masks()  # bit w of row v: w shares an edge with v
 
 
 @njit(cache=True)
@@ -216,22 +230,84 @@ def settlement_spot_ok(s, p, v):
     return distance_ok(s, v) and touches_own_road(s, p, v)
 
 
+# Vertex sets as bitmasks (54 vertices fit one int64; bit v is vertex v), so the main
+# phase's legal builds come from a pass over the vertices and one over the edges instead
+# of a placement test per vertex and per edge (the tests compare them with the reference).
 @njit(cache=True)
-def road_reach(s, p):
-    """Bit v set when a road of p may end at vertex v: p's building there, or an empty
-    vertex that one of p's roads touches.  (54 vertices fit one int64.)  An empty edge
-    is a legal road spot iff one of its ends is in the reach: the same rule as
-    ``road_spot_ok``, for all edges in two passes."""
+def vertex_masks(s, p):
+    """(occupied vertices, p's buildings, p's settlements) as vertex bitmasks."""
+    occupied = np.int64(0)
+    own = np.int64(0)
+    settlements = np.int64(0)
+    for v in range(N_VERTICES):
+        o = s[V_OWNER + v]
+        if o >= 0:
+            bit = np.int64(1) << v
+            occupied |= bit
+            if o == p:
+                own |= bit
+                if s[V_LEVEL + v] == 1:
+                    settlements |= bit
+    return occupied, own, settlements
+
+
+@njit(cache=True)
+def road_ends(s, p):
+    """Vertices that p's roads touch, as a bitmask."""
     touched = np.int64(0)
     for e in range(N_EDGES):
         if s[E_OWNER + e] == p:
             touched |= (np.int64(1) << EDGE_VERTICES[e, 0]) | (np.int64(1) << EDGE_VERTICES[e, 1])
-    reach = np.int64(0)
-    for v in range(N_VERTICES):
-        owner = s[V_OWNER + v]
-        if owner == p or (owner < 0 and (touched >> v) & 1):
-            reach |= np.int64(1) << v
-    return reach
+    return touched
+
+
+@njit(cache=True)
+def lowest_bit(mask):
+    """Index of the lowest set bit of a non-empty bitmask (a vertex, or an edge of a mask
+    of edges)."""
+    return trailing_zeros(mask)
+
+
+@njit(cache=True)
+def settlement_spots(occupied, touched):
+    """Vertices where p may build a settlement: free, no neighbour occupied, on p's road."""
+    spots = np.int64(0)
+    rest = touched & ~occupied
+    while rest != 0:
+        v = lowest_bit(rest)
+        rest &= rest - 1
+        if NEIGHBOUR_MASK[v] & occupied == 0:
+            spots |= np.int64(1) << v
+    return spots
+
+
+@njit(cache=True)
+def road_reach(s, p):
+    """Bit v set when a road of p may end at vertex v: p's building there, or an empty
+    vertex that one of p's roads touches.  An empty edge is a legal road spot iff one of
+    its ends is in the reach: the same rule as ``road_spot_ok``, for all edges at once."""
+    occupied, own, _ = vertex_masks(s, p)
+    return own | (road_ends(s, p) & ~occupied)
+
+
+@njit(cache=True)
+def road_spots(s, reach):
+    """Empty edges with an end in reach (p's road_reach): p's legal road spots, as two
+    bitmasks (edges 0-63, edges 64-71)."""
+    low = np.int64(0)
+    high = np.int64(0)
+    rest = reach
+    while rest != 0:
+        v = lowest_bit(rest)
+        rest &= rest - 1
+        for k in range(3):
+            e = VERTEX_EDGES[v, k]
+            if e >= 0 and s[E_OWNER + e] < 0:
+                if e < 64:
+                    low |= np.int64(1) << e
+                else:
+                    high |= np.int64(1) << (e - 64)
+    return low, high
 
 
 @njit(cache=True)
@@ -242,11 +318,8 @@ def road_spot_in(s, reach, e):
 
 @njit(cache=True)
 def any_road_spot(s, p):
-    reach = road_reach(s, p)
-    for e in range(N_EDGES):
-        if road_spot_in(s, reach, e):
-            return True
-    return False
+    low, high = road_spots(s, road_reach(s, p))
+    return low != 0 or high != 0
 
 
 # ---------------------------------------------------------------- placing pieces

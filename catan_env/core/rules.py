@@ -34,9 +34,9 @@ from .topology import (EDGE_VERTICES, HEX_NEIGHBOURS, HEX_VERTICES, N_EDGES, N_H
                        N_VERTICES, PORT_EDGES, VERTEX_HEXES)
 from .rng import randint, seed_rng, shuffle
 from .cards import _gain, _know_lose, _know_steal, _pay, _transfer, can_afford, hand_size, total_vp
-from .placement import (any_road_spot, distance_ok, place_road, place_settlement, road_reach,
-                        road_spot_in, settlement_spot_ok, update_largest_army,
-                        upgrade_to_city)
+from .placement import (any_road_spot, distance_ok, lowest_bit, place_road, place_settlement,
+                        road_ends, road_reach, road_spots, settlement_spots, update_largest_army,
+                        upgrade_to_city, vertex_masks)
 
 MASK_SIZE = A.N_ACTIONS
 
@@ -118,6 +118,23 @@ def _push(buf, n, a):
 
 
 @njit(cache=True)
+def _push_bits(mask, first, buf, n):
+    """Push first + i for each set bit i of mask, ascending."""
+    while mask != 0:
+        n = _push(buf, n, first + lowest_bit(mask))
+        mask &= mask - 1
+    return n
+
+
+@njit(cache=True)
+def _push_roads(s, reach, buf, n):
+    """Push the road actions of the empty edges with an end in reach, ascending."""
+    low, high = road_spots(s, reach)
+    n = _push_bits(low, A.ROAD0, buf, n)
+    return _push_bits(high, A.ROAD0 + 64, buf, n)
+
+
+@njit(cache=True)
 def _dev_plays(s, p, buf, n):
     if s[DEV_PLAYED] != 0:
         return n
@@ -192,11 +209,7 @@ def legal_actions(s, buf):
                         n = _push(buf, n, A.robber_action(h, k))
         return n
     if ph == PH_ROAD_BUILDING:
-        reach = road_reach(s, p)
-        for e in range(N_EDGES):
-            if road_spot_in(s, reach, e):
-                n = _push(buf, n, A.ROAD0 + e)
-        return n
+        return _push_roads(s, road_reach(s, p), buf, n)
     if ph == PH_TRADE_RESPONSE:
         if s[hand_i(p, s[TRADE_GET_RES])] >= s[TRADE_GET_N]:
             n = _push(buf, n, A.TRADE_ACCEPT)
@@ -218,23 +231,21 @@ def legal_actions(s, buf):
         return n
     # PH_MAIN
     n = _push(buf, n, A.END_TURN)
-    if s[ROADS_LEFT + p] > 0 and can_afford(s, p, ROAD_COST):
-        reach = road_reach(s, p)
-        for e in range(N_EDGES):
-            if road_spot_in(s, reach, e):
-                n = _push(buf, n, A.ROAD0 + e)
-    if s[SETTLEMENTS_LEFT + p] > 0 and can_afford(s, p, SETTLEMENT_COST):
-        for v in range(N_VERTICES):
-            if settlement_spot_ok(s, p, v):
-                n = _push(buf, n, A.SETTLEMENT0 + v)
-    if s[CITIES_LEFT + p] > 0 and can_afford(s, p, CITY_COST):
-        direct = (rule_on(s, RULE_DIRECT_CITY) and s[SETTLEMENTS_LEFT + p] > 0
-                  and can_afford(s, p, DIRECT_CITY_COST))
-        for v in range(N_VERTICES):
-            if s[V_OWNER + v] == p and s[V_LEVEL + v] == 1:
-                n = _push(buf, n, A.CITY0 + v)
-            elif direct and settlement_spot_ok(s, p, v):
-                n = _push(buf, n, A.CITY0 + v)
+    road = s[ROADS_LEFT + p] > 0 and can_afford(s, p, ROAD_COST)
+    settlement = s[SETTLEMENTS_LEFT + p] > 0 and can_afford(s, p, SETTLEMENT_COST)
+    city = s[CITIES_LEFT + p] > 0 and can_afford(s, p, CITY_COST)
+    if road or settlement or city:  # the board as bitmasks, one pass each (placement)
+        occupied, own, settlements = vertex_masks(s, p)
+        touched = road_ends(s, p) if road or settlement or rule_on(s, RULE_DIRECT_CITY) else 0
+        if road:
+            n = _push_roads(s, own | (touched & ~occupied), buf, n)
+        spots = settlement_spots(occupied, touched)
+        if settlement:
+            n = _push_bits(spots, A.SETTLEMENT0, buf, n)
+        if city:
+            direct = (rule_on(s, RULE_DIRECT_CITY) and s[SETTLEMENTS_LEFT + p] > 0
+                      and can_afford(s, p, DIRECT_CITY_COST))
+            n = _push_bits(settlements | (spots if direct else 0), A.CITY0, buf, n)
     if can_afford(s, p, DEV_COST) and deck_size(s) > 0:
         n = _push(buf, n, A.BUY_DEV)
     n = _dev_plays(s, p, buf, n)
@@ -291,10 +302,24 @@ def _roll_dice(s, forced):
     return d1 + d2
 
 
+# What a roll owes, packed without an allocation (a roll is a third of all steps): seat p's
+# count of resource r is a 6-bit field of one int64 per pair of seats (seats 0-1, 2-3).
+# A seat is owed at most 9 buildings x 3 hexes x 2 = 54 of a resource, even on a custom
+# board with one number everywhere, so a field never overflows.
+_OWED_BITS = 6
+
+
+@njit(cache=True)
+def _owed(pair, p, r):
+    """Seat p's count of resource r in its pair's word."""
+    return (pair >> (((p & 1) * N_RES + r) * _OWED_BITS)) & ((1 << _OWED_BITS) - 1)
+
+
 @njit(cache=True)
 def _produce(s, number):
     np_ = s[OPT_PLAYERS]
-    owed = np.zeros((4, 5), dtype=np.int64)
+    seats01 = np.int64(0)
+    seats23 = np.int64(0)
     for h in range(N_HEXES):
         if s[HEX_NUMBER + h] != number or h == s[ROBBER]:
             continue
@@ -305,13 +330,19 @@ def _produce(s, number):
             v = HEX_VERTICES[h, k]
             o = s[V_OWNER + v]
             if o >= 0:
-                owed[o, r] += s[V_LEVEL + v]
+                add = s[V_LEVEL + v] << (((o & 1) * N_RES + r) * _OWED_BITS)
+                if o < 2:
+                    seats01 += add
+                else:
+                    seats23 += add
+    if seats01 == 0 and seats23 == 0:
+        return
     if rule_on(s, RULE_SHORTAGE_IN_ORDER):  # paid in seat order from the roller, partially
         tp = s[TURN_PLAYER]
         for r in range(N_RES):
             for k in range(np_):
                 p = (tp + k) % np_
-                give = min(owed[p, r], s[BANK + r])
+                give = min(_owed(seats01 if p < 2 else seats23, p, r), s[BANK + r])
                 if give > 0:
                     _gain(s, p, r, give)
         return
@@ -320,16 +351,18 @@ def _produce(s, number):
         owed_players = 0
         last = -1
         for p in range(np_):
-            if owed[p, r] > 0:
-                total += owed[p, r]
+            owed = _owed(seats01 if p < 2 else seats23, p, r)
+            if owed > 0:
+                total += owed
                 owed_players += 1
                 last = p
         if total == 0:
             continue
         if total <= s[BANK + r]:
             for p in range(np_):
-                if owed[p, r] > 0:
-                    _gain(s, p, r, owed[p, r])
+                owed = _owed(seats01 if p < 2 else seats23, p, r)
+                if owed > 0:
+                    _gain(s, p, r, owed)
         elif owed_players == 1 and s[BANK + r] > 0:
             _gain(s, last, r, s[BANK + r])
 
