@@ -2,7 +2,7 @@
 
 Prints games/s, steps/s and steps/game (trading off and on), state copy time,
 playouts/s per policy (from the first normal turn), and cold/warm first-game times.
-Usage: python benchmarks/core_throughput.py [--seconds 5]
+Usage: python benchmarks/core_throughput.py [--seconds 5] [--threads 1,2]
 """
 import argparse
 import os
@@ -87,11 +87,36 @@ def first_game_seconds(cache_dir):
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def scaling(threads, seconds, trade=0):
+    """Whole random games on k threads at once (the kernel releases the GIL): games/s per
+    thread count and the speed-up over the first, each count measured twice, alternating."""
+    from concurrent.futures import ThreadPoolExecutor
+    random_games(2, 4, trade, 0, 0, 10_000)
+    best = {k: 0.0 for k in threads}
+    for _ in range(2):
+        for k in threads:
+            with ThreadPoolExecutor(k) as pool:
+                done, t0 = 0, time.perf_counter()
+                while time.perf_counter() - t0 < seconds / 2:
+                    jobs = [pool.submit(random_games, 50, 4, trade, 0, 1000 * j + done, 10_000)
+                            for j in range(k)]
+                    for job in jobs:
+                        job.result()
+                    done += 50 * k
+                best[k] = max(best[k], done / (time.perf_counter() - t0))
+    for k in threads:
+        print(f"random games, trading {'on ' if trade else 'off'}, {k} thread(s): {best[k]:8.0f} games/s "
+              f"({best[k] / best[threads[0]]:.2f}x)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     ap.add_argument("--skip-cold", action="store_true", help="skip the cold-start measurement")
+    ap.add_argument("--threads", default="", help="only the scaling over thread counts, e.g. 1,2")
     args = ap.parse_args()
+    if args.threads:
+        return scaling([int(x) for x in args.threads.split(",")], args.seconds)
     for trade in (0, 1):
         gps, sps, spg = timed_games(trade, args.seconds)
         print(f"random games, trading {'on ' if trade else 'off'}: {gps:8.0f} games/s  "

@@ -202,7 +202,7 @@ class CatanBatchedVectorEnv(gymnasium.vector.VectorEnv):
         return out, rewards.astype(np.float32), terminated.copy(), truncated.copy(), {}
 
     def close(self, **kwargs):
-        pass
+        self.batch.close()
 
 
 def rllib_batched_env(config=None):

@@ -175,7 +175,7 @@ def _batched_vec_env_class():
             return []
 
         def close(self):
-            pass
+            self.batch.close()
 
     return _BatchedVecEnv
 

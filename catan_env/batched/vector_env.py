@@ -84,4 +84,4 @@ class CatanVectorEnv(gymnasium.vector.VectorEnv):
                 truncated.copy(), info)
 
     def close(self, **kwargs: Any) -> None:
-        pass
+        self.batch.close()

@@ -131,20 +131,89 @@ def _walk(s, p, start, first):
         v = EDGE_VERTICES[nxt, 0] + EDGE_VERTICES[nxt, 1] - v
 
 
+MAX_TRAIL = 15  # a seat has 15 roads: no trail is longer, which bounds the recursions
+
+
+@njit(cache=True)
+def _edge_bit(e):
+    """(low word, high word) of edge e in a two-word edge bitmask (72 edges)."""
+    if e < 64:
+        return np.int64(1) << e, np.int64(0)
+    return np.int64(0), np.int64(1) << (e - 64)
+
+
+@njit(cache=True)
+def _trail_from(s, p, v, used_lo, used_hi, depth):
+    """Longest trail of p's roads from vertex v that avoids the used edges (two-word
+    bitmask); depth is the length already walked, so the recursion stops at MAX_TRAIL."""
+    if depth >= MAX_TRAIL:
+        return 0
+    best = 0
+    for k in range(3):
+        f = VERTEX_EDGES[v, k]
+        if f < 0 or s[E_OWNER + f] != p:
+            continue
+        lo, hi = _edge_bit(f)
+        if (used_lo & lo) | (used_hi & hi):
+            continue
+        w = EDGE_VERTICES[f, 0] + EDGE_VERTICES[f, 1] - v
+        length = 1
+        owner = s[V_OWNER + w]
+        if owner < 0 or owner == p:  # an opponent's building ends the trail at w
+            length += _trail_from(s, p, w, used_lo | lo, used_hi | hi, depth + 1)
+        if length > best:
+            best = length
+    return best
+
+
+@njit(cache=True)
+def _through(s, p, x, back, used_lo, used_hi, walked):
+    """Longest trail that walked `walked` roads from vertex `back` to vertex x (the used
+    edges) and may go on from x: the best over every place to stop of the roads walked
+    plus the longest continuation from `back` the other way, avoiding the used edges."""
+    best = walked
+    owner = s[V_OWNER + back]
+    if owner < 0 or owner == p:
+        best += _trail_from(s, p, back, used_lo, used_hi, walked)
+    owner = s[V_OWNER + x]
+    if walked >= MAX_TRAIL or (owner >= 0 and owner != p):
+        return best
+    for k in range(3):
+        f = VERTEX_EDGES[x, k]
+        if f < 0 or s[E_OWNER + f] != p:
+            continue
+        lo, hi = _edge_bit(f)
+        if (used_lo & lo) | (used_hi & hi):
+            continue
+        w = EDGE_VERTICES[f, 0] + EDGE_VERTICES[f, 1] - x
+        length = _through(s, p, w, back, used_lo | lo, used_hi | hi, walked + 1)
+        if length > best:
+            best = length
+    return best
+
+
+@njit(cache=True)
+def longest_through(s, p, e):
+    """Longest trail of p's roads that uses p's road e: every trail from one end of e
+    through e, each combined with the longest way on from the other end."""
+    lo, hi = _edge_bit(e)
+    return _through(s, p, EDGE_VERTICES[e, 1], EDGE_VERTICES[e, 0], lo, hi, 1)
+
+
 @njit(cache=True)
 def longest_after_road(s, p, e):
     """p's longest trail right after p's road e was added, given ROAD_LEN from before.
 
-    A new trail must use e; when the roads on both sides of e run without a fork or a
-    cycle, the longest such trail is the whole run, so the answer is max(the old length,
-    the run) without a search.  Otherwise the full search (``road_length``); a test checks
-    both paths against the exhaustive reference."""
+    A new trail must use e, so the answer is max(the old length, the longest trail
+    through e).  When the roads on both sides of e run without a fork or a cycle, that
+    trail is the whole run, found by walking; otherwise by a search of the trails through
+    e only.  Tests check both against the exhaustive reference, road by road."""
     a = _walk(s, p, EDGE_VERTICES[e, 0], e)
     if a >= 0:
         b = _walk(s, p, EDGE_VERTICES[e, 1], e)
         if b >= 0:
             return max(s[ROAD_LEN + p], a + b + 1)
-    return road_length(s, p)
+    return max(s[ROAD_LEN + p], longest_through(s, p, e))
 
 
 @njit(cache=True)

@@ -148,10 +148,11 @@ def playout(state, policy, seed, max_turns):
     return vp, s[WINNER]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def random_games(n_games, n_players, trade, policy, seed, max_turns):
     """Benchmark kernel: n_games new random-board games played to the end.
-    Returns (games finished with a winner, total steps)."""
+    Returns (games finished with a winner, total steps).  Releases the GIL, so threads
+    play games on several cores at once (``benchmarks/core_throughput.py --threads``)."""
     s = np.zeros(STATE_SIZE, dtype=np.int64)
     won = 0
     steps = 0
