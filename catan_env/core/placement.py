@@ -143,13 +143,31 @@ def _edge_bit(e):
 
 
 @njit(cache=True)
-def _trail_from(s, p, v, used_lo, used_hi, depth):
-    """Longest trail of p's roads from vertex v that avoids the used edges (two-word
-    bitmask); depth is the length already walked, so the recursion stops at MAX_TRAIL."""
-    if depth >= MAX_TRAIL:
-        return 0
+def _free_for(s, p, v):
+    """A trail of p may pass through vertex v: no opponent's building there."""
+    owner = s[V_OWNER + v]
+    return owner < 0 or owner == p
+
+
+@njit(cache=True)
+def _trail_from(s, p, start, used_lo, used_hi, stack_v, stack_k, stack_e):
+    """Longest trail of p's roads from vertex start avoiding the used edges (a two-word
+    edge bitmask): depth-first over the given stacks (numba caches no recursion)."""
     best = 0
-    for k in range(3):
+    depth = 0
+    stack_v[0] = start
+    stack_k[0] = 0
+    while depth >= 0:
+        v = stack_v[depth]
+        k = stack_k[depth]
+        if k >= 3:
+            if depth > 0:
+                lo, hi = _edge_bit(stack_e[depth])
+                used_lo &= ~lo
+                used_hi &= ~hi
+            depth -= 1
+            continue
+        stack_k[depth] = k + 1
         f = VERTEX_EDGES[v, k]
         if f < 0 or s[E_OWNER + f] != p:
             continue
@@ -157,47 +175,67 @@ def _trail_from(s, p, v, used_lo, used_hi, depth):
         if (used_lo & lo) | (used_hi & hi):
             continue
         w = EDGE_VERTICES[f, 0] + EDGE_VERTICES[f, 1] - v
-        length = 1
-        owner = s[V_OWNER + w]
-        if owner < 0 or owner == p:  # an opponent's building ends the trail at w
-            length += _trail_from(s, p, w, used_lo | lo, used_hi | hi, depth + 1)
-        if length > best:
-            best = length
-    return best
-
-
-@njit(cache=True)
-def _through(s, p, x, back, used_lo, used_hi, walked):
-    """Longest trail that walked `walked` roads from vertex `back` to vertex x (the used
-    edges) and may go on from x: the best over every place to stop of the roads walked
-    plus the longest continuation from `back` the other way, avoiding the used edges."""
-    best = walked
-    owner = s[V_OWNER + back]
-    if owner < 0 or owner == p:
-        best += _trail_from(s, p, back, used_lo, used_hi, walked)
-    owner = s[V_OWNER + x]
-    if walked >= MAX_TRAIL or (owner >= 0 and owner != p):
-        return best
-    for k in range(3):
-        f = VERTEX_EDGES[x, k]
-        if f < 0 or s[E_OWNER + f] != p:
-            continue
-        lo, hi = _edge_bit(f)
-        if (used_lo & lo) | (used_hi & hi):
-            continue
-        w = EDGE_VERTICES[f, 0] + EDGE_VERTICES[f, 1] - x
-        length = _through(s, p, w, back, used_lo | lo, used_hi | hi, walked + 1)
-        if length > best:
-            best = length
+        if depth + 1 > best:
+            best = depth + 1
+        if not _free_for(s, p, w):
+            continue  # an opponent's building ends the trail at w
+        used_lo |= lo
+        used_hi |= hi
+        depth += 1
+        stack_v[depth] = w
+        stack_k[depth] = 0
+        stack_e[depth] = f
     return best
 
 
 @njit(cache=True)
 def longest_through(s, p, e):
-    """Longest trail of p's roads that uses p's road e: every trail from one end of e
-    through e, each combined with the longest way on from the other end."""
-    lo, hi = _edge_bit(e)
-    return _through(s, p, EDGE_VERTICES[e, 1], EDGE_VERTICES[e, 0], lo, hi, 1)
+    """Longest trail of p's roads that uses p's road e: each trail that leaves e's first
+    end through e and goes on from the second (depth-first), combined with the longest
+    way on from the first end that avoids its edges."""
+    size = MAX_TRAIL + 2
+    stacks = np.empty(6 * size, dtype=np.int64)  # forward and backward searches
+    fv, fk, fe = stacks[:size], stacks[size:2 * size], stacks[2 * size:3 * size]
+    bv, bk, be = stacks[3 * size:4 * size], stacks[4 * size:5 * size], stacks[5 * size:]
+    back = EDGE_VERTICES[e, 0]
+    back_free = _free_for(s, p, back)
+    used_lo, used_hi = _edge_bit(e)
+    best = 1
+    if back_free:
+        best += _trail_from(s, p, back, used_lo, used_hi, bv, bk, be)
+    fv[0] = EDGE_VERTICES[e, 1]
+    fk[0] = 0 if _free_for(s, p, fv[0]) else 3  # blocked: the trail ends on e
+    depth = 0
+    while depth >= 0:
+        v = fv[depth]
+        k = fk[depth]
+        if k >= 3:
+            if depth > 0:
+                lo, hi = _edge_bit(fe[depth])
+                used_lo &= ~lo
+                used_hi &= ~hi
+            depth -= 1
+            continue
+        fk[depth] = k + 1
+        f = VERTEX_EDGES[v, k]
+        if f < 0 or s[E_OWNER + f] != p:
+            continue
+        lo, hi = _edge_bit(f)
+        if (used_lo & lo) | (used_hi & hi):
+            continue
+        used_lo |= lo
+        used_hi |= hi
+        w = EDGE_VERTICES[f, 0] + EDGE_VERTICES[f, 1] - v
+        depth += 1
+        fv[depth] = w
+        fk[depth] = 0 if _free_for(s, p, w) else 3  # an opponent's building: stop at w
+        fe[depth] = f
+        length = depth + 1  # e and the roads walked from its second end
+        if back_free:
+            length += _trail_from(s, p, back, used_lo, used_hi, bv, bk, be)
+        if length > best:
+            best = length
+    return best
 
 
 @njit(cache=True)
