@@ -10,7 +10,7 @@ from .layout import (
     SETTLEMENTS_LEFT, CITIES_LEFT, V_LEVEL, V_OWNER,
 )
 from .tables import HOLDER_BONUS_VP, LARGEST_ARMY_MIN, LONGEST_ROAD_MIN
-from .topology import EDGE_VERTICES, N_EDGES, N_VERTICES, VERTEX_EDGES, VERTEX_VERTICES
+from .topology import EDGE_VERTICES, HEX_VERTICES, N_EDGES, N_VERTICES, VERTEX_EDGES, VERTEX_VERTICES
 
 
 def _neighbour_masks():
@@ -24,6 +24,8 @@ def _neighbour_masks():
 
 
 NEIGHBOUR_MASK = _neighbour_masks()  # bit w of row v: w shares an edge with v
+HEX_VERTEX_MASK = np.array([sum(1 << int(v) for v in vs) for vs in HEX_VERTICES], dtype=np.int64)
+HEX_VERTEX_MASK.setflags(write=False)  # bit v of row h: v is a corner of hex h
 
 
 @njit(cache=True)

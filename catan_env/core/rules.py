@@ -34,7 +34,7 @@ from .topology import (EDGE_VERTICES, HEX_NEIGHBOURS, HEX_VERTICES, N_EDGES, N_H
                        N_VERTICES, PORT_EDGES, VERTEX_HEXES)
 from .rng import randint, seed_rng, shuffle
 from .cards import _gain, _know_lose, _know_steal, _pay, _transfer, can_afford, hand_size, total_vp
-from .placement import (any_road_spot, distance_ok, lowest_bit, place_road, place_settlement,
+from .placement import (HEX_VERTEX_MASK, any_road_spot, distance_ok, lowest_bit, place_road, place_settlement,
                         road_ends, road_reach, road_spots, settlement_spots, update_largest_army,
                         upgrade_to_city, vertex_masks)
 
@@ -192,21 +192,37 @@ def legal_actions(s, buf):
             q = (p + k) % np_
             if hand_size(s, q) > 0 and not (s[OPT_FRIENDLY] != 0 and s[PUBLIC_VP + q] <= 2):
                 robbable |= 1 << k
+        # the buildings of the seats 1, 2, 3 places after the mover that may be robbed,
+        # as vertex bitmasks (one pass over the vertices, no modulo per vertex)
+        at1 = np.int64(0)
+        at2 = np.int64(0)
+        at3 = np.int64(0)
+        if robbable:
+            for v in range(N_VERTICES):
+                o = s[V_OWNER + v]
+                if o >= 0 and o != p:
+                    k = o - p if o > p else o - p + np_
+                    if (robbable >> k) & 1:
+                        if k == 1:
+                            at1 |= np.int64(1) << v
+                        elif k == 2:
+                            at2 |= np.int64(1) << v
+                        else:
+                            at3 |= np.int64(1) << v
         no_desert = rule_on(s, RULE_NO_DESERT_ROBBER)
         for h in range(N_HEXES):
             if h == s[ROBBER] or (no_desert and s[HEX_TERRAIN + h] == DESERT):
                 continue
-            victims = 0  # seats with a building on h that may be robbed
-            for j in range(6):
-                o = s[V_OWNER + HEX_VERTICES[h, j]]
-                if o >= 0 and o != p:
-                    victims |= (1 << ((o - p) % np_)) & robbable
-            if victims == 0:
+            on_h = HEX_VERTEX_MASK[h]
+            if (at1 | at2 | at3) & on_h == 0:
                 n = _push(buf, n, A.robber_action(h, 0))
-            else:
-                for k in range(1, np_):
-                    if (victims >> k) & 1:
-                        n = _push(buf, n, A.robber_action(h, k))
+                continue
+            if at1 & on_h:
+                n = _push(buf, n, A.robber_action(h, 1))
+            if at2 & on_h:
+                n = _push(buf, n, A.robber_action(h, 2))
+            if at3 & on_h:
+                n = _push(buf, n, A.robber_action(h, 3))
         return n
     if ph == PH_ROAD_BUILDING:
         return _push_roads(s, road_reach(s, p), buf, n)
