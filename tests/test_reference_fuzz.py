@@ -256,3 +256,13 @@ def test_random_action_sequences_keep_invariants(seed, warmup, choices, players,
         C.step(s, int(acts[c % len(acts)]))
         assert invariant_code(s) == 0
     assert problems(s) == []
+
+
+def test_trade_menu_comes_in_runs_giving_the_same_cards():
+    """legal_actions checks a hand once per run of N_RES - 1 menu entries (offers and
+    counter-offers): each run gives the same cards, in ascending menu order."""
+    from catan_env.core import actions as A
+    run = L.N_RES - 1
+    assert A.N_MENU % run == 0
+    for m0 in range(0, A.N_MENU, run):
+        assert len({(int(A.MENU_GIVE_RES[m]), int(A.MENU_GIVE_N[m])) for m in range(m0, m0 + run)}) == 1

@@ -230,13 +230,16 @@ def legal_actions(s, buf):
         if s[hand_i(p, s[TRADE_GET_RES])] >= s[TRADE_GET_N]:
             n = _push(buf, n, A.TRADE_ACCEPT)
         n = _push(buf, n, A.TRADE_REJECT)
-        for m in range(A.N_MENU):
-            if s[hand_i(p, A.MENU_GIVE_RES[m])] < A.MENU_GIVE_N[m]:
+        # counter-offers the responder can pay, except the mirror of the offer (= accept);
+        # menu entries come in runs of N_RES - 1 with the same cards given
+        for m0 in range(0, A.N_MENU, N_RES - 1):
+            if s[hand_i(p, A.MENU_GIVE_RES[m0])] < A.MENU_GIVE_N[m0]:
                 continue
-            mirror = (A.MENU_GIVE_RES[m] == s[TRADE_GET_RES] and A.MENU_GIVE_N[m] == s[TRADE_GET_N]
-                      and A.MENU_GET_RES[m] == s[TRADE_GIVE_RES] and A.MENU_GET_N[m] == s[TRADE_GIVE_N])
-            if not mirror:
-                n = _push(buf, n, A.COUNTER0 + m)
+            for m in range(m0, m0 + N_RES - 1):
+                mirror = (A.MENU_GIVE_RES[m] == s[TRADE_GET_RES] and A.MENU_GIVE_N[m] == s[TRADE_GET_N]
+                          and A.MENU_GET_RES[m] == s[TRADE_GIVE_RES] and A.MENU_GET_N[m] == s[TRADE_GIVE_N])
+                if not mirror:
+                    n = _push(buf, n, A.COUNTER0 + m)
         return n
     if ph == PH_TRADE_CONFIRM:
         np_ = s[OPT_PLAYERS]
@@ -267,16 +270,22 @@ def legal_actions(s, buf):
     n = _dev_plays(s, p, buf, n)
     if rule_on(s, RULE_STRICT_TRADE) and s[BUILT] != 0:
         return n  # strict trade: no trading once something was built or bought
-    ports = port_bits(s, p)
-    for i in range(20):
-        r1 = A.MARITIME_GIVE[i]
-        r2 = A.MARITIME_GET[i]
-        if s[BANK + r2] > 0 and s[hand_i(p, r1)] >= rate_from_bits(ports, r1):
-            n = _push(buf, n, A.MARITIME0 + i)
+    most = 0
+    for r in range(N_RES):
+        most = max(most, s[hand_i(p, r)])
+    if most >= SPECIAL_PORT_RATE:  # else no rate can be paid: skip the harbours
+        ports = port_bits(s, p)
+        for r1 in range(N_RES):
+            if s[hand_i(p, r1)] < rate_from_bits(ports, r1):
+                continue
+            for r2 in range(N_RES):
+                if r2 != r1 and s[BANK + r2] > 0:
+                    n = _push(buf, n, A.maritime_action(r1, r2))
     if s[OPT_TRADE] != 0 and s[OFFERS_MADE] < s[OPT_MAX_OFFERS]:
-        for m in range(A.N_MENU):
-            if s[hand_i(p, A.MENU_GIVE_RES[m])] >= A.MENU_GIVE_N[m]:
-                n = _push(buf, n, A.OFFER0 + m)
+        for m0 in range(0, A.N_MENU, N_RES - 1):  # runs giving the same cards
+            if s[hand_i(p, A.MENU_GIVE_RES[m0])] >= A.MENU_GIVE_N[m0]:
+                for m in range(m0, m0 + N_RES - 1):
+                    n = _push(buf, n, A.OFFER0 + m)
     return n
 
 
