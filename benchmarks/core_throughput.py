@@ -87,8 +87,18 @@ def first_game_seconds(cache_dir):
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def _games_until(deadline, trade, seed):
+    """One thread's share: batches of 20 random games until the deadline; games played."""
+    done = 0
+    while time.perf_counter() < deadline:
+        random_games(20, 4, trade, 0, seed + done, 10_000)
+        done += 20
+    return done
+
+
 def scaling(threads, seconds, trade=0):
-    """Whole random games on k threads at once (the kernel releases the GIL): games/s per
+    """Whole random games on k threads at once (the kernel releases the GIL), each thread
+    playing batches until a common deadline (no barrier between batches): games/s per
     thread count and the speed-up over the first, each count measured twice, alternating."""
     from concurrent.futures import ThreadPoolExecutor
     random_games(2, 4, trade, 0, 0, 10_000)
@@ -96,13 +106,9 @@ def scaling(threads, seconds, trade=0):
     for _ in range(2):
         for k in threads:
             with ThreadPoolExecutor(k) as pool:
-                done, t0 = 0, time.perf_counter()
-                while time.perf_counter() - t0 < seconds / 2:
-                    jobs = [pool.submit(random_games, 50, 4, trade, 0, 1000 * j + done, 10_000)
-                            for j in range(k)]
-                    for job in jobs:
-                        job.result()
-                    done += 50 * k
+                t0 = time.perf_counter()
+                jobs = [pool.submit(_games_until, t0 + seconds / 2, trade, 10**6 * j) for j in range(k)]
+                done = sum(job.result() for job in jobs)
                 best[k] = max(best[k], done / (time.perf_counter() - t0))
     for k in threads:
         print(f"random games, trading {'on ' if trade else 'off'}, {k} thread(s): {best[k]:8.0f} games/s "

@@ -62,3 +62,27 @@ def test_named_fields_hold_what_they_say():
 def test_the_docs_page_is_the_generated_table():
     with open(os.path.join(ROOT, "docs", "observations-actions.md")) as f:
         assert O.observation_table() in f.read()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_reseating_the_board_equals_encoding_it_for_the_new_observer(players):
+    """The batched env re-seats a board part encoded for one observer instead of encoding
+    it again for the next: the result equals encode_board's, for every pair of seats."""
+    rng = np.random.default_rng(players)
+    s = G.new_game(seed=players, players=players)
+    checked = 0
+    while not G.is_over(s) and checked < 40:
+        G.step(s, int(rng.choice(G.legal_actions(s))))
+        if s[L.TURN] % 7 or rng.random() < 0.9:
+            continue
+        for old in range(players):
+            row = np.full(O.VECTOR_SIZE, 7.0, np.float32)  # the tail is left alone
+            O.encode_board(s, old, row)
+            for new in range(players):
+                moved = row.copy()
+                O.reseat_board(s, old, new, moved)
+                fresh = row.copy()
+                O.encode_board(s, new, fresh)
+                np.testing.assert_array_equal(moved, fresh)
+        checked += 1
+    assert checked >= 5

@@ -28,7 +28,8 @@ from ..core.actions import N_ACTIONS
 from ..core.cards import current_decider, shaping_value, total_vp
 from ..core.layout import (BOARD_END, CITIES_LEFT, MAX_PLAYERS, PHASE, PH_GAME_OVER, ROADS_LEFT,
                            ROBBER, SETTLEMENTS_LEFT, TURN, WINNER)
-from ..core.observe import VECTOR_SIZE, encode_board, encode_planes, encode_tail, encode_vector
+from ..core.observe import (VECTOR_SIZE, encode_board, encode_planes, encode_tail, encode_vector,
+                            reseat_board)
 from ..core.playout import pick_action
 from ..core.rng import next_u64, randint, seed_rng
 from ..core.rules import (apply_action, init_state, legal_actions, new_random_game,
@@ -52,7 +53,8 @@ N_FCONFIG = 2
 G_LEARNER, G_ILLEGAL, G_EP_LEN, G_WAITING, G_NEW, G_SEED, G_DECIDER = 0, 1, 2, 3, 4, 5, 6
 G_OPP = 7           # 3 columns: pool index of the opponents at relative seats 1..3
 G_BOARD_KEY = 10    # board_key of the board part now in the game's observation row
-N_GAME_COLS = 11
+G_BOARD_SEAT = 11   # the observer that board part was encoded for
+N_GAME_COLS = 12
 # vals table (float64)
 V_BASE = 0          # 4 columns: each seat's shaping value when it was last rewarded
 V_RETURN = 4        # episode return so far (learner mode: the learner's)
@@ -178,11 +180,12 @@ def _advance(s, rng, games, i, setup, nets, sc):
 
 
 @njit(cache=True)
-def board_key(s, seat):
-    """Changes whenever the board part of seat's observation can change (a piece placed
-    or upgraded, the robber moved, another observer), so an unchanged key lets the
-    encoder keep the board part already in the row (the single envs' tests check it)."""
-    k = s[ROBBER] * 8 + seat
+def board_key(s):
+    """Changes whenever the board part of an observation can change for a given observer
+    (a piece placed or upgraded, the robber moved), so an unchanged key lets the encoder
+    keep the board part already in the row, or only re-seat it for another observer (the
+    single envs' tests check it)."""
+    k = s[ROBBER]
     for p in range(MAX_PLAYERS):
         k = k * 4096 + s[ROADS_LEFT + p] * 256 + s[SETTLEMENTS_LEFT + p] * 16 + s[CITIES_LEFT + p]
     return k
@@ -192,10 +195,14 @@ def board_key(s, seat):
 def _observe(s, seat, games, i, cfg, buf, out):
     """Seat's observation and legal mask into row i of the output arrays."""
     obs, planes, masks = out.obs, out.planes, out.masks
-    key = board_key(s, seat)
+    key = board_key(s)
     if key != games[i, G_BOARD_KEY]:
         encode_board(s, seat, obs[i])
         games[i, G_BOARD_KEY] = key
+        games[i, G_BOARD_SEAT] = seat
+    elif seat != games[i, G_BOARD_SEAT]:
+        reseat_board(s, games[i, G_BOARD_SEAT], seat, obs[i])
+        games[i, G_BOARD_SEAT] = seat
     encode_tail(s, seat, obs[i])
     if cfg[C_PLANES]:
         encode_planes(s, seat, planes[i])
@@ -228,9 +235,11 @@ def _settle(b, i, setup, nets, out, sc):
         if not new:  # rewards of this transition (shaping telescopes over skipped moves)
             for p in range(n_players):
                 if all_seats or p == learner:
-                    v = shaping_value(s, p)
-                    r = vp_reward * (v - vals[i, p])
-                    vals[i, p] = v
+                    r = 0.0
+                    if vp_reward != 0.0:  # (no shaping: nothing to compute)
+                        v = shaping_value(s, p)
+                        r = vp_reward * (v - vals[i, p])
+                        vals[i, p] = v
                     if status == 2 and s[PHASE] == PH_GAME_OVER:
                         r += 1.0 if s[WINNER] == p else -1.0
                     if all_seats:
@@ -240,8 +249,9 @@ def _settle(b, i, setup, nets, out, sc):
                     if p == learner:
                         vals[i, V_RETURN] += r
         else:
-            for p in range(n_players):
-                vals[i, p] = shaping_value(s, p)
+            if vp_reward != 0.0:
+                for p in range(n_players):
+                    vals[i, p] = shaping_value(s, p)
             games[i, G_NEW] = 0
         if status == 0:
             d = current_decider(s)

@@ -162,6 +162,27 @@ def encode_board(s, observer, out):
 
 
 @njit(cache=True)
+def reseat_board(s, old, new, out):
+    """Turn out's board part, encoded by ``encode_board`` for observer old, into observer
+    new's for the same pieces: only the relative seats of buildings and roads move (the
+    batched env's all-seats mode changes observer most steps; a test checks the result
+    equals ``encode_board``)."""
+    n = s[OPT_PLAYERS]
+    for v in range(N_VERTICES):
+        owner = s[V_OWNER + v]
+        if owner >= 0:
+            base = O_VERTICES + v * VERTEX_FEATURES + (s[V_LEVEL + v] - 1) * MAX_PLAYERS
+            out[base + (owner - old + n) % n] = 0.0
+            out[base + (owner - new + n) % n] = 1.0
+    for e in range(N_EDGES):
+        owner = s[E_OWNER + e]
+        if owner >= 0:
+            base = O_EDGES + e * EDGE_FEATURES
+            out[base + (owner - old + n) % n] = 0.0
+            out[base + (owner - new + n) % n] = 1.0
+
+
+@njit(cache=True)
 def encode_tail(s, observer, out):
     """The non-board ("vector part") features into out[BOARD_SIZE:VECTOR_SIZE]."""
     out[BOARD_SIZE:VECTOR_SIZE] = 0.0
