@@ -199,6 +199,9 @@ class BatchedCatan:
         self.pool_kinds = np.array(kinds, np.int64)
         self.pool_cum = np.cumsum(weights) / np.sum(weights)
         self.params, self.layers, self.nets = pack(nets)
+        self._kernel_args: Optional[Tuple[Any, ...]] = None  # rebuilt with the new pool
+        # games started under an earlier pool may still pause for its Python agents
+        self._may_pause = bool(external) or getattr(self, "_may_pause", False)
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: Union[int, Sequence[int], None] = None) -> Tuple[Observations, np.ndarray]:
@@ -233,7 +236,7 @@ class BatchedCatan:
         actions = np.asarray(actions, np.int64).reshape(-1)
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"step() needs {self.num_envs} actions, got {actions.shape[0]}")
-        held = np.empty(0, np.int64)
+        held = None
         if hold is not None:
             hold = np.asarray(hold, bool).reshape(-1)
             if hold.shape[0] != self.num_envs:
@@ -241,7 +244,8 @@ class BatchedCatan:
             held = np.flatnonzero(hold & (self.games[:, K.G_WAITING] == 0))
             self.games[held, K.G_WAITING] = 1  # step_games skips waiting games
         self._step_kernel(actions)
-        self.games[held, K.G_WAITING] = 0
+        if held is not None:
+            self.games[held, K.G_WAITING] = 0
         self._run_external()
         rewards = self.rewards if self.mode == "all_seats" else self.rewards[:, 0]
         return self.observations(), rewards, self.terminated, self.truncated, self.masks
@@ -320,12 +324,16 @@ class BatchedCatan:
             f.result()
 
     def _arrays(self) -> Tuple[Any, ...]:
-        """The kernels' grouped arguments: (Batch, Setup, Nets, Outputs)."""
-        return (K.Batch(self.states, self.games, self.vals, self.rngs),
+        """The kernels' grouped arguments: (Batch, Setup, Nets, Outputs), built once per
+        opponent pool (the arrays themselves are never replaced)."""
+        if self._kernel_args is None:
+            self._kernel_args = (
+                K.Batch(self.states, self.games, self.vals, self.rngs),
                 K.Setup(self.cfg, self.fcfg, self._template, self.pool_kinds, self.pool_cum),
                 K.Nets(self.params, self.layers, self.nets),
                 K.Outputs(self.rewards, self.terminated, self.truncated, self.final_obs, self.final_planes,
                           self.ep_stats, self.ep_returns, self.obs, self.planes, self.masks))
+        return self._kernel_args
 
     def _external_agent(self, i: int, seat: int) -> Any:
         """The Python agent playing seat of game i (one copy per game and seat, reset
@@ -352,6 +360,8 @@ class BatchedCatan:
 
     def _run_external(self) -> None:
         """Let Python agents act wherever the kernel paused for one, until none waits."""
+        if not self._may_pause:
+            return  # no Python agent was ever in the pool: the kernel never pauses
         while True:
             waiting = np.flatnonzero(self.games[:, K.G_WAITING])
             if waiting.size == 0:
