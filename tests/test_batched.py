@@ -10,6 +10,7 @@ from catan_env.agents.base import Agent
 from catan_env.agents.learned import MLPPolicyAgent
 from catan_env.batched import BatchedCatan, CatanVectorEnv, MLPWeights
 from catan_env.core import invariants
+from catan_env.core import layout as L
 from catan_env.core.observe import VECTOR_SIZE
 from catan_env.core.options import PIONEERS_RULES
 from catan_env.gym_env import CatanGymEnv
@@ -193,6 +194,22 @@ def test_threads_step_the_same_games_as_one_thread(mode, opponents):
     three.step(three.sample_actions())  # still works after close (the pool restarts)
     with pytest.raises(ValueError, match="threads"):
         BatchedCatan(2, threads=0)
+
+
+def test_sample_legal_draws_legal_actions_uniformly():
+    from catan_env.batched import kernel as K
+    masks = np.zeros((3, C.N_ACTIONS), np.bool_)
+    masks[0, [3, 70, 431]] = True
+    masks[1, 200] = True  # row 2: nothing legal
+    rng = np.zeros(C.STATE_SIZE, np.int64)
+    rng[L.RNG] = 12345
+    out = np.empty(3, np.int64)
+    counts = {3: 0, 70: 0, 431: 0}
+    for _ in range(3000):
+        K.sample_legal(masks, rng, out)
+        counts[int(out[0])] += 1
+        assert out[1] == 200 and out[2] == 0
+    assert all(900 < c < 1100 for c in counts.values()), counts
 
 
 def test_planes_observations_and_episode_statistics():

@@ -364,14 +364,21 @@ def resume_games(idx, actions, b, setup, nets, out):
 
 @njit(cache=True)
 def sample_legal(masks, rng, out):
-    """A uniformly random legal action per row of masks into out (benchmarks, baselines);
-    one pass per row (reservoir sampling), 0 for a row with no legal action."""
+    """A uniformly random legal action per row of masks into out (benchmarks, baselines):
+    count the row's legal actions, draw one index, find it (one draw per row); 0 for a
+    row with no legal action."""
     for i in range(masks.shape[0]):
-        seen = 0
-        pick = 0
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                seen += 1
-                if randint(rng, seen) == 0:
-                    pick = a
-        out[i] = pick
+        row = masks[i]
+        count = 0
+        for a in range(row.shape[0]):
+            count += row[a]
+        out[i] = 0
+        if count == 0:
+            continue
+        k = randint(rng, count)
+        for a in range(row.shape[0]):
+            if row[a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
