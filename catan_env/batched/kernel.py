@@ -365,20 +365,13 @@ def resume_games(idx, actions, b, setup, nets, out):
 @njit(cache=True)
 def sample_legal(masks, rng, out):
     """A uniformly random legal action per row of masks into out (benchmarks, baselines):
-    count the row's legal actions, draw one index, find it (one draw per row); 0 for a
-    row with no legal action."""
+    the row's legal ids gathered in one branch-free pass, then one draw among them; 0 for
+    a row with no legal action."""
+    legal = np.empty(masks.shape[1], dtype=np.int64)
     for i in range(masks.shape[0]):
         row = masks[i]
         count = 0
         for a in range(row.shape[0]):
+            legal[count] = a
             count += row[a]
-        out[i] = 0
-        if count == 0:
-            continue
-        k = randint(rng, count)
-        for a in range(row.shape[0]):
-            if row[a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
+        out[i] = legal[randint(rng, count)] if count > 0 else 0
