@@ -162,9 +162,9 @@ def profile(games, trade, seed, repeats):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
-    ap.add_argument("--games", type=int, default=40, help="random games recorded per setting")
+    ap.add_argument("--games", type=int, default=40, help="random games played per setting (the same games for every measurement)")
     ap.add_argument("--trade", type=int, nargs="+", default=[0, 1], help="domestic trade off (0) / on (1)")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=1, help="seed of the first game (game g: seed + g)")
     ap.add_argument("--repeats", type=int, default=7, help="measured pairs per figure (median)")
     args = ap.parse_args()
     for trade in args.trade:
