@@ -74,26 +74,35 @@ def test_doc_block_runs(line, code, tmp_path):
     assert out.returncode == 0, f"block at {line} failed:\n{out.stderr[-3000:]}"
 
 
-def doc_commands():
-    """The catan-* commands of the README's and the docs' bash blocks, in order, each once
-    (pip and pytest lines are what CI itself does)."""
-    out = []
+def doc_command_blocks():
+    """(where, catan-* commands in order) per bash block of the README and the docs; a
+    command already seen in an earlier block is left out (pip and pytest lines are what
+    CI itself does).  A block's commands run in order in one folder (a replay renders the
+    games the arena saved just before)."""
+    out, seen = [], set()
     for path in doc_files():
         with open(path) as f:
             text = f.read()
-        for block in re.findall(r"```bash\n(.*?)```", text, re.S):
-            for line in block.splitlines():
+        for m in re.finditer(r"```bash\n(.*?)```", text, re.S):
+            commands = []
+            for line in m.group(1).splitlines():
                 line = line.split("#")[0].strip()
                 for part in line.split("&&"):
                     part = part.strip()
-                    if part.startswith("catan-") and part not in out:
-                        out.append(part)
+                    if part.startswith("catan-") and part not in seen:
+                        seen.add(part)
+                        commands.append(part)
+            if commands:
+                out.append((f"{doc_name(path)}:{text[:m.start()].count(chr(10)) + 2}", commands))
     return out
 
 
-def test_doc_commands_run(tmp_path):
-    commands = doc_commands()
-    assert any(c.startswith("catan-baselines") for c in commands)
+def test_the_docs_show_the_main_job():
+    assert any(c.startswith("catan-baselines") for _, block in doc_command_blocks() for c in block)
+
+
+@pytest.mark.parametrize("where,commands", [pytest.param(w, c, id=w) for w, c in doc_command_blocks()])
+def test_doc_commands_run(where, commands, tmp_path):
     bindir = os.path.dirname(sys.executable)
     from catan_env.pioneers.server import pioneers_available
     for cmd in commands:
@@ -110,5 +119,6 @@ def test_doc_commands_run(tmp_path):
         exe, *args = cmd.split()
         out = subprocess.run([os.path.join(bindir, exe), *args], cwd=tmp_path, capture_output=True,
                              text=True, timeout=600)
-        assert out.returncode == 0, f"command {cmd!r} of the docs failed:\n{out.stderr[-3000:]}"
-    assert (tmp_path / "results" / "baselines" / "table.md").exists()
+        assert out.returncode == 0, f"command {cmd!r} at {where} failed:\n{out.stderr[-3000:]}"
+        if cmd.startswith("catan-baselines"):
+            assert (tmp_path / "results" / "baselines" / "table.md").exists()

@@ -316,12 +316,17 @@ class BatchedCatan:
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="catan-batched")
-        bounds = self._slices
-        futures = [self._pool.submit(K.step_slice, actions, *arrays, bounds[k], bounds[k + 1])
+        bounds = [int(b) for b in self._slices]
+        futures = [self._pool.submit(self._step_slice, actions, bounds[k], bounds[k + 1])
                    for k in range(1, self.threads)]
-        K.step_slice(actions, *arrays, bounds[0], bounds[1])  # the calling thread takes a slice
+        self._step_slice(actions, bounds[0], bounds[1])  # the calling thread takes a slice
         for f in futures:
             f.result()
+
+    def _step_slice(self, actions: np.ndarray, lo: int, hi: int) -> None:
+        """Step games lo..hi-1 (the kernel releases the GIL while it runs)."""
+        args = (actions, *self._arrays(), lo, hi)
+        K.step_slice(*args)
 
     def _arrays(self) -> Tuple[Any, ...]:
         """The kernels' grouped arguments: (Batch, Setup, Nets, Outputs), built once per
