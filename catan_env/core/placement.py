@@ -194,7 +194,8 @@ def _trail_from(s, p, start, used_lo, used_hi, stack_v, stack_k, stack_e):
 def longest_through(s, p, e):
     """Longest trail of p's roads that uses p's road e: each trail that leaves e's first
     end through e and goes on from the second (depth-first), combined with the longest
-    way on from the first end that avoids its edges."""
+    way on from the first end that avoids its edges.  (Its loop repeats _trail_from's
+    on purpose: a shared step helper returning a tuple measured 3-6x slower here.)"""
     size = MAX_TRAIL + 2
     stacks = np.empty(6 * size, dtype=np.int64)  # forward and backward searches
     fv, fk, fe = stacks[:size], stacks[size:2 * size], stacks[2 * size:3 * size]
