@@ -8,7 +8,7 @@ from catan_env.agents.arena import format_table, play_game, summarise
 from catan_env.core import actions as A
 
 ROBOTS = ["jsettlers", "jsettlers:strategy=smart", "trader"]
-GAMES_PER_ROBOT = 200
+GAMES_PER_ROBOT = 120
 
 
 class _BrokenPlanner(JSettlersAgent):
@@ -40,7 +40,7 @@ def test_the_arena_reports_fallbacks_per_agent():
 @pytest.mark.parametrize("trading", [True, False])
 @pytest.mark.parametrize("spec", ROBOTS)
 def test_heuristic_robots_never_fall_back(spec, trading):
-    """200 whole games per robot (half with trading on, half off), 2-4 players: not one
+    """GAMES_PER_ROBOT whole games per robot (half with trading on, half off), 2-4 players: not one
     replaced move."""
     rng = np.random.default_rng(sum(map(ord, spec)) + trading)
     reasons = {}

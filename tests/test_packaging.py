@@ -212,3 +212,25 @@ def test_lazy_names_stay_functions_after_every_submodule_is_imported():
             "print('ok')\n")
     out = _run(["-c", code], cwd=ROOT)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_search_playouts_and_the_envs_share_one_compiled_apply_action():
+    """Kernels pass ``FROM_RNG`` (an int64), not the literal -1: numba compiles a separate
+    copy of a kernel and its callees for every literal argument, and apply_action's tree is
+    most of a cold start.  After playouts, fuzzing and an env step in this process, exactly
+    one apply_action exists (as do one new_random_game and one init_state)."""
+    import importlib
+    import catan_env
+    from catan_env.core import rules
+    playout = importlib.import_module("catan_env.core.playout")
+    fuzz = importlib.import_module("catan_env.core.fuzz")
+    playout.random_games(1, 4, 0, 0, 1, 30)
+    from catan_env.core.layout import STATE_SIZE
+    from catan_env.core.options import GameOptions
+    fuzz.fuzz_games(1, 1, 5, 0, 0, np.zeros((1, STATE_SIZE), np.int64), *GameOptions().rule_variants())
+    env = catan_env.env()
+    env.reset(seed=1)
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    for kernel in (rules.apply_action, rules.new_random_game, rules.init_state):
+        assert len(kernel.signatures) == 1, (kernel.__name__, kernel.signatures)
+        assert "Literal" not in str(kernel.signatures[0]), kernel.signatures

@@ -35,7 +35,7 @@ from catan_env.core.layout import (
 )
 from catan_env.core.playout import action_weights, pick_action
 from catan_env.core.rng import randint, seed_rng
-from catan_env.core.rules import action_cost, apply_action, legal_actions
+from catan_env.core.rules import FROM_RNG, action_cost, apply_action, legal_actions
 
 # ---- integer options (ci)
 I_DET = 0            # 0: a determinization per iteration (ISMCTS); 1: one per tree
@@ -250,7 +250,7 @@ def _playout(s, ci, cf, rng, buf, weights, reward):
     while s[PHASE] != PH_GAME_OVER and s[TURN] <= cap:
         n = legal_actions(s, buf)
         d = current_decider(s)
-        apply_action(s, pick_action(s, buf, n, policies[d], rng, weights), -1)
+        apply_action(s, pick_action(s, buf, n, policies[d], rng, weights), FROM_RNG)
     if s[PHASE] != PH_GAME_OVER and s[TURN] < ci[I_TURN_CAP] and turns > 0:
         return True
     _reward(s, ci[I_REWARD], reward)
@@ -403,7 +403,7 @@ def _chance_child(key, first, nxt, chance, visits, real, avail, wins, count, s, 
         n_out += 1
         k = nxt[k]
     if n_out < width:
-        apply_action(s, a, -1)
+        apply_action(s, a, FROM_RNG)
         oc = _find_child(key, first, nxt, chosen, _read_outcome(s, kind))
         if oc < 0 and count[0] < key.shape[0]:
             oc = _new_node(key, first, nxt, chance, visits, real, avail, wins, count,
@@ -411,13 +411,13 @@ def _chance_child(key, first, nxt, chance, visits, real, avail, wins, count, s, 
         return oc
     for attempt in range(32):
         trial = s.copy()
-        apply_action(trial, a, -1)
+        apply_action(trial, a, FROM_RNG)
         oc = _find_child(key, first, nxt, chosen, _read_outcome(trial, kind))
         if oc >= 0:
             s[:] = trial
             return oc
         s[RNG] = trial[RNG]            # the next try draws afresh
-    apply_action(s, a, -1)             # open loop from here
+    apply_action(s, a, FROM_RNG)             # open loop from here
     return -1
 
 
@@ -526,7 +526,7 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
             path[depth] = chosen
             node = chosen
             if kind == 0:
-                apply_action(s, a, -1)
+                apply_action(s, a, FROM_RNG)
             else:
                 layers += 1
                 oc = _chance_child(key, first, nxt, chance, visits, real, avail, wins, count, s, a,

@@ -27,7 +27,7 @@ from catan_env.core.cards import current_decider
 from catan_env.core.layout import (
     BANK, DECK, MAX_PLAYERS, N_DEV, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, WINNER, hand_i,
 )
-from catan_env.core.rules import action_cost, apply_action, legal_actions, trade_rate
+from catan_env.core.rules import FROM_RNG, action_cost, apply_action, legal_actions, trade_rate
 from catan_env.core.tables import DICE_WAYS
 
 from .features import N_FEATURES, encode_features
@@ -87,7 +87,7 @@ def leaf_value(params, layers, net, s, root, x, h1, h2, rel):
 def _after(s, a, outs, i, c):
     """c = s after action a with chance outcome outs[i] (i < 0: no chance)."""
     c[:] = s
-    apply_action(c, a, outs[i] if i >= 0 else -1)
+    apply_action(c, a, outs[i] if i >= 0 else FROM_RNG)
 
 
 @njit(cache=True)
@@ -286,7 +286,7 @@ def macro_values(params, layers, net, width, s, root, first, value):
             if not found:
                 ok = False
                 break
-            apply_action(c, plan[t], -1)
+            apply_action(c, plan[t], FROM_RNG)
         if not ok:
             continue
         first[m] = plan[0]

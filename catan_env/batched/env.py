@@ -242,7 +242,7 @@ class BatchedCatan:
             if hold.shape[0] != self.num_envs:
                 raise ValueError(f"hold needs one flag per game ({self.num_envs}), got {hold.shape[0]}")
             held = np.flatnonzero(hold & (self.games[:, K.G_WAITING] == 0))
-            self.games[held, K.G_WAITING] = 1  # step_games skips waiting games
+            self.games[held, K.G_WAITING] = 1  # step_slice skips waiting games
         self._step_kernel(actions)
         if held is not None:
             self.games[held, K.G_WAITING] = 0
@@ -312,7 +312,7 @@ class BatchedCatan:
         """One step of every game: one kernel call, or one per slice in the thread pool."""
         arrays = self._arrays()
         if self.threads == 1:
-            K.step_games(actions, *arrays)
+            K.step_slice(actions, *arrays, 0, self.num_envs)
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="catan-batched")

@@ -32,7 +32,7 @@ from ..core.observe import (VECTOR_SIZE, encode_board, encode_planes, encode_tai
                             reseat_board)
 from ..core.playout import pick_action
 from ..core.rng import next_u64, randint, seed_rng
-from ..core.rules import (apply_action, init_state, legal_actions, new_random_game,
+from ..core.rules import (FROM_RNG, apply_action, init_state, legal_actions, new_random_game,
                           set_rule_variants)
 from .mlp import masked_logits
 
@@ -63,6 +63,9 @@ N_VAL_COLS = 5
 E_WINNER, E_TURNS, E_LEN, E_LEARNER, E_VP, E_SEED = 0, 1, 2, 3, 4, 5
 N_EP_COLS = 6
 RNG_SEED_MIX = 0x5851F42D4C957F2D  # a game's RNG is seeded from its game seed xor this
+# _end_episode's `over` for a truncated episode: a bool value, not the literal False (numba
+# would compile a second _end_episode for the literal)
+NOT_OVER = np.bool_(False)
 
 
 @njit(cache=True)
@@ -165,7 +168,7 @@ def _advance(s, rng, games, i, setup, nets, sc):
         d = current_decider(s)
         if d == learner or cfg[C_ALL_SEATS]:
             if cfg[C_SKIP_FORCED] and legal_actions(s, buf) == 1:
-                apply_action(s, buf[0], -1)
+                apply_action(s, buf[0], FROM_RNG)
                 continue
             return 0
         kind = setup.pool_kinds[games[i, G_OPP + (d - learner + n_players) % n_players - 1]]
@@ -176,7 +179,7 @@ def _advance(s, rng, games, i, setup, nets, sc):
             a = _mlp_choice(s, d, n, kind - OPP_MLP, cfg[C_MLP_SAMPLE], rng, nets, sc)
         else:
             a = pick_action(s, buf, n, kind, rng, sc.work)
-        apply_action(s, a, -1)
+        apply_action(s, a, FROM_RNG)
 
 
 @njit(cache=True)
@@ -337,18 +340,12 @@ def step_slice(actions, b, setup, nets, out, lo, hi):
                 rewards[i, 0] += pen
                 vals[i, V_RETURN] += pen
             if games[i, G_ILLEGAL] >= cfg[C_MAX_ILLEGAL]:
-                _end_episode(b, i, setup, out, False)
+                _end_episode(b, i, setup, out, NOT_OVER)
                 _settle(b, i, setup, nets, out, sc)
             continue
-        apply_action(s, a, -1)
+        apply_action(s, a, FROM_RNG)
         games[i, G_EP_LEN] += 1
         _settle(b, i, setup, nets, out, sc)
-
-
-@njit(cache=True)
-def step_games(actions, b, setup, nets, out):
-    """step_slice over every game of the batch."""
-    step_slice(actions, b, setup, nets, out, 0, b.states.shape[0])
 
 
 @njit(cache=True)
@@ -358,7 +355,7 @@ def resume_games(idx, actions, b, setup, nets, out):
     sc = _scratch(nets)
     for k in range(idx.shape[0]):
         i = idx[k]
-        apply_action(b.states[i], actions[k], -1)
+        apply_action(b.states[i], actions[k], FROM_RNG)
         _settle(b, i, setup, nets, out, sc)
 
 

@@ -18,7 +18,8 @@ from .tables import (CARDS_PER_RESOURCE, CITIES_PER_PLAYER, LARGEST_ARMY_MIN,
                      LONGEST_ROAD_MIN, ROADS_PER_PLAYER, SETTLEMENTS_PER_PLAYER)
 from .rng import randint, seed_rng
 from .placement import road_length
-from .rules import apply_action, legal_actions, new_random_game, set_rule_variants
+from .rules import (FROM_RNG, STANDARD_DISCARD_LIMIT, STANDARD_MAX_OFFERS, STANDARD_VP, apply_action,
+                    legal_actions, new_random_game, set_rule_variants)
 from .topology import N_EDGES, N_VERTICES, VERTEX_VERTICES
 
 CODES = {
@@ -141,7 +142,8 @@ def fuzz_games(n_games, seed, max_turns, trade, sample_every, samples, rules, se
     taken = 0
     for g in range(n_games):
         players = 2 + randint(rng, 3)
-        new_random_game(s, players, 10, 7, randint(rng, 2), trade, 3, seed * 100003 + g)
+        new_random_game(s, players, STANDARD_VP, STANDARD_DISCARD_LIMIT, randint(rng, 2), trade,
+                        STANDARD_MAX_OFFERS, seed * 100003 + g)
         set_rule_variants(s, rules, sevens, deck)
         code = invariant_code(s)
         if code:
@@ -150,7 +152,7 @@ def fuzz_games(n_games, seed, max_turns, trade, sample_every, samples, rules, se
             n = legal_actions(s, buf)
             if n == 0:
                 return g, steps, g, 8, wins, taken
-            apply_action(s, buf[randint(rng, n)], -1)
+            apply_action(s, buf[randint(rng, n)], FROM_RNG)
             steps += 1
             if sample_every > 0 and steps % sample_every == 0 and taken < samples.shape[0]:
                 samples[taken, :] = s

@@ -188,6 +188,8 @@ def determinize(state: np.ndarray, observer: int, seed: Optional[int] = 0) -> np
     _check_state(state)
     if not 0 <= int(observer) < n_players(state):
         raise ValueError(f"observer must be in 0..{n_players(state) - 1}, got {observer}")
+    if not state.flags.writeable:  # (an InfoSet's view) a read-only array would compile a
+        state = state.copy()       # second kernel; the kernel copies the state anyway
     return _determinize(state, int(observer), _seed_int(seed))
 
 

@@ -20,7 +20,8 @@ from .layout import (
 )
 from .rng import randint, seed_rng
 from .cards import current_decider, total_vp
-from .rules import apply_action, legal_actions, new_random_game
+from .rules import (FRIENDLY_ROBBER_OFF, FROM_RNG, STANDARD_DISCARD_LIMIT, STANDARD_MAX_OFFERS, STANDARD_VP,
+                    apply_action, legal_actions, new_random_game)
 from .tables import CITIES_PER_PLAYER, ROADS_PER_PLAYER, SETTLEMENTS_PER_PLAYER
 from .topology import HEX_VERTICES
 
@@ -132,7 +133,7 @@ def playout_inplace(s, policy, seed, max_turns):
     steps = 0
     while s[PHASE] != PH_GAME_OVER and s[TURN] <= max_turns:
         n = legal_actions(s, buf)
-        apply_action(s, pick_action(s, buf, n, policy, rng, weights), -1)
+        apply_action(s, pick_action(s, buf, n, policy, rng, weights), FROM_RNG)
         steps += 1
     return steps
 
@@ -157,7 +158,8 @@ def random_games(n_games, n_players, trade, policy, seed, max_turns):
     won = 0
     steps = 0
     for g in range(n_games):
-        new_random_game(s, n_players, 10, 7, 0, trade, 3, seed * 1000003 + g)
+        new_random_game(s, n_players, STANDARD_VP, STANDARD_DISCARD_LIMIT, FRIENDLY_ROBBER_OFF, trade,
+                        STANDARD_MAX_OFFERS, seed * 1000003 + g)
         steps += playout_inplace(s, policy, seed * 7919 + g, max_turns)
         if s[WINNER] >= 0:
             won += 1

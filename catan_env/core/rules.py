@@ -40,6 +40,15 @@ from .placement import (HEX_VERTEX_MASK, any_road_spot, distance_ok, lowest_bit,
 
 MASK_SIZE = A.N_ACTIONS
 
+# ``apply_action``'s forced argument for "chance from the state's RNG".  An int64, not the
+# literal -1: numba compiles a separate copy of a kernel (and of its callees) for every
+# literal argument, so kernels passing this share one compiled apply_action with the envs.
+FROM_RNG = np.int64(-1)
+# The standard game's options as int64, for kernels that start standard games (benchmarks,
+# fuzzing) -- as literals they would compile a copy of new_random_game of their own.
+STANDARD_VP, STANDARD_DISCARD_LIMIT, STANDARD_MAX_OFFERS = np.int64(10), np.int64(7), np.int64(3)
+FRIENDLY_ROBBER_OFF = np.int64(0)
+
 
 @njit(cache=True)
 def port_bits(s, p):
