@@ -456,7 +456,7 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
         done = count[1]
         seed_rng(rng, seed * ROLLOUT_SEED_STRIDE + done)
         s = _start_world(world, view, seat, seed, done, ci)
-        node = 0
+        node = np.int64(0)  # int64 from the start: a literal 0 compiles the tree helpers twice
         depth = 0
         path[0] = 0
         layers = 0

@@ -310,9 +310,8 @@ class BatchedCatan:
     # ------------------------------------------------------------------ internals
     def _step_kernel(self, actions: np.ndarray) -> None:
         """One step of every game: one kernel call, or one per slice in the thread pool."""
-        arrays = self._arrays()
         if self.threads == 1:
-            K.step_slice(actions, *arrays, 0, self.num_envs)
+            self._step_slice(actions, 0, self.num_envs)
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="catan-batched")

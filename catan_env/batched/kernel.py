@@ -175,7 +175,9 @@ def _advance(s, rng, games, i, setup, nets, sc):
         if kind == OPP_EXTERNAL:
             return 1
         n = legal_actions(s, buf)
-        if kind >= OPP_MLP:
+        if kind == OPP_RANDOM:  # the draw inline: a call passing arrays costs more (core/cards.py)
+            a = buf[randint(rng, n)]
+        elif kind >= OPP_MLP:
             a = _mlp_choice(s, d, n, kind - OPP_MLP, cfg[C_MLP_SAMPLE], rng, nets, sc)
         else:
             a = pick_action(s, buf, n, kind, rng, sc.work)

@@ -26,6 +26,10 @@ def _neighbour_masks():
 NEIGHBOUR_MASK = _neighbour_masks()  # bit w of row v: w shares an edge with v
 HEX_VERTEX_MASK = np.array([sum(1 << int(v) for v in vs) for vs in HEX_VERTICES], dtype=np.int64)
 HEX_VERTEX_MASK.setflags(write=False)  # bit v of row h: v is a corner of hex h
+EDGE_END_MASK = np.array([(1 << int(a)) | (1 << int(b)) for a, b in EDGE_VERTICES], dtype=np.int64)
+EDGE_END_MASK.setflags(write=False)  # the two ends of edge e as a vertex bitmask
+VERTEX_BIT = np.array([1 << v for v in range(N_VERTICES)], dtype=np.int64)
+VERTEX_BIT.setflags(write=False)  # 1 << v (a table, so the mask loops below vectorise)
 
 
 @njit(cache=True)
@@ -343,31 +347,38 @@ def settlement_spot_ok(s, p, v):
 # Vertex sets as bitmasks (54 vertices fit one int64; bit v is vertex v), so the main
 # phase's legal builds come from a pass over the vertices and one over the edges instead
 # of a placement test per vertex and per edge (the tests compare them with the reference).
-@njit(cache=True)
-def vertex_masks(s, p):
-    """(occupied vertices, p's buildings, p's settlements) as vertex bitmasks."""
-    occupied = np.int64(0)
+# inline='always' below: see the note in cards.py (calls passing the state cost atomic refcounts)
+@njit(cache=True, inline='always')
+def building_mask(s, p):
+    """p's buildings as a vertex bitmask (branch-free, vectorised)."""
     own = np.int64(0)
-    settlements = np.int64(0)
     for v in range(N_VERTICES):
-        o = s[V_OWNER + v]
-        if o >= 0:
-            bit = np.int64(1) << v
-            occupied |= bit
-            if o == p:
-                own |= bit
-                if s[V_LEVEL + v] == 1:
-                    settlements |= bit
-    return occupied, own, settlements
+        own |= VERTEX_BIT[v] & -np.int64(s[V_OWNER + v] == p)
+    return own
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
+def vertex_masks(s, p):
+    """(occupied vertices, p's buildings, p's settlements) as vertex bitmasks.  Branch-free
+    loops of one output each, which LLVM vectorises (measured 45 ns against 55-70 ns for
+    one branching loop)."""
+    occupied = np.int64(0)
+    for v in range(N_VERTICES):
+        occupied |= VERTEX_BIT[v] & -np.int64(s[V_OWNER + v] >= 0)
+    own = building_mask(s, p)
+    cities = np.int64(0)
+    for v in range(N_VERTICES):
+        cities |= VERTEX_BIT[v] & -np.int64(s[V_LEVEL + v] == 2)
+    return occupied, own, own & ~cities
+
+
+@njit(cache=True, inline='always')
 def road_ends(s, p):
-    """Vertices that p's roads touch, as a bitmask."""
+    """Vertices that p's roads touch, as a bitmask (branch-free, vectorised: 12 ns against
+    55 ns for a branching loop)."""
     touched = np.int64(0)
     for e in range(N_EDGES):
-        if s[E_OWNER + e] == p:
-            touched |= (np.int64(1) << EDGE_VERTICES[e, 0]) | (np.int64(1) << EDGE_VERTICES[e, 1])
+        touched |= EDGE_END_MASK[e] & -np.int64(s[E_OWNER + e] == p)
     return touched
 
 
@@ -378,7 +389,7 @@ def lowest_bit(mask):
     return trailing_zeros(mask)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def settlement_spots(occupied, touched):
     """Vertices where p may build a settlement: free, no neighbour occupied, on p's road."""
     spots = np.int64(0)
@@ -400,7 +411,7 @@ def road_reach(s, p):
     return own | (road_ends(s, p) & ~occupied)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def road_spots(s, reach):
     """Empty edges with an end in reach (p's road_reach): p's legal road spots, as two
     bitmasks (edges 0-63, edges 64-71)."""

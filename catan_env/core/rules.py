@@ -34,11 +34,13 @@ from .topology import (EDGE_VERTICES, HEX_NEIGHBOURS, HEX_VERTICES, N_EDGES, N_H
                        N_VERTICES, PORT_EDGES, VERTEX_HEXES)
 from .rng import randint, seed_rng, shuffle
 from .cards import _gain, _know_lose, _know_steal, _pay, _transfer, can_afford, hand_size, total_vp
-from .placement import (HEX_VERTEX_MASK, any_road_spot, distance_ok, lowest_bit, place_road, place_settlement,
-                        road_ends, road_reach, road_spots, settlement_spots, update_largest_army,
-                        upgrade_to_city, vertex_masks)
+from .placement import (HEX_VERTEX_MASK, any_road_spot, building_mask, distance_ok, lowest_bit, place_road,
+                        place_settlement, road_ends, road_reach, road_spots, settlement_spots,
+                        update_largest_army, upgrade_to_city, vertex_masks)
 
 MASK_SIZE = A.N_ACTIONS
+HEX_BIT = np.array([1 << h for h in range(N_HEXES)], dtype=np.int64)
+HEX_BIT.setflags(write=False)  # 1 << h, a table so that the hex scans vectorise
 
 # ``apply_action``'s forced argument for "chance from the state's RNG".  An int64, not the
 # literal -1: numba compiles a separate copy of a kernel (and of its callees) for every
@@ -50,7 +52,8 @@ STANDARD_VP, STANDARD_DISCARD_LIMIT, STANDARD_MAX_OFFERS = np.int64(10), np.int6
 FRIENDLY_ROBBER_OFF = np.int64(0)
 
 
-@njit(cache=True)
+# inline='always' below: see the note in cards.py (calls passing the state cost atomic refcounts)
+@njit(cache=True, inline='always')
 def port_bits(s, p):
     """Harbours p owns as bits: bit r for a 2:1 harbour of resource r, bit 5 generic."""
     bits = 0
@@ -71,7 +74,7 @@ def rate_from_bits(bits, r):
     return MARITIME_BASE_RATE
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def trade_rate(s, p, r):
     """Best maritime rate p has for giving resource r (4, 3 or 2)."""
     return rate_from_bits(port_bits(s, p), r)
@@ -135,7 +138,7 @@ def _push_bits(mask, first, buf, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _push_roads(s, reach, buf, n):
     """Push the road actions of the empty edges with an end in reach, ascending."""
     low, high = road_spots(s, reach)
@@ -143,7 +146,7 @@ def _push_roads(s, reach, buf, n):
     return _push_bits(high, A.ROAD0 + 64, buf, n)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _dev_plays(s, p, buf, n):
     if s[DEV_PLAYED] != 0:
         return n
@@ -202,22 +205,10 @@ def legal_actions(s, buf):
             if hand_size(s, q) > 0 and not (s[OPT_FRIENDLY] != 0 and s[PUBLIC_VP + q] <= 2):
                 robbable |= 1 << k
         # the buildings of the seats 1, 2, 3 places after the mover that may be robbed,
-        # as vertex bitmasks (one pass over the vertices, no modulo per vertex)
-        at1 = np.int64(0)
-        at2 = np.int64(0)
-        at3 = np.int64(0)
-        if robbable:
-            for v in range(N_VERTICES):
-                o = s[V_OWNER + v]
-                if o >= 0 and o != p:
-                    k = o - p if o > p else o - p + np_
-                    if (robbable >> k) & 1:
-                        if k == 1:
-                            at1 |= np.int64(1) << v
-                        elif k == 2:
-                            at2 |= np.int64(1) << v
-                        else:
-                            at3 |= np.int64(1) << v
+        # as vertex bitmasks (a branch-free pass per seat that may be robbed)
+        at1 = building_mask(s, (p + 1) % np_) if robbable & 2 else np.int64(0)
+        at2 = building_mask(s, (p + 2) % np_) if robbable & 4 else np.int64(0)
+        at3 = building_mask(s, (p + 3) % np_) if robbable & 8 else np.int64(0)
         no_desert = rule_on(s, RULE_NO_DESERT_ROBBER)
         for h in range(N_HEXES):
             if h == s[ROBBER] or (no_desert and s[HEX_TERRAIN + h] == DESERT):
@@ -354,21 +345,24 @@ def _produce(s, number):
     np_ = s[OPT_PLAYERS]
     seats01 = np.int64(0)
     seats23 = np.int64(0)
+    hits = np.int64(0)  # the hexes showing the number, found by a branch-free (vectorised) scan
     for h in range(N_HEXES):
-        if s[HEX_NUMBER + h] != number or h == s[ROBBER]:
-            continue
+        hits |= HEX_BIT[h] & -np.int64(s[HEX_NUMBER + h] == number)
+    if s[ROBBER] >= 0:  # (a set-up position may have no robber)
+        hits &= ~HEX_BIT[s[ROBBER]]
+    while hits != 0:
+        h = lowest_bit(hits)
+        hits &= hits - 1
         r = s[HEX_TERRAIN + h]
         if r == DESERT:
             continue
-        for k in range(6):
+        for k in range(6):  # branch-free: an empty vertex has level 0 and adds nothing
             v = HEX_VERTICES[h, k]
             o = s[V_OWNER + v]
-            if o >= 0:
-                add = s[V_LEVEL + v] << (((o & 1) * N_RES + r) * _OWED_BITS)
-                if o < 2:
-                    seats01 += add
-                else:
-                    seats23 += add
+            add = s[V_LEVEL + v] << (((o & 1) * N_RES + r) * _OWED_BITS)
+            upper = np.int64(o >= 2)
+            seats23 += add * upper
+            seats01 += add * (1 - upper)
     if seats01 == 0 and seats23 == 0:
         return
     if rule_on(s, RULE_SHORTAGE_IN_ORDER):  # paid in seat order from the roller, partially
