@@ -168,18 +168,19 @@ def reseat_board(s, old, new, out):
     batched env's all-seats mode changes observer most steps; a test checks the result
     equals ``encode_board``)."""
     n = s[OPT_PLAYERS]
+    # no division and no branch per piece: an owner's column is owner - observer, plus n
+    # when negative; an empty vertex or edge (owner -1) gets 0.0 written into a column of
+    # its own row's first block, which is all zeros already
     for v in range(N_VERTICES):
         owner = s[V_OWNER + v]
-        if owner >= 0:
-            base = O_VERTICES + v * VERTEX_FEATURES + (s[V_LEVEL + v] - 1) * MAX_PLAYERS
-            out[base + (owner - old + n) % n] = 0.0
-            out[base + (owner - new + n) % n] = 1.0
+        base = O_VERTICES + v * VERTEX_FEATURES + max(s[V_LEVEL + v] - 1, 0) * MAX_PLAYERS
+        out[base + owner - old + n * np.int64(owner < old)] = 0.0
+        out[base + owner - new + n * np.int64(owner < new)] = np.float32(owner >= 0)
     for e in range(N_EDGES):
         owner = s[E_OWNER + e]
-        if owner >= 0:
-            base = O_EDGES + e * EDGE_FEATURES
-            out[base + (owner - old + n) % n] = 0.0
-            out[base + (owner - new + n) % n] = 1.0
+        base = O_EDGES + e * EDGE_FEATURES
+        out[base + owner - old + n * np.int64(owner < old)] = 0.0
+        out[base + owner - new + n * np.int64(owner < new)] = np.float32(owner >= 0)
 
 
 @njit(cache=True)
