@@ -28,8 +28,8 @@ HEX_VERTEX_MASK = np.array([sum(1 << int(v) for v in vs) for vs in HEX_VERTICES]
 HEX_VERTEX_MASK.setflags(write=False)  # bit v of row h: v is a corner of hex h
 EDGE_END_MASK = np.array([(1 << int(a)) | (1 << int(b)) for a, b in EDGE_VERTICES], dtype=np.int64)
 EDGE_END_MASK.setflags(write=False)  # the two ends of edge e as a vertex bitmask
-VERTEX_BIT = np.array([1 << v for v in range(N_VERTICES)], dtype=np.int64)
-VERTEX_BIT.setflags(write=False)  # 1 << v (a table, so the mask loops below vectorise)
+BIT = np.array([1 << i for i in range(63)], dtype=np.int64)
+BIT.setflags(write=False)  # 1 << i for a vertex or hex i: a table, so the mask scans vectorise
 
 
 @njit(cache=True)
@@ -353,7 +353,7 @@ def building_mask(s, p):
     """p's buildings as a vertex bitmask (branch-free, vectorised)."""
     own = np.int64(0)
     for v in range(N_VERTICES):
-        own |= VERTEX_BIT[v] & -np.int64(s[V_OWNER + v] == p)
+        own |= BIT[v] & -np.int64(s[V_OWNER + v] == p)
     return own
 
 
@@ -364,11 +364,11 @@ def vertex_masks(s, p):
     one branching loop)."""
     occupied = np.int64(0)
     for v in range(N_VERTICES):
-        occupied |= VERTEX_BIT[v] & -np.int64(s[V_OWNER + v] >= 0)
+        occupied |= BIT[v] & -np.int64(s[V_OWNER + v] >= 0)
     own = building_mask(s, p)
     cities = np.int64(0)
     for v in range(N_VERTICES):
-        cities |= VERTEX_BIT[v] & -np.int64(s[V_LEVEL + v] == 2)
+        cities |= BIT[v] & -np.int64(s[V_LEVEL + v] == 2)
     return occupied, own, own & ~cities
 
 

@@ -34,13 +34,11 @@ from .topology import (EDGE_VERTICES, HEX_NEIGHBOURS, HEX_VERTICES, N_EDGES, N_H
                        N_VERTICES, PORT_EDGES, VERTEX_HEXES)
 from .rng import randint, seed_rng, shuffle
 from .cards import _gain, _know_lose, _know_steal, _pay, _transfer, can_afford, hand_size, total_vp
-from .placement import (HEX_VERTEX_MASK, any_road_spot, building_mask, distance_ok, lowest_bit, place_road,
-                        place_settlement, road_ends, road_reach, road_spots, settlement_spots,
+from .placement import (BIT, HEX_VERTEX_MASK, any_road_spot, building_mask, distance_ok, lowest_bit,
+                        place_road, place_settlement, road_ends, road_reach, road_spots, settlement_spots,
                         update_largest_army, upgrade_to_city, vertex_masks)
 
 MASK_SIZE = A.N_ACTIONS
-HEX_BIT = np.array([1 << h for h in range(N_HEXES)], dtype=np.int64)
-HEX_BIT.setflags(write=False)  # 1 << h, a table so that the hex scans vectorise
 
 # ``apply_action``'s forced argument for "chance from the state's RNG".  An int64, not the
 # literal -1: numba compiles a separate copy of a kernel (and of its callees) for every
@@ -347,9 +345,9 @@ def _produce(s, number):
     seats23 = np.int64(0)
     hits = np.int64(0)  # the hexes showing the number, found by a branch-free (vectorised) scan
     for h in range(N_HEXES):
-        hits |= HEX_BIT[h] & -np.int64(s[HEX_NUMBER + h] == number)
+        hits |= BIT[h] & -np.int64(s[HEX_NUMBER + h] == number)
     if s[ROBBER] >= 0:  # (a set-up position may have no robber)
-        hits &= ~HEX_BIT[s[ROBBER]]
+        hits &= ~BIT[s[ROBBER]]
     while hits != 0:
         h = lowest_bit(hits)
         hits &= hits - 1
