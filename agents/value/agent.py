@@ -2,37 +2,61 @@
 
     make_agent("pretrained")                    # the shipped network, 2-ply search
     make_agent("pretrained:search=0")           # the network alone: greedy one ply
-    make_agent("value:path=nets/round-3.npz:search=2:beam=4:seconds=0.5")
+    make_agent("value:path=nets/round-3.npz:search=2:beam=4")
+    make_agent("pretrained:seconds=0.1")             # anytime: as deep as 0.1 s per decision allows
 
 Each decision samples ``determinizations`` states from the seat's information set
-(never the true state; with ``seconds`` > 0, as many as fit in that time, at least
-one), scores every candidate move with :func:`search.search_values` on each and plays
-the best mean.  ``search`` is the number of plies beyond the first (0: greedy by the
-network's value of each move's result, chance included).  In the main phase, builds
-that maritime trades would pay for are scored too, as macro moves (``macros=false``
-turns them off; ``macro_moves`` counts the trades played for one).  ``opening=jsettlers``
-hands the set-up placements to the JSettlers robot's opening search.  Offers from other players
-are accepted when the network rates the traded hands higher than the untraded ones by
-``accept_margin``; this agent makes no offers.  ``last_values`` holds each seat's
-estimated chance to win after the chosen move (recorded as training targets).
+(never the true state), scores every candidate move with :func:`search.search_values`
+on each and plays the best mean.  ``search`` is the number of plies beyond the first
+(0: greedy by the network's value of each move's result, chance included).
+
+Anytime mode (``seconds`` > 0): iterative deepening within that budget per decision.
+One ply for every move, then the ``beam`` best again two plies deep, then three (up to
+``search`` + 1 plies; ``search`` defaults to 2 here), then more determinizations at the
+deepest depth finished; the clock is read between moves, and a move is searched only
+when the time its depth took for the last move still fits, so a decision ends within
+the budget plus the rare move that takes longer than the one before it.  A depth cut
+short is dropped (its moves are not comparable); the first ply is always finished.
+
+In the main phase, builds that maritime trades would pay for are scored too, as macro
+moves (``macros=false`` turns them off; ``macro_moves`` counts the trades played for
+one).  ``opening=jsettlers`` hands the set-up placements to the JSettlers robot's
+opening search.
+
+Domestic trade (``trading.py``), every choice by the network's value of the position
+after the trade against the position without it: in the main phase the agent offers
+the menu entry that raises its value most, by more than ``offer_margin``, at most
+``offers`` times a turn and never the same offer twice in a turn (``offers=0``: no
+offers); it answers an offer with the accept or counter-offer that raises its value by
+more than ``accept_margin`` (``counters=false``: accept or reject only), and confirms the
+partner's answer (accept or counter) that raises its value, else cancels.
+``trade_counts`` counts what it did.  ``last_values`` holds each seat's estimated chance
+to win after the chosen move (recorded as training targets).
 """
 import time
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 from numba import njit
 
 from catan_env.core import actions as A
 from catan_env.core.layout import (
-    MAX_PLAYERS, OPT_PLAYERS, PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE, RESP_ACCEPT, TRADE_RESP, TURN_PLAYER,
+    PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE, TURN,
 )
-from catan_env.core.rules import _close_trade, _do_confirm
 from catan_env.infoset import InfoSet
 
 from ..base import Agent, Observation, legal_from
-from .features import N_FEATURES
 from .net import PRETRAINED, ValueNetwork, state_win_probs
-from .search import SEARCHABLE, leaf_value, macro_values, search_values
+from .search import SEARCHABLE, macro_values, move_value, search_values
+from .trading import answer_gains, confirm_gains, offer_gains
+
+IS_OFFER = np.zeros(A.N_ACTIONS, dtype=np.bool_)
+IS_OFFER[A.OFFER0:A.OFFER0 + A.N_MENU] = True
+IS_ANSWER = np.zeros(A.N_ACTIONS, dtype=np.bool_)  # what a responder may say yes with
+IS_ANSWER[A.TRADE_ACCEPT] = True
+IS_ANSWER[A.COUNTER0:A.COUNTER0 + A.N_MENU] = True
+IS_CONFIRM = np.zeros(A.N_ACTIONS, dtype=np.bool_)
+IS_CONFIRM[A.CONFIRM0:A.TRADE_CANCEL] = True
 
 _NETWORKS: Dict[Tuple[str, float], ValueNetwork] = {}  # (path, mtime) -> loaded once per process
 
@@ -49,41 +73,25 @@ def load_network(path: Optional[str] = None) -> ValueNetwork:
     return _NETWORKS[key]
 
 
-@njit(cache=True)
-def trade_gain(params, layers, net, width, s, root):
-    """(root's value if the open offer is closed with root, if it is not)."""
-    x = np.empty(N_FEATURES, np.float32)
-    h1 = np.empty(width, np.float32)
-    h2 = np.empty(width, np.float32)
-    rel = np.empty(MAX_PLAYERS)
-    n = s[OPT_PLAYERS]
-    proposer = s[TURN_PLAYER]
-    done = s.copy()
-    done[TRADE_RESP + root] = RESP_ACCEPT
-    _do_confirm(done, proposer, A.confirm_action((root - proposer) % n))
-    kept = s.copy()
-    for p in range(MAX_PLAYERS):
-        if kept[TRADE_RESP + p] != -1:
-            kept[TRADE_RESP + p] = 1  # everyone rejects: the offer lapses
-    _close_trade(kept)
-    return (leaf_value(params, layers, net, done, root, x, h1, h2, rel),
-            leaf_value(params, layers, net, kept, root, x, h1, h2, rel))
-
-
 class ValueSearchAgent(Agent):
     """Expectimax over a win-probability network (see the module docstring)."""
 
     name = "value"
 
-    def __init__(self, seed: Optional[int] = None, path: Optional[str] = None, search: int = 1, beam: int = 6,
-                 determinizations: int = 2, seconds: float = 0.0, accept_margin: float = 0.02,
-                 macros: bool = True, opening: str = "search") -> None:
+    def __init__(self, seed: Optional[int] = None, path: Optional[str] = None, search: Optional[int] = None,
+                 beam: int = 6, determinizations: int = 2, seconds: float = 0.0, accept_margin: float = 0.02,
+                 macros: bool = True, opening: str = "search", offers: int = 2, offer_margin: float = 0.02,
+                 counters: bool = True) -> None:
         super().__init__(seed)
+        if search is None:
+            search = 2 if seconds > 0 else 1
         if search not in (0, 1, 2):
             raise ValueError(f"search must be 0 (greedy), 1 or 2 extra plies, got {search!r}")
-        if beam < 1 or determinizations < 1 or seconds < 0:
-            raise ValueError(f"beam and determinizations must be >= 1 and seconds >= 0, got "
+        if beam < 1 or determinizations < 1 or seconds < 0 or seconds > 60:
+            raise ValueError(f"beam and determinizations must be >= 1 and seconds in [0, 60], got "
                              f"beam={beam}, determinizations={determinizations}, seconds={seconds}")
+        if not 0 <= offers <= 20:
+            raise ValueError(f"offers must be 0..20 a turn, got {offers!r}")
         self.network = load_network(path)
         self.path = path or PRETRAINED
         self.depth = int(search) + 1
@@ -98,11 +106,20 @@ class ValueSearchAgent(Agent):
         if opening == "jsettlers":  # set-up placements by the robot's opening search
             from ..jsettlers import JSettlersAgent
             self._opener = JSettlersAgent(seed=seed)
+        self.offers = int(offers)
+        self.offer_margin = float(offer_margin)
+        self.counters = bool(counters)
         self.macro_moves = 0  # trades played as the first step of a macro move
+        self.trade_counts: Dict[str, int] = dict(offers=0, accepts=0, counters=0, confirms=0, cancels=0)
+        self.depth_counts: Dict[int, int] = {}  # anytime mode: decisions by the deepest ply finished
+        self._offered: Tuple[int, set] = (-1, set())  # (turn, offers made in it)
+        self._step_cost = np.zeros(4)  # anytime mode: seconds the last move took at each depth
+        self.clock = time.perf_counter  # anytime mode's clock (a test may give a deterministic one)
         self.last_values: Optional[np.ndarray] = None
 
     def reset(self, seed: Optional[int] = None) -> None:
         super().reset(seed)
+        self._offered = (-1, set())
         if getattr(self, "_opener", None) is not None:
             self._opener.reset(seed)
 
@@ -121,33 +138,22 @@ class ValueSearchAgent(Agent):
         if self._opener is not None and phase in (PH_SETUP_SETTLEMENT, PH_SETUP_ROAD):
             return int(self._opener.act(observation, infoset))
         if phase == PH_TRADE_RESPONSE:
-            if A.TRADE_ACCEPT in legal:
-                accept, keep = trade_gain(net.params, net.layers, net.net, net.width, view, seat)
-                if accept > keep + self.accept_margin:
-                    return A.TRADE_ACCEPT
-            return A.TRADE_REJECT
-        if phase == PH_TRADE_CONFIRM:  # this agent makes no offers; never reached in its own games
-            return self.fall_back(infoset, "confirm without an offer", A.TRADE_CANCEL)
+            return self._answer(view, seat, legal)
+        if phase == PH_TRADE_CONFIRM:
+            return self._confirm(view, seat, legal, infoset)
+        if phase == PH_MAIN and self.offers:
+            offer = self._offer(view, seat, legal)
+            if offer is not None:
+                return offer
         moves = legal[SEARCHABLE[legal] == 1].astype(np.int64)
         if len(moves) == 0:
             return self.fall_back(infoset, "no searchable move", int(legal[0]))
         if len(moves) == 1:
             return int(moves[0])
-        total = np.zeros(len(moves))
-        q = np.empty(len(moves))
-        start, done = time.perf_counter(), 0
-        while True:
-            search_values(net.params, net.layers, net.net, net.width, view, seat, moves, self.depth, self.beam, q)
-            total += q
-            done += 1
-            if self.seconds > 0:
-                spent = time.perf_counter() - start
-                if spent + spent / done > self.seconds:
-                    break
-            elif done >= self.determinizations:
-                break
-            view = infoset.determinize(self._seed())
-        mean = total / done
+        if self.seconds > 0:
+            mean, view = self._anytime(view, seat, moves, infoset)
+        else:
+            mean, view = self._fixed(view, seat, moves, infoset)
         best = int(np.argmax(mean))
         if phase == PH_MAIN and self.macros:
             first = np.empty(A.N_ACTIONS, np.int64)
@@ -160,6 +166,120 @@ class ValueSearchAgent(Agent):
                 return int(first[i])
         self._remember(view, seat, float(mean[best] if mean[best] >= 0 else mean[best] + 1.0))
         return int(moves[best])
+
+    def _fixed(self, view: np.ndarray, seat: int, moves: np.ndarray, infoset: InfoSet) -> Tuple[np.ndarray, np.ndarray]:
+        """The mean over ``determinizations`` views of every move's searched value."""
+        net = self.network
+        total = np.zeros(len(moves))
+        q = np.empty(len(moves))
+        for done in range(self.determinizations):
+            if done:
+                view = infoset.determinize(self._seed())
+            search_values(net.params, net.layers, net.net, net.width, view, seat, moves, self.depth, self.beam, q)
+            total += q
+        return total / self.determinizations, view
+
+    def _anytime(self, view: np.ndarray, seat: int, moves: np.ndarray,
+                 infoset: InfoSet) -> Tuple[np.ndarray, np.ndarray]:
+        """Iterative deepening within ``seconds`` (see the module docstring): the values of
+        the deepest depth finished, averaged over the views it was finished on."""
+        net = self.network
+        clock = self.clock
+        deadline = clock() + self.seconds
+        cost = self._step_cost  # seconds the last move took at each depth (kept across decisions)
+
+        def value(v: np.ndarray, i: int, depth: int) -> float:
+            t = clock()
+            out = move_value(net.params, net.layers, net.net, net.width, v, seat, int(moves[i]), depth, self.beam)
+            cost[depth] = clock() - t
+            return float(out)
+
+        def deepen(v: np.ndarray, depth: int, rows: Sequence[int], out: np.ndarray) -> bool:
+            """out[rows] := the moves' values at depth; False when the clock stopped it."""
+            for i in rows:
+                if clock() + cost[depth] > deadline:
+                    return False
+                out[i] = value(v, int(i), depth)
+            return True
+
+        def one_view(v: np.ndarray, limit: int, must_finish: bool) -> Tuple[Optional[np.ndarray], int]:
+            """(the values at the deepest depth finished on view v, that depth)."""
+            first = np.empty(len(moves))
+            if must_finish:  # the first ply of the first view, whatever the clock says
+                for i in range(len(moves)):
+                    first[i] = value(v, i, 1)
+            elif not deepen(v, 1, range(len(moves)), first):
+                return None, 0
+            best, finished = first, 1
+            beam = np.argsort(-first)[:self.beam]
+            for depth in range(2, limit + 1):
+                deeper = first - 1.0  # moves outside the beam rank below every searched one
+                if not deepen(v, depth, beam, deeper):
+                    break
+                best, finished = deeper, depth
+            return best, finished
+
+        values, depth = one_view(view, self.depth, True)
+        assert values is not None
+        total, views = values.copy(), 1
+        while clock() < deadline:  # more views at the deepest depth finished
+            other = infoset.determinize(self._seed())
+            more, reached = one_view(other, depth, False)
+            if more is None or reached < depth:
+                break
+            total += more
+            views += 1
+            view = other
+        self.depth_counts[depth] = self.depth_counts.get(depth, 0) + 1
+        return total / views, view
+
+    def _answer(self, view: np.ndarray, seat: int, legal: np.ndarray) -> int:
+        """Accept or counter an offer when it raises this seat's value, else reject."""
+        net = self.network
+        answers = legal[IS_ANSWER[legal] if self.counters else legal == A.TRADE_ACCEPT].astype(np.int64)
+        if len(answers):
+            gains = np.empty(len(answers))
+            answer_gains(net.params, net.layers, net.net, net.width, view, seat, answers, gains)
+            i = int(np.argmax(gains))
+            if gains[i] > self.accept_margin:
+                self.trade_counts["accepts" if answers[i] == A.TRADE_ACCEPT else "counters"] += 1
+                return int(answers[i])
+        return A.TRADE_REJECT
+
+    def _confirm(self, view: np.ndarray, seat: int, legal: np.ndarray, infoset: InfoSet) -> int:
+        """Confirm the answer that raises this seat's value most, if any does; else cancel."""
+        net = self.network
+        confirms = legal[IS_CONFIRM[legal]].astype(np.int64)
+        if len(confirms):
+            gains = np.empty(len(confirms))
+            confirm_gains(net.params, net.layers, net.net, net.width, view, seat, confirms, gains)
+            i = int(np.argmax(gains))
+            if gains[i] > 0.0:
+                self.trade_counts["confirms"] += 1
+                return int(confirms[i])
+        self.trade_counts["cancels"] += 1
+        return A.TRADE_CANCEL
+
+    def _offer(self, view: np.ndarray, seat: int, legal: np.ndarray) -> Optional[int]:
+        """The offer to make now, or None (see the module docstring)."""
+        turn, made = self._offered
+        if turn != int(view[TURN]):
+            turn, made = int(view[TURN]), set()
+            self._offered = (turn, made)
+        if len(made) >= self.offers:
+            return None
+        offers = np.array([a for a in legal[IS_OFFER[legal]] if int(a) not in made], np.int64)
+        if len(offers) == 0:
+            return None
+        net = self.network
+        gains = np.empty(len(offers))
+        offer_gains(net.params, net.layers, net.net, net.width, view, seat, offers, gains)
+        i = int(np.argmax(gains))
+        if gains[i] <= self.offer_margin:
+            return None
+        made.add(int(offers[i]))
+        self.trade_counts["offers"] += 1
+        return int(offers[i])
 
     def _remember(self, view: np.ndarray, seat: int, chosen: float) -> None:
         """last_values: the searched value for this seat, the network's view of the others

@@ -26,8 +26,9 @@ from numba import njit
 from catan_env.core.cards import hand_size, total_vp
 from catan_env.core.layout import (
     DECIDER, DECK_START, DEV_USED, E_OWNER, HEX_NUMBER, HEX_TERRAIN, MAX_PLAYERS, N_DEV, N_RES,
-    OPT_PLAYERS, OPT_VP, PORT_EDGE, PORT_TYPE, PUBLIC_VP, ROBBER, TURN_PLAYER, V_LEVEL, V_OWNER, dev_i,
-    hand_i,
+    OPT_DISCARD, OPT_FRIENDLY, OPT_MAX_OFFERS, OPT_PLAYERS, OPT_RULES, OPT_SEVENS, OPT_TRADE, OPT_VP,
+    PORT_EDGE, PORT_TYPE, PUBLIC_VP, ROBBER, RULE_DIRECT_CITY, RULE_NO_DESERT_ROBBER, RULE_SHORTAGE_IN_ORDER,
+    RULE_STRICT_TRADE, RULE_VP_PLAYED, TURN_PLAYER, V_LEVEL, V_OWNER, dev_i, hand_i,
 )
 from catan_env.core.observe import BOARD_SIZE, PIPS, TAIL_SIZE, VECTOR_SIZE, encode_tail
 from catan_env.core.placement import distance_ok
@@ -37,6 +38,10 @@ from catan_env.core.topology import (
 )
 
 FEATURE_FIELDS = []  # (name, offset, size, meaning), in order
+RULE_BITS = (("no robber on the desert", RULE_NO_DESERT_ROBBER), ("bank shortage paid in seat order", RULE_SHORTAGE_IN_ORDER),
+             ("strict trade", RULE_STRICT_TRADE), ("direct city", RULE_DIRECT_CITY),
+             ("VP cards count once played", RULE_VP_PLAYED))
+RULE_BIT_VALUES = np.array([bit for _, bit in RULE_BITS], dtype=np.int64)
 SEAT_COLS = []       # the same for the columns of one seat's block
 
 
@@ -80,6 +85,12 @@ F_PLAYERS = _field("players", 3, "players in the game one-hot (2, 3, 4)")
 F_UNSEEN_DEV = _field("unseen_devs", N_DEV, "development cards the observer has not seen, by type / their count")
 F_AFFORD = _field("affords", 4, "the observer's hand pays for a road, settlement, city, development card")
 F_OVER_SEVEN = _field("over_seven", 1, "the observer holds more than 7 cards")
+# The rule options (appended last: a network trained before them reads them with zero
+# weights, see ``net.ValueNetwork.load``), so one network serves every rule set.
+F_RULES = _field("rules", len(RULE_BITS), "rule variant on: " + ", ".join(name for name, _ in RULE_BITS))
+F_SEVENS = _field("sevens_rule", 3, "sevens rule one-hot: normal, re-roll in rounds 1-2, re-roll every 7")
+F_DECK = _field("deck_start", N_DEV, "the development deck at the start by type / 25")
+F_TABLE = _field("table_rules", 4, "friendly robber, domestic trade on, discard limit / 10, offers per turn / 10")
 N_FEATURES = sum(f[2] for f in FEATURE_FIELDS)
 NUMBER_SLOT = np.array([-1, -1, 0, 1, 2, 3, 4, -1, 5, 6, 7, 8, 9], dtype=np.int64)  # dice total -> C_NUMBERS slot
 
@@ -208,4 +219,19 @@ def encode_features(s, observer, out):
     out[F_AFFORD + 2] = _affords(s, observer, CITY_COST)
     out[F_AFFORD + 3] = _affords(s, observer, DEV_COST)
     out[F_OVER_SEVEN] = 1.0 if hand_size(s, observer) > 7 else 0.0
+    _rule_block(s, out)
     return out
+
+
+@njit(cache=True)
+def _rule_block(s, out):
+    """The game's rule options (public, constant through a game) into their slots."""
+    for i in range(RULE_BIT_VALUES.shape[0]):
+        out[F_RULES + i] = 1.0 if s[OPT_RULES] & RULE_BIT_VALUES[i] else 0.0
+    out[F_SEVENS + s[OPT_SEVENS]] = 1.0
+    for t in range(N_DEV):
+        out[F_DECK + t] = s[DECK_START + t] / 25.0
+    out[F_TABLE] = 1.0 if s[OPT_FRIENDLY] else 0.0
+    out[F_TABLE + 1] = 1.0 if s[OPT_TRADE] else 0.0
+    out[F_TABLE + 2] = s[OPT_DISCARD] / 10.0
+    out[F_TABLE + 3] = s[OPT_MAX_OFFERS] / 10.0

@@ -9,7 +9,7 @@ refused by name); no torch needed.  The package ships one: :data:`PRETRAINED`.
 import hashlib
 import json
 import os
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 from numba import njit
@@ -23,10 +23,25 @@ from .features import FEATURE_FIELDS, N_FEATURES, SEAT_COLS, encode_features
 PRETRAINED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "pretrained.npz")
 
 
-def feature_digest() -> str:
+def feature_digest(fields: Sequence[Tuple[str, int, int, str]] = tuple(FEATURE_FIELDS)) -> str:
     """A short hash of the feature layout (names, offsets, sizes): weights are tied to it."""
-    text = json.dumps([[n, o, s] for n, o, s, _ in FEATURE_FIELDS] + [[n, o, s] for n, o, s, _ in SEAT_COLS])
+    text = json.dumps([[n, o, s] for n, o, s, _ in fields] + [[n, o, s] for n, o, s, _ in SEAT_COLS])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# Layouts that the current one extends at its end (the rule-option fields came last): a
+# network file made for one loads with zero input weights for the slots it never saw, so
+# it computes exactly what it computed before.
+_FIRST_NEW = [name for name, _, _, _ in FEATURE_FIELDS].index("rules")
+EARLIER_LAYOUTS = {feature_digest(FEATURE_FIELDS[:_FIRST_NEW]): FEATURE_FIELDS[_FIRST_NEW][1]}
+
+
+def _widen(weights: MLPWeights, n_in: int) -> MLPWeights:
+    """The same network reading ``N_FEATURES`` inputs: zero weights for the slots past n_in."""
+    (w, b, act), rest = weights.layers[0], list(weights.layers[1:])
+    wide = np.zeros((N_FEATURES, w.shape[1]), w.dtype)
+    wide[:n_in] = w
+    return MLPWeights([(wide, b, act)] + rest)
 
 
 class ValueNetwork:
@@ -70,6 +85,10 @@ class ValueNetwork:
                 weights = MLPWeights([(z[f"w{k}"], z[f"b{k}"], str(z[f"act{k}"])) for k in range(n)])
         except (KeyError, ValueError, OSError, EOFError) as e:
             raise ValueError(f"{path} is not a value network file (.npz from ValueNetwork.save): {e}") from e
+        earlier = EARLIER_LAYOUTS.get(meta.get("features", ""))
+        if earlier is not None and weights.n_in == earlier:
+            weights = _widen(weights, earlier)
+            meta = dict(meta, widened_from=meta["features"], features=feature_digest(), n_features=N_FEATURES)
         if meta.get("features") != feature_digest():
             raise ValueError(f"{path} was trained on another feature layout (digest {meta.get('features')}, "
                              f"this version's is {feature_digest()}): retrain it with examples/value_exit.py")

@@ -210,6 +210,22 @@ def search_values(params, layers, net, width, s, root, moves, depth, beam, q):
     return m
 
 
+@njit(cache=True)
+def move_value(params, layers, net, width, s, root, a, depth, beam):
+    """root's expected chance to win after action a searched ``depth`` plies (1-3): one
+    move's share of :func:`search_values`, for a caller that watches the clock between
+    moves (the anytime mode)."""
+    x = np.empty(N_FEATURES, np.float32)
+    h1 = np.empty(width, np.float32)
+    h2 = np.empty(width, np.float32)
+    rel = np.empty(MAX_PLAYERS)
+    if depth <= 1:
+        return _q1(params, layers, net, s, a, root, x, h1, h2, rel, np.empty_like(s))
+    if depth == 2:
+        return _q2(params, layers, net, s, a, root, x, h1, h2, rel)
+    return _q3(params, layers, net, s, a, root, beam, x, h1, h2, rel)
+
+
 MAX_PLAN = 4  # maritime trades a macro move may chain before its build
 
 

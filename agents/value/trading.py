@@ -1,0 +1,115 @@
+"""Domestic trade by the win-probability network: which offer to make, whether to accept
+one, which answer to confirm, each by the network's value of the position after the
+trade against the position without it, from the trading seat's own view.
+
+A trade helps both sides, so a trade is worth making only when it raises the root's
+share of the win probability: the network rates every seat, and its softmax takes from
+the partner what it gives the root.  All three functions take a determinization of the
+root's information set; the cards the others hold there are a sample, so a partner that
+the sample cannot pay from is not counted as a possible partner for an offer, and a
+partner that accepted is given the cards it showed it has where the sample lacks them.
+"""
+import numpy as np
+from numba import njit
+
+from catan_env.core import actions as A
+from catan_env.core.layout import (
+    MAX_PLAYERS, OPT_PLAYERS, RESP_ACCEPT, RESP_COUNTER, RESP_NOT_ASKED, RESP_REJECT, TRADE_GET_N, TRADE_GET_RES,
+    TRADE_RESP, TURN_PLAYER, hand_i,
+)
+from catan_env.core.rules import FROM_RNG, _close_trade, _do_confirm, apply_action
+
+from .features import N_FEATURES
+from .search import leaf_value
+
+
+@njit(cache=True)
+def _lapsed(s):
+    """s with the open offer closed unanswered (everyone rejects)."""
+    kept = s.copy()
+    for p in range(MAX_PLAYERS):
+        if kept[TRADE_RESP + p] != RESP_NOT_ASKED:
+            kept[TRADE_RESP + p] = RESP_REJECT
+    _close_trade(kept)
+    return kept
+
+
+@njit(cache=True)
+def _confirmed(s, proposer, partner):
+    """s after the proposer confirms partner's answer (accept or counter); the partner's
+    sampled hand is topped up to what its answer shows it holds."""
+    done = s.copy()
+    n = s[OPT_PLAYERS]
+    resp = done[TRADE_RESP + partner]
+    if resp == RESP_ACCEPT:
+        res, need = done[TRADE_GET_RES], done[TRADE_GET_N]
+    else:
+        m = resp - RESP_COUNTER
+        res, need = A.MENU_GIVE_RES[m], A.MENU_GIVE_N[m]
+    if done[hand_i(partner, res)] < need:
+        done[hand_i(partner, res)] = need
+    _do_confirm(done, proposer, A.confirm_action((partner - proposer) % n))
+    return done
+
+
+@njit(cache=True)
+def answer_gains(params, layers, net, width, s, root, answers, out):
+    """out[i] := root's value if the proposer closes the open offer on ``answers[i]``
+    (TRADE_ACCEPT or a TRADE_COUNTER id of root's), minus its value if the offer lapses;
+    root answers an offer."""
+    x = np.empty(N_FEATURES, np.float32)
+    h1 = np.empty(width, np.float32)
+    h2 = np.empty(width, np.float32)
+    rel = np.empty(MAX_PLAYERS)
+    base = leaf_value(params, layers, net, _lapsed(s), root, x, h1, h2, rel)
+    for i in range(answers.shape[0]):
+        done = s.copy()
+        a = answers[i]
+        done[TRADE_RESP + root] = RESP_ACCEPT if a == A.TRADE_ACCEPT else RESP_COUNTER + (a - A.COUNTER0)
+        out[i] = leaf_value(params, layers, net, _confirmed(done, s[TURN_PLAYER], root), root, x, h1, h2, rel) - base
+
+
+@njit(cache=True)
+def offer_gains(params, layers, net, width, s, root, offers, out):
+    """out[i] := how much offer ``offers[i]`` (TRADE_OFFER ids, legal for root in s) raises
+    root's value if some partner takes it: the mean over the partners that can pay of the
+    value after the trade, minus the value after the same offer lapses; -1 where no
+    partner can pay."""
+    x = np.empty(N_FEATURES, np.float32)
+    h1 = np.empty(width, np.float32)
+    h2 = np.empty(width, np.float32)
+    rel = np.empty(MAX_PLAYERS)
+    n = s[OPT_PLAYERS]
+    base = -1.0
+    for i in range(offers.shape[0]):
+        made = s.copy()
+        apply_action(made, offers[i], FROM_RNG)
+        if base < 0.0:  # the lapsed offer is the same position whatever was offered
+            base = leaf_value(params, layers, net, _lapsed(made), root, x, h1, h2, rel)
+        total, partners = 0.0, 0
+        for k in range(1, n):
+            q = (root + k) % n
+            if s[hand_i(q, made[TRADE_GET_RES])] < made[TRADE_GET_N]:
+                continue
+            answered = made.copy()
+            for p in range(n):
+                if p != root:
+                    answered[TRADE_RESP + p] = RESP_ACCEPT if p == q else RESP_REJECT
+            total += leaf_value(params, layers, net, _confirmed(answered, root, q), root, x, h1, h2, rel)
+            partners += 1
+        out[i] = total / partners - base if partners else -1.0
+
+
+@njit(cache=True)
+def confirm_gains(params, layers, net, width, s, root, confirms, out):
+    """out[i] := root's value after confirming ``confirms[i]`` (TRADE_CONFIRM ids) minus its
+    value if it cancels."""
+    x = np.empty(N_FEATURES, np.float32)
+    h1 = np.empty(width, np.float32)
+    h2 = np.empty(width, np.float32)
+    rel = np.empty(MAX_PLAYERS)
+    base = leaf_value(params, layers, net, _lapsed(s), root, x, h1, h2, rel)
+    n = s[OPT_PLAYERS]
+    for i in range(confirms.shape[0]):
+        partner = A.confirm_partner(confirms[i], root, n)
+        out[i] = leaf_value(params, layers, net, _confirmed(s, root, partner), root, x, h1, h2, rel) - base

@@ -1,0 +1,101 @@
+"""Strength of agent specs against three opponents, per game appended, resumable.
+
+    python benchmarks/value_strength.py --specs pretrained:seconds=0.01,pretrained:seconds=0.1 --games 200
+    python benchmarks/value_strength.py --specs pretrained,pretrained:offers=0 --games 400 --out results/trading.jsonl
+    python benchmarks/value_strength.py --report --out results/budget.jsonl
+
+Every spec plays the same seat-randomised games (the arena's schedule from ``--seed``)
+against three ``--opponent`` agents, so two specs' figures are a paired comparison.
+Each finished game is one line of ``--out`` (spec, game, winner, seat, VP, the spec's
+decision times, its trade counts); a stopped run resumes, more games extend it.  The
+report gives per spec: games, wins, win rate with its 95% Wilson interval, mean and
+95th-percentile seconds per decision (decisions with more than one legal move), and
+trades.  The anytime curve in docs/learned-agents.md comes from this script.
+"""
+import argparse
+import json
+import os
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from catan_env.agents.arena import play_game, schedule, wilson
+from catan_env.agents.registry import make_agent
+
+
+def play(spec, opponent, game, seed):
+    """Game ``game`` of the schedule with ``spec`` in its drawn seat; one result line."""
+    specs, game_seed = schedule([spec] + [opponent] * 3, game + 1, seed)[game]
+    seat = specs.index(spec)
+    agents = [make_agent(s, seed=game_seed * 31 + i) if i == seat else s for i, s in enumerate(specs)]
+    t = time.perf_counter()
+    res = play_game(agents, game_seed, time_decisions=True)
+    times = [x for x in res["decision_times"][seat]]
+    agent = agents[seat]
+    return {"spec": spec, "opponent": opponent, "game": game, "seed": game_seed, "seat": seat,
+            "won": int(res["winner"] == seat), "vp": res["vp"][seat], "turns": res["turns"],
+            "trades": res["trades"][seat], "offers": res["offers"][seat], "fallbacks": res["fallbacks"][seat],
+            "decision_seconds": [round(x, 5) for x in times], "game_seconds": round(time.perf_counter() - t, 2),
+            "trade_counts": getattr(agent, "trade_counts", None),
+            "depths": {str(k): v for k, v in (getattr(agent, "depth_counts", None) or {}).items()}}
+
+
+def load(path):
+    if not os.path.exists(path):
+        return []
+    out = []
+    with open(path) as f:
+        for line in f:
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                break
+    return out
+
+
+def report(rows):
+    by = defaultdict(list)
+    for r in rows:
+        by[(r["spec"], r["opponent"])].append(r)
+    lines = [f"{'spec':44s} {'vs':12s} {'games':>5s} {'wins':>5s} {'rate':>6s} {'95% CI':>15s} "
+             f"{'s/decision':>10s} {'p95 s':>8s} {'trades/g':>8s} {'offers/g':>8s}"]
+    for (spec, opp), rs in by.items():
+        wins, n = sum(r["won"] for r in rs), len(rs)
+        lo, hi = wilson(wins, n)
+        # decisions the agent thought about: the timed ones above 20 us (a single legal move is ~1 us)
+        t = np.array([x for r in rs for x in r["decision_seconds"] if x > 2e-5] or [0.0])
+        lines.append(f"{spec:44s} {opp:12s} {n:5d} {wins:5d} {wins / n:6.3f} [{lo:.3f}, {hi:.3f}] "
+                     f"{t.mean():10.4f} {np.percentile(t, 95):8.4f} {np.mean([r['trades'] for r in rs]):8.2f} "
+                     f"{np.mean([r['offers'] for r in rs]):8.2f}")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--specs", default="pretrained", help="comma-separated agent specs to measure")
+    ap.add_argument("--opponent", default="jsettlers", help="the three opponents' spec")
+    ap.add_argument("--games", type=int, default=100, help="games per spec")
+    ap.add_argument("--seed", type=int, default=31_000, help="the games' schedule seed")
+    ap.add_argument("--out", default="results/value_strength.jsonl", help="the per-game results file")
+    ap.add_argument("--interleave", action="store_true", help="game by game across specs (all grow together)")
+    ap.add_argument("--report", action="store_true", help="only print the report of --out")
+    args = ap.parse_args(argv)
+    if not args.report:
+        specs = [s.strip() for s in args.specs.split(",") if s.strip()]
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        done = {(r["spec"], r["opponent"], r["game"]) for r in load(args.out)}
+        order = [(s, g) for g in range(args.games) for s in specs] if args.interleave else \
+            [(s, g) for s in specs for g in range(args.games)]
+        with open(args.out, "a") as f:
+            for spec, g in order:
+                if (spec, args.opponent, g) in done:
+                    continue
+                f.write(json.dumps(play(spec, args.opponent, g, args.seed)) + "\n")
+                f.flush()
+    print(report(load(args.out)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,285 @@
+"""The learned agent's newer modes: rule options in the features (and older weight files
+widened to them), domestic offers made, answered and confirmed by the network's value,
+the anytime search's budget, and no peeking or fallbacks in any of them."""
+import time
+
+import numpy as np
+import pytest
+
+from catan_env import InfoSet
+from catan_env.agents import make_agent
+from catan_env.agents.arena import play_game
+from catan_env.agents.value import features as F
+from catan_env.agents.value.net import EARLIER_LAYOUTS, PRETRAINED, ValueNetwork, feature_digest
+from catan_env.batched.mlp import MLPWeights
+from catan_env.core import actions as A
+from catan_env.core import game as G
+from catan_env.core import layout as L
+from catan_env.core.options import PIONEERS_RULES
+from helpers import hidden_variants, observation
+
+needs_weights = pytest.mark.skipif(not __import__("os").path.exists(PRETRAINED), reason="no shipped weights")
+
+
+def features(s, seat):
+    out = np.zeros(F.N_FEATURES, np.float32)
+    F.encode_features(s, seat, out)
+    return out
+
+
+def states_along(seed, n, options=None, p_keep=0.05):
+    rng = np.random.default_rng(seed)
+    s = G.new_game(options or {}, seed=seed)
+    out = []
+    while len(out) < n and not G.is_over(s):
+        if rng.random() < p_keep:
+            out.append(s.copy())
+        G.step(s, int(rng.choice(G.legal_actions(s))))
+    return out
+
+
+def rule_slots(*names):
+    """Indices of the named feature fields."""
+    slots = []
+    for name, offset, size, _ in F.FEATURE_FIELDS:
+        if name in names:
+            slots += range(offset, offset + size)
+    return np.array(slots)
+
+
+# ---- rule options in the features
+
+def test_rule_options_change_only_their_feature_slots():
+    rules = rule_slots("rules", "sevens_rule")
+    deck = rule_slots("deck_start", "unseen_devs")
+    for s in states_along(3, 12):
+        for seat in range(G.n_players(s)):
+            base = features(s, seat)
+            other = s.copy()  # the Pioneers rule bits and sevens rule, the same position
+            other[L.OPT_RULES] = (L.RULE_NO_DESERT_ROBBER | L.RULE_SHORTAGE_IN_ORDER | L.RULE_STRICT_TRADE
+                                  | L.RULE_DIRECT_CITY | L.RULE_VP_PLAYED)
+            other[L.OPT_SEVENS] = 2
+            changed = np.flatnonzero(features(other, seat) != base)
+            assert set(changed) == set(rules[np.isin(rules, changed)]) and len(changed) == 5 + 2
+            other = s.copy()  # another development deck: its composition and the unseen share move
+            other[L.DECK_START:L.DECK_START + L.N_DEV] += np.array([1, -1, 0, 0, 0])
+            other[L.DECK + 0] += 1
+            other[L.DECK + 1] -= 1
+            changed = np.flatnonzero(features(other, seat) != base)
+            assert len(changed) and set(changed) <= set(deck)
+
+
+def test_a_pioneers_game_sets_its_rule_slots():
+    official = features(G.new_game(seed=5), 0)
+    pioneers = features(G.new_game(dict(PIONEERS_RULES, sevens_rule=1), seed=5), 0)
+    f = {name: (offset, size) for name, offset, size, _ in F.FEATURE_FIELDS}
+    o, n = f["rules"]
+    assert official[o:o + n].tolist() == [0] * 5 and pioneers[o:o + n].tolist() == [1] * 5
+    o, n = f["sevens_rule"]
+    assert official[o:o + n].tolist() == [1, 0, 0] and pioneers[o:o + n].tolist() == [0, 1, 0]
+    o, n = f["deck_start"]
+    assert official[o:o + n].sum() * 25 == pytest.approx(25) and pioneers[o:o + n].sum() * 25 == pytest.approx(24)
+
+
+def test_a_network_for_the_earlier_layout_loads_widened_and_computes_the_same(tmp_path):
+    """A file made before the rule slots existed reads them with zero weights: the same
+    win chances as its own forward pass on the slots it knows."""
+    (digest, n_in), = EARLIER_LAYOUTS.items()
+    rng = np.random.default_rng(0)
+    layers = [(rng.normal(0, 0.1, (n_in, 8)), rng.normal(0, 0.1, 8), "relu"),
+              (rng.normal(0, 0.5, (8, L.MAX_PLAYERS)), rng.normal(0, 0.1, L.MAX_PLAYERS), "identity")]
+    arrays = {"n_layers": np.array(2)}
+    for k, (w, b, act) in enumerate(layers):
+        arrays[f"w{k}"], arrays[f"b{k}"], arrays[f"act{k}"] = w.astype(np.float32), b.astype(np.float32), np.array(act)
+    arrays["meta"] = np.array('{"features": "%s", "n_features": %d}' % (digest, n_in))
+    np.savez(tmp_path / "old.npz", **arrays)
+    net = ValueNetwork.load(str(tmp_path / "old.npz"))
+    assert net.meta["widened_from"] == digest and net.meta["features"] == feature_digest()
+    for s in states_along(4, 5, dict(PIONEERS_RULES)):
+        x = features(s, 1)
+        h = np.maximum(x[:n_in].astype(np.float64) @ layers[0][0] + layers[0][1], 0) @ layers[1][0] + layers[1][1]
+        n = G.n_players(s)
+        p = np.exp(h[:n] - h[:n].max())
+        np.testing.assert_allclose(net.predict(x[None], np.array([n]))[0, :n], p / p.sum(), rtol=1e-4, atol=1e-5)
+    # a first layer that does not match the earlier layout's width is refused, not padded
+    arrays["w0"] = arrays["w0"][:-1]
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(ValueError, match="another feature layout"):
+        ValueNetwork.load(str(tmp_path / "bad.npz"))
+
+
+# ---- trading
+
+class _Recorder:
+    """Wraps an agent: every action it chooses is kept with the seat's view (its own hand
+    and the public trade fields are exact there)."""
+
+    def __init__(self, agent, checks):
+        self.agent, self.checks = agent, checks
+
+    def reset(self, seed=None):
+        self.agent.reset(seed)
+
+    def act(self, obs, infoset):
+        a = self.agent.act(obs, infoset)
+        self.checks.append((infoset.seat, a, infoset.determinize(0), obs["action_mask"].copy()))
+        return a
+
+    def __getattr__(self, name):
+        return getattr(self.agent, name)
+
+
+@needs_weights
+@pytest.mark.parametrize("options", [{}, dict(PIONEERS_RULES)], ids=["official", "pioneers"])
+def test_offers_are_legal_and_never_give_what_the_agent_lacks(options):
+    checks, made = [], {"offers": 0, "confirms": 0, "answers": 0}
+    for g in range(3):
+        agents = [_Recorder(make_agent("pretrained", seed=g), checks), "jsettlers", "trader", "jsettlers"]
+        res = play_game(agents, seed=40 + g, options=options, max_turns=400)
+        assert res["fallbacks"][0] == 0
+    for seat, a, s, mask in checks:
+        assert mask[a] == 1
+        if A.OFFER0 <= a < A.OFFER0 + A.N_MENU:
+            m = a - A.OFFER0
+            assert s[L.hand_i(seat, A.MENU_GIVE_RES[m])] >= A.MENU_GIVE_N[m]
+            made["offers"] += 1
+        elif A.COUNTER0 <= a < A.COUNTER0 + A.N_MENU or a == A.TRADE_ACCEPT:
+            m = a - A.COUNTER0
+            give = (s[L.TRADE_GET_RES], s[L.TRADE_GET_N]) if a == A.TRADE_ACCEPT else \
+                (A.MENU_GIVE_RES[m], A.MENU_GIVE_N[m])
+            assert s[L.hand_i(seat, give[0])] >= give[1]
+            made["answers"] += 1
+        elif A.CONFIRM0 <= a < A.TRADE_CANCEL:
+            made["confirms"] += 1
+    assert made["offers"] > 0 and made["answers"] > 0 and made["confirms"] > 0, made
+
+
+@needs_weights
+def test_offers_are_bounded_per_turn_and_not_repeated():
+    agent = make_agent("pretrained:offers=1", seed=0)
+    checks = []
+    play_game([_Recorder(agent, checks), "jsettlers", "jsettlers", "jsettlers"], seed=11, max_turns=300)
+    per_turn = {}
+    for seat, a, s, _ in checks:
+        if A.OFFER0 <= a < A.OFFER0 + A.N_MENU:
+            per_turn.setdefault(int(s[L.TURN]), []).append(a)
+    assert per_turn and all(len(v) == 1 for v in per_turn.values())
+    assert agent.trade_counts["offers"] == sum(len(v) for v in per_turn.values())
+    quiet = make_agent("pretrained:offers=0", seed=0)
+    play_game([quiet, "jsettlers", "jsettlers", "jsettlers"], seed=11, max_turns=300)
+    assert quiet.trade_counts["offers"] == 0
+    with pytest.raises(ValueError, match="offers must be"):
+        make_agent("pretrained:offers=99")
+
+
+@needs_weights
+def test_the_agent_confirms_only_what_it_rates_up():
+    """At every confirm decision the agent took, its choice is the best-rated answer when
+    that one beats cancelling, and a cancel otherwise (checked on the same view)."""
+    from catan_env.agents.value.trading import confirm_gains
+    agent = make_agent("pretrained", seed=3)
+    net = agent.network
+    seen = 0
+    checks = []
+    for g in range(3):
+        play_game([_Recorder(agent, checks), "jsettlers", "trader", "jsettlers"], seed=70 + g, max_turns=400)
+    for seat, a, s, mask in checks:
+        if s[L.PHASE] != L.PH_TRADE_CONFIRM:
+            continue
+        confirms = np.flatnonzero(mask[A.CONFIRM0:A.TRADE_CANCEL]) + A.CONFIRM0
+        gains = np.empty(len(confirms))
+        view = InfoSet(s, seat, secret_seed=0).determinize(1)
+        confirm_gains(net.params, net.layers, net.net, net.width, view, seat, confirms.astype(np.int64), gains)
+        if a == A.TRADE_CANCEL:
+            assert gains.max() <= 0.05  # the agent's own view differed; never a clear gain refused
+        else:
+            assert gains[list(confirms).index(a)] > -0.05
+        seen += 1
+    assert seen > 0
+
+
+# ---- the anytime search
+
+class TickClock:
+    """A clock that advances ``dt`` at every reading: the anytime search decides the same
+    way on every machine."""
+
+    def __init__(self, dt):
+        self.t, self.dt = 0.0, dt
+
+    def __call__(self):
+        self.t += self.dt
+        return self.t
+
+
+def _anytime(budget, dt, seed=7):
+    agent = make_agent(f"pretrained:seconds={budget}", seed=seed)
+    agent.clock = TickClock(dt)
+    return agent
+
+
+@needs_weights
+def test_anytime_mode_reads_no_hidden_state():
+    rng = np.random.default_rng(5)
+    compared = 0
+    for s in states_along(9, 20, p_keep=0.04):
+        seat = G.decider(s)
+        for label, other in hidden_variants(s, seat, rng):
+            acts = [_anytime(0.2, 0.001).act(observation(x, seat), InfoSet(x, seat, secret_seed=99)) for x in (s, other)]
+            assert acts[0] == acts[1], f"the anytime search reads hidden {label}"
+            compared += 1
+    assert compared > 10
+
+
+@needs_weights
+def test_anytime_search_deepens_with_its_budget():
+    """On a deterministic clock: a budget of a few readings stops at one ply, a large one
+    reaches three plies and more views."""
+    states = [s for s in states_along(12, 60, p_keep=0.2) if s[L.PHASE] == L.PH_MAIN and len(G.legal_actions(s)) > 3]
+    assert states
+    small, large = _anytime(0.001, 0.001), _anytime(10.0, 0.0001)
+    for s in states[:6]:
+        seat = G.decider(s)
+        for agent in (small, large):
+            a = agent.act(observation(s, seat), InfoSet(s, seat, secret_seed=1))
+            assert G.legal_mask(s)[a] == 1
+    assert set(small.depth_counts) == {1}
+    assert max(large.depth_counts) == 3
+
+
+@needs_weights
+@pytest.mark.parametrize("budget", [0.0005, 0.03])
+def test_anytime_mode_honours_its_budget_and_plays_legal_moves(budget):
+    """Real time: every move legal; with a budget above one ply's cost, the decisions
+    that searched take at most 20% more than the budget on average and at the 90th
+    percentile (the rare longer one is a move that took longer than the move before it)."""
+    agent = make_agent(f"pretrained:seconds={budget}", seed=1)
+    make_agent("pretrained", seed=0)  # compiled before the clock matters
+    play_game([agent, "jsettlers"], seed=2, max_turns=12)  # the kernels compile outside the timing
+    res = play_game([agent, "jsettlers", "jsettlers"], seed=3, max_turns=400, time_decisions=True)
+    assert res["fallbacks"][0] == 0 and res["steps"] > 50
+    searched = np.array([t for t in res["decision_times"][0] if t > budget / 2])
+    if budget >= 0.01:
+        assert len(searched) > 10
+        assert searched.mean() <= 1.2 * budget and np.percentile(searched, 90) <= 1.2 * budget, \
+            (searched.mean(), np.percentile(searched, 90), searched.max())
+    with pytest.raises(ValueError, match="seconds in"):
+        make_agent("pretrained:seconds=1000")
+
+
+# ---- no fallbacks in any mode
+
+@needs_weights
+@pytest.mark.parametrize("spec", ["pretrained", "pretrained:seconds=0.002", "pretrained:search=0:counters=false"])
+def test_learned_agent_modes_never_fall_back(spec):
+    """Whole games, 2-4 players, trading on and off, official and Pioneers rules: no
+    replaced move."""
+    reasons = {}
+    for g in range(6):
+        n = 2 + g % 3
+        options = dict(PIONEERS_RULES) if g % 2 else {}
+        options["domestic_trade"] = g % 3 != 1
+        res = play_game([spec] + ["jsettlers"] * (n - 1), seed=500 + g, options=options, max_turns=400)
+        for k, v in res["fallback_reasons"].items():
+            reasons[k] = reasons.get(k, 0) + v
+    assert reasons == {}, f"{spec} replaced planned moves: {reasons}"
