@@ -167,6 +167,16 @@ class Ladder:
                     break
         return out
 
+    def _drop_partial_line(self) -> None:
+        """Cut a half-written last line (a run killed mid-write) so appends start clean."""
+        if not os.path.exists(self.games_path):
+            return
+        with open(self.games_path, "rb+") as f:
+            data = f.read()
+            keep = data.rfind(b"\n") + 1
+            if keep < len(data):
+                f.truncate(keep)
+
     def jobs(self, games: int) -> List[Tuple[int, Tuple[Any, ...]]]:
         """The arena jobs of the games up to ``games`` not in the file yet."""
         done = {g["game"] for g in self.games()}
@@ -185,6 +195,7 @@ class Ladder:
         todo = self.jobs(games)
         if not todo:
             return 0
+        self._drop_partial_line()
         if progress:
             compiled = compile_notice()
             if compiled is not None:

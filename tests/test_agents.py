@@ -19,7 +19,9 @@ from catan_env.core.topology import HEX_VERTICES, VERTEX_HEXES
 from helpers import game_after_setup, give, hidden_variants, observation, quiet_roll, take_all
 
 AGENT_SPECS = ["random", "weighted", "jsettlers", "jsettlers:strategy=smart", "trader",
-               "mcts:iterations=20", "opening_solver:base=random", "pretrained", "pretrained:search=0"]
+               "mcts:iterations=20", "opening_solver:base=random", "pretrained:search=1", "pretrained:search=0"]
+# (``pretrained`` itself searches against the clock: its no-peek test runs on a
+# deterministic clock in test_value_modes.py)
 
 
 _obs = observation

@@ -134,7 +134,7 @@ class _Recorder:
 def test_offers_are_legal_and_never_give_what_the_agent_lacks(options):
     checks, made = [], {"offers": 0, "confirms": 0, "answers": 0}
     for g in range(3):
-        agents = [_Recorder(make_agent("pretrained", seed=g), checks), "jsettlers", "trader", "jsettlers"]
+        agents = [_Recorder(make_agent("pretrained:search=1", seed=g), checks), "jsettlers", "trader", "jsettlers"]
         res = play_game(agents, seed=40 + g, options=options, max_turns=400)
         assert res["fallbacks"][0] == 0
     for seat, a, s, mask in checks:
@@ -156,7 +156,7 @@ def test_offers_are_legal_and_never_give_what_the_agent_lacks(options):
 
 @needs_weights
 def test_offers_are_bounded_per_turn_and_not_repeated():
-    agent = make_agent("pretrained:offers=1", seed=0)
+    agent = make_agent("pretrained:offers=1:search=1", seed=0)
     checks = []
     play_game([_Recorder(agent, checks), "jsettlers", "jsettlers", "jsettlers"], seed=11, max_turns=300)
     per_turn = {}
@@ -165,7 +165,7 @@ def test_offers_are_bounded_per_turn_and_not_repeated():
             per_turn.setdefault(int(s[L.TURN]), []).append(a)
     assert per_turn and all(len(v) == 1 for v in per_turn.values())
     assert agent.trade_counts["offers"] == sum(len(v) for v in per_turn.values())
-    quiet = make_agent("pretrained:offers=0", seed=0)
+    quiet = make_agent("pretrained:offers=0:search=1", seed=0)
     play_game([quiet, "jsettlers", "jsettlers", "jsettlers"], seed=11, max_turns=300)
     assert quiet.trade_counts["offers"] == 0
     with pytest.raises(ValueError, match="offers must be"):
@@ -177,7 +177,7 @@ def test_the_agent_confirms_only_what_it_rates_up():
     """At every confirm decision the agent took, its choice is the best-rated answer when
     that one beats cancelling, and a cancel otherwise (checked on the same view)."""
     from catan_env.agents.value.trading import confirm_gains
-    agent = make_agent("pretrained", seed=3)
+    agent = make_agent("pretrained:search=1", seed=3)
     net = agent.network
     seen = 0
     checks = []
@@ -254,7 +254,6 @@ def test_anytime_mode_honours_its_budget_and_plays_legal_moves(budget):
     that searched take at most 20% more than the budget on average and at the 90th
     percentile (the rare longer one is a move that took longer than the move before it)."""
     agent = make_agent(f"pretrained:seconds={budget}", seed=1)
-    make_agent("pretrained", seed=0)  # compiled before the clock matters
     play_game([agent, "jsettlers"], seed=2, max_turns=12)  # the kernels compile outside the timing
     res = play_game([agent, "jsettlers", "jsettlers"], seed=3, max_turns=400, time_decisions=True)
     assert res["fallbacks"][0] == 0 and res["steps"] > 50
@@ -270,12 +269,13 @@ def test_anytime_mode_honours_its_budget_and_plays_legal_moves(budget):
 # ---- no fallbacks in any mode
 
 @needs_weights
-@pytest.mark.parametrize("spec", ["pretrained", "pretrained:seconds=0.002", "pretrained:search=0:counters=false"])
+@pytest.mark.parametrize("spec", ["pretrained", "pretrained:seconds=0.002", "pretrained:search=1",
+                                  "pretrained:search=0:counters=false"])
 def test_learned_agent_modes_never_fall_back(spec):
     """Whole games, 2-4 players, trading on and off, official and Pioneers rules: no
     replaced move."""
     reasons = {}
-    for g in range(6):
+    for g in range(4 if spec == "pretrained" else 6):
         n = 2 + g % 3
         options = dict(PIONEERS_RULES) if g % 2 else {}
         options["domestic_trade"] = g % 3 != 1

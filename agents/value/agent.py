@@ -1,6 +1,7 @@
 """The learned agent: the win-probability network searched by expectimax.
 
-    make_agent("pretrained")                    # the shipped network, 2-ply search
+    make_agent("pretrained")                    # the shipped network, anytime search, 0.1 s a decision
+    make_agent("pretrained:search=1")           # a fixed 2-ply search on 2 determinizations
     make_agent("pretrained:search=0")           # the network alone: greedy one ply
     make_agent("value:path=nets/round-3.npz:search=2:beam=4")
     make_agent("pretrained:seconds=0.1")             # anytime: as deep as 0.1 s per decision allows
@@ -299,10 +300,20 @@ def value_agent(seed: Optional[int] = None, path: Optional[str] = None, **option
     return ValueSearchAgent(seed=seed, path=path, **options)  # type: ignore[arg-type]
 
 
+# The shipped agent's budget per decision in its anytime mode, from the strength-against-
+# time curve (docs/learned-agents.md); at most 0.25 s so that evaluations stay cheap.
+PRETRAINED_SECONDS = 0.1
+
+
 def pretrained_agent(seed: Optional[int] = None, **options: object) -> ValueSearchAgent:
-    """``pretrained``: the agent over the network shipped in the package."""
+    """``pretrained``: the agent over the network shipped in the package; anytime with
+    ``PRETRAINED_SECONDS`` a decision unless ``seconds``, ``search`` or
+    ``determinizations`` is given (``pretrained:search=0``: the network alone, greedy;
+    ``pretrained:search=1``: the fixed two-ply search on two determinizations)."""
     if "path" in options:
         raise ValueError("pretrained uses the shipped network; use value:path=... for another file")
+    if not {"seconds", "search", "determinizations"} & set(options):
+        options["seconds"] = PRETRAINED_SECONDS
     return ValueSearchAgent(seed=seed, **options)  # type: ignore[arg-type]
 
 
