@@ -2,7 +2,7 @@
 
     python benchmarks/value_strength.py --specs pretrained:seconds=0.01,pretrained:seconds=0.1 --games 200
     python benchmarks/value_strength.py --specs pretrained,pretrained:offers=0 --games 400 --out results/trading.jsonl
-    python benchmarks/value_strength.py --report --out results/budget.jsonl
+    python benchmarks/value_strength.py --report --out results/budget.jsonl --plot docs/value_budget.png
 
 Every spec plays the same seat-randomised games (the arena's schedule from ``--seed``)
 against three ``--opponent`` agents, so two specs' figures are a paired comparison.
@@ -71,6 +71,37 @@ def report(rows):
     return "\n".join(lines)
 
 
+def plot(rows, path):
+    """Win rate (95% interval) against the budget per decision of the ``seconds=`` specs."""
+    import re
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    points = defaultdict(list)
+    for r in rows:
+        m = re.search(r"seconds=([0-9.e-]+)", r["spec"])
+        if m:
+            points[(float(m.group(1)), r["opponent"])].append(r["won"])
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    for opp in sorted({o for _, o in points}):
+        xs = sorted(s for s, o in points if o == opp)
+        rate = [np.mean(points[(s, opp)]) for s in xs]
+        ci = [wilson(int(np.sum(points[(s, opp)])), len(points[(s, opp)])) for s in xs]
+        ax.errorbar(xs, rate, yerr=[[r - lo for r, (lo, _) in zip(rate, ci)], [hi - r for r, (_, hi) in zip(rate, ci)]],
+                    fmt="o-", capsize=3, label=f"against 3 {opp}")
+        for s, r in zip(xs, rate):
+            ax.annotate(f"{len(points[(s, opp)])} games", (s, r), textcoords="offset points", xytext=(5, -12), fontsize=7)
+    ax.axhline(0.25, color="grey", lw=0.8, ls="--", label="parity (25%)")
+    ax.set(xscale="log", xlabel="budget per decision (s, anytime search)", ylabel="win rate",
+           title="pretrained: strength against time per decision", ylim=(0, 1))
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--specs", default="pretrained", help="comma-separated agent specs to measure")
@@ -80,6 +111,8 @@ def main(argv=None):
     ap.add_argument("--out", default="results/value_strength.jsonl", help="the per-game results file")
     ap.add_argument("--interleave", action="store_true", help="game by game across specs (all grow together)")
     ap.add_argument("--report", action="store_true", help="only print the report of --out")
+    ap.add_argument("--plot", default=None, help="also draw win rate against the seconds= budgets into this PNG")
+    ap.add_argument("--also", nargs="*", default=[], help="more result files to report and plot with --out")
     args = ap.parse_args(argv)
     if not args.report:
         specs = [s.strip() for s in args.specs.split(",") if s.strip()]
@@ -93,7 +126,10 @@ def main(argv=None):
                     continue
                 f.write(json.dumps(play(spec, args.opponent, g, args.seed)) + "\n")
                 f.flush()
-    print(report(load(args.out)))
+    rows = load(args.out) + [r for path in args.also for r in load(path)]
+    print(report(rows))
+    if args.plot:
+        print(f"wrote {plot(rows, args.plot)}")
     return 0
 
 

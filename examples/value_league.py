@@ -30,6 +30,7 @@ import numpy as np
 from catan_env.agents.arena import run_tournament, summarise, wilson
 from catan_env.agents.value.net import PRETRAINED, ValueNetwork
 from catan_env.agents.value.positions import generate, load_positions
+from catan_env.agents.value.train import evaluate as heldout_figures
 from catan_env.agents.value.train import train
 from catan_env.cli import HelpFormatter
 from catan_env.core.options import PIONEERS_RULES
@@ -97,16 +98,16 @@ def evaluate(net_path, args, k):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--out", default="results/league", help="folder of round-k.npz, data-k/, league.json")
-    ap.add_argument("--games", type=int, default=600, help="games recorded per round, shared over the table")
+    ap.add_argument("--games", type=int, default=1000, help="games recorded per round, shared over the table")
     ap.add_argument("--eval-games", type=int, default=400, help="games against three JSettlersAgent per round")
     ap.add_argument("--patience", type=int, default=2, help="stop after this many rounds without a new best")
     ap.add_argument("--max-rounds", type=int, default=50, help="stop after this round in any case")
-    ap.add_argument("--window", type=int, default=3, help="train on the data of the last WINDOW rounds")
+    ap.add_argument("--window", type=int, default=4, help="train on the data of the last WINDOW rounds")
     ap.add_argument("--sample", type=float, default=0.15, help="share of decisions whose state is kept")
     ap.add_argument("--search", type=int, default=1, help="the agent's extra plies (0 greedy, 1, 2)")
     ap.add_argument("--determinizations", type=int, default=2, help="the agent's determinizations per decision")
-    ap.add_argument("--epochs", type=int, default=3, help="fine-tuning passes per round (best held-out epoch kept)")
-    ap.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (cosine-annealed)")
+    ap.add_argument("--epochs", type=int, default=2, help="fine-tuning passes per round (best held-out epoch kept)")
+    ap.add_argument("--lr", type=float, default=1e-4, help="Adam learning rate (cosine-annealed)")
     ap.add_argument("--dropout", type=float, default=0.3, help="dropout after each hidden layer while training")
     ap.add_argument("--weight-decay", type=float, default=1e-3, help="Adam weight decay")
     ap.add_argument("--value-weight", type=float, default=0.3, help="target = outcome blended with the search's estimate")
@@ -148,6 +149,8 @@ def main(argv=None):
             fit["network"].meta.update(round=k, positions=int(len(rows["game"])), league=list(TABLE))
             fit["network"].save(net_path)
             entry["heldout"] = {key: v for key, v in (fit["heldout"] or {}).items() if key != "calibration"}
+            before = heldout_figures(prev, rows, fit["heldout_mask"])  # round k-1 on the same held-out games
+            entry["heldout_before"] = {key: v for key, v in before.items() if key != "calibration"}
             entry["seconds"]["train"] = time.perf_counter() - t
             del rows
             _save(log, entry, log_path)
@@ -184,9 +187,10 @@ def _save(log, entry, path):
 
 def _line(entry):
     e, h = entry["eval"], entry.get("heldout") or {}
+    b = entry.get("heldout_before") or {}
     return (f"round {entry['round']}: {e['wins']}/{e['games']} = {e['win_rate']:.3f} "
             f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}] against {e['opponents']}; held-out log loss "
-            f"{h.get('log_loss', float('nan')):.3f}; stage seconds "
+            f"{h.get('log_loss', float('nan')):.3f} (the round before: {b.get('log_loss', float('nan')):.3f}); stage seconds "
             f"{json.dumps({k: round(v) for k, v in entry['seconds'].items()})}")
 
 

@@ -283,3 +283,59 @@ def test_learned_agent_modes_never_fall_back(spec):
         for k, v in res["fallback_reasons"].items():
             reasons[k] = reasons.get(k, 0) + v
     assert reasons == {}, f"{spec} replaced planned moves: {reasons}"
+
+
+# ---- the league
+
+def _league_module():
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "value_league.py")
+    spec = importlib.util.spec_from_file_location("value_league", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_league_table_shares_and_stopping_rule():
+    league = _league_module()
+    shares = league.split_games(1000, league.TABLE)
+    assert sum(shares.values()) == 1000 and set(shares) == set(league.TABLE)
+    assert shares["jsettlers"] > shares["weighted"] >= 1 and shares["pioneers"] > 0
+    assert sum(league.split_games(5, league.TABLE).values()) >= len(league.TABLE)  # one game each at least
+    assert any(options for _, options, _ in league.TABLE.values())  # a share under other rules
+
+    def rounds(*rates):
+        return [{"round": k, "eval": {"win_rate": r}} for k, r in enumerate(rates)]
+    assert not league.stopped(rounds(0.5, 0.4), 2)
+    assert league.stopped(rounds(0.5, 0.4, 0.45), 2)       # two rounds without a new best
+    assert not league.stopped(rounds(0.5, 0.4, 0.55), 2)
+    assert not league.stopped(rounds(0.5, 0.55, 0.5), 2)   # round 1 was a new best
+    assert league.stopped(rounds(0.5, 0.55, 0.5, 0.52), 2)
+    assert league.past_round(1, 0) == 0 and all(0 <= league.past_round(k, 3) < k - 1 for k in range(2, 9))
+
+
+def test_tiny_league_round_end_to_end(tmp_path):
+    pytest.importorskip("torch")
+    import json
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = tmp_path / "league"
+    cmd = [sys.executable, os.path.join(root, "examples", "value_league.py"), "--out", str(out), "--games", "7",
+           "--eval-games", "2", "--max-rounds", "1", "--epochs", "1", "--search", "0", "--determinizations", "1"]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=root)
+    assert run.returncode == 0, run.stderr[-3000:]
+    log = json.loads((out / "league.json").read_text())
+    assert [r["round"] for r in log["rounds"]] == [0, 1]
+    assert all(r["eval"]["games"] == 2 for r in log["rounds"])
+    assert "log_loss" in log["rounds"][1]["heldout_before"]
+    league = _league_module()
+    for name, (_, options, _) in league.TABLE.items():
+        manifest = json.loads((out / "data-1" / name / "manifest.json").read_text())
+        assert manifest["settings"]["options"] == options and manifest["shards"]
+    assert ValueNetwork.load(str(out / "round-1.npz")).meta["round"] == 1
+    assert (out / "best.npz").exists()
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root)
+    assert again.returncode == 0 and "fine-tuning" not in again.stdout  # every stage was done
