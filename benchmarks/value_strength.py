@@ -17,11 +17,13 @@ import json
 import os
 import time
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
 from catan_env.agents.arena import play_game, schedule, wilson
 from catan_env.agents.registry import make_agent
+from catan_env.cli import HelpFormatter
 
 
 def play(spec, opponent, game, seed):
@@ -39,6 +41,10 @@ def play(spec, opponent, game, seed):
             "decision_seconds": [round(x, 5) for x in times], "game_seconds": round(time.perf_counter() - t, 2),
             "trade_counts": getattr(agent, "trade_counts", None),
             "depths": {str(k): v for k, v in (getattr(agent, "depth_counts", None) or {}).items()}}
+
+
+def _play(job):
+    return play(*job)
 
 
 def load(path):
@@ -103,13 +109,14 @@ def plot(rows, path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--specs", default="pretrained", help="comma-separated agent specs to measure")
     ap.add_argument("--opponent", default="jsettlers", help="the three opponents' spec")
     ap.add_argument("--games", type=int, default=100, help="games per spec")
     ap.add_argument("--seed", type=int, default=31_000, help="the games' schedule seed")
     ap.add_argument("--out", default="results/value_strength.jsonl", help="the per-game results file")
     ap.add_argument("--interleave", action="store_true", help="game by game across specs (all grow together)")
+    ap.add_argument("--workers", type=int, default=1, help="processes (games are appended as they finish)")
     ap.add_argument("--report", action="store_true", help="only print the report of --out")
     ap.add_argument("--plot", default=None, help="also draw win rate against the seconds= budgets into this PNG")
     ap.add_argument("--also", nargs="*", default=[], help="more result files to report and plot with --out")
@@ -120,11 +127,10 @@ def main(argv=None):
         done = {(r["spec"], r["opponent"], r["game"]) for r in load(args.out)}
         order = [(s, g) for g in range(args.games) for s in specs] if args.interleave else \
             [(s, g) for s in specs for g in range(args.games)]
-        with open(args.out, "a") as f:
-            for spec, g in order:
-                if (spec, args.opponent, g) in done:
-                    continue
-                f.write(json.dumps(play(spec, args.opponent, g, args.seed)) + "\n")
+        todo = [(spec, args.opponent, g, args.seed) for spec, g in order if (spec, args.opponent, g) not in done]
+        with open(args.out, "a") as f, ProcessPoolExecutor(max(1, args.workers)) as pool:
+            for row in pool.map(_play, todo):
+                f.write(json.dumps(row) + "\n")
                 f.flush()
     rows = load(args.out) + [r for path in args.also for r in load(path)]
     print(report(rows))
