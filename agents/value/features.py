@@ -15,7 +15,10 @@ are equal, tested in ``tests/test_value_net.py``):
   points, expected production by resource and by number, what the robber takes from it,
   harbours, settlement spots open now and one road away with their pips, pieces built;
   and for the game the relative turn player and decider, the player count, the unseen
-  development cards by type and what the observer's hand affords.
+  development cards by type and what the observer's hand affords; and last the game's
+  rule options (rule variant bits, the sevens rule, the starting development deck, the
+  table rules), public and constant through a game, so that one network serves the
+  official and the Pioneers rules.
 
 Every slot is named once in ``FEATURE_FIELDS`` (name, offset, size, meaning), the
 per-seat columns in ``SEAT_COLS``; ``feature_table()`` prints them.
