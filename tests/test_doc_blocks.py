@@ -112,6 +112,8 @@ def test_doc_commands_run(where, commands, tmp_path):
             continue  # a server that runs until stopped (tested in test_web, test_web_browser)
         if cmd.startswith(("catan-baselines", "catan-arena")):
             cmd = re.sub(r"--games \d+", "", cmd) + " --games 2"
+        if cmd.startswith("catan-ladder") and "--report" not in cmd:
+            cmd = re.sub(r"--games \d+", "", cmd) + " --games 1 --max-turns 20"
         if cmd.startswith("catan-pioneers"):
             if "--host" in cmd or pioneers_available() is not None:
                 continue  # joins somebody's server / needs pioneers-console (tested in test_pioneers)
