@@ -1,6 +1,7 @@
 """The learned agent: the win-probability network searched by expectimax.
 
-    make_agent("pretrained")                    # the shipped network, anytime search, 0.1 s a decision
+    make_agent("pretrained")                    # the shipped network, anytime search, 6,000 evaluations a decision
+    make_agent("pretrained:seconds=0.1")        # the anytime search by the clock
     make_agent("pretrained:search=1")           # a fixed 2-ply search on 2 determinizations
     make_agent("pretrained:search=0")           # the network alone: greedy one ply
     make_agent("value:path=nets/round-3.npz:search=2:beam=4")
@@ -11,13 +12,17 @@ Each decision samples ``determinizations`` states from the seat's information se
 on each and plays the best mean.  ``search`` is the number of plies beyond the first
 (0: greedy by the network's value of each move's result, chance included).
 
-Anytime mode (``seconds`` > 0): iterative deepening within that budget per decision.
-One ply for every move, then the ``beam`` best again two plies deep, then three (up to
-``search`` + 1 plies; ``search`` defaults to 2 here), then more determinizations at the
-deepest depth finished; the clock is read between moves, and a move is searched only
-when the time its depth took for the last move still fits, so a decision ends within
-the budget plus the rare move that takes longer than the one before it.  A depth cut
-short is dropped (its moves are not comparable); the first ply is always finished.
+Anytime mode (``seconds`` > 0, or ``leaves`` > 0 network evaluations a decision):
+iterative deepening within the budget.  One ply for every move, then the ``beam`` best
+again two plies deep, then three (up to ``search`` + 1 plies; ``search`` defaults to 2
+here), then more determinizations at the deepest depth finished, on the same beam.  The
+budget is read between moves, and a move is searched only when the cost its depth had
+for the last move still fits, so a decision ends within the budget plus the rare move
+that costs more than the one before it.  A depth cut short is dropped (its moves are not
+comparable); the first ply is always finished.  The ``leaves`` budget counts work, not
+time, so a game follows its seed on any machine; the ``seconds`` budget follows the clock
+(how deep it gets depends on the machine and its load).  Trade decisions, macro moves and
+the first ply are outside the budget.
 
 In the main phase, builds that maritime trades would pay for are scored too, as macro
 moves (``macros=false`` turns them off; ``macro_moves`` counts the trades played for
@@ -35,7 +40,7 @@ partner's answer (accept or counter) that raises its value, else cancels.
 to win after the chosen move (recorded as training targets).
 """
 import time
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 from numba import njit
@@ -80,12 +85,21 @@ class ValueSearchAgent(Agent):
     name = "value"
 
     def __init__(self, seed: Optional[int] = None, path: Optional[str] = None, search: Optional[int] = None,
-                 beam: int = 6, determinizations: int = 2, seconds: float = 0.0, accept_margin: float = 0.02,
+                 beam: int = 6, determinizations: int = 2, seconds: float = 0.0, leaves: int = 0,
+                 accept_margin: float = 0.02,
                  macros: bool = True, opening: str = "search", offers: int = 2, offer_margin: float = 0.02,
                  counters: bool = True) -> None:
         super().__init__(seed)
+        for name, value, kind in (("search", search, int), ("beam", beam, int), ("determinizations", determinizations, int),
+                                  ("leaves", leaves, int), ("offers", offers, int), ("seconds", seconds, (int, float))):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
+                raise ValueError(f"{name} must be a number{' (whole)' if kind is int else ''}, got {value!r}")
+        if seconds and leaves:
+            raise ValueError("give the anytime budget as seconds or as leaves, not both")
+        if not 0 <= leaves <= 10_000_000:
+            raise ValueError(f"leaves must be in [0, 10000000] network evaluations a decision, got {leaves!r}")
         if search is None:
-            search = 2 if seconds > 0 else 1
+            search = 2 if seconds > 0 or leaves > 0 else 1
         if search not in (0, 1, 2):
             raise ValueError(f"search must be 0 (greedy), 1 or 2 extra plies, got {search!r}")
         if beam < 1 or determinizations < 1 or seconds < 0 or seconds > 60:
@@ -99,6 +113,7 @@ class ValueSearchAgent(Agent):
         self.beam = int(beam)
         self.determinizations = int(determinizations)
         self.seconds = float(seconds)
+        self.leaves = int(leaves)
         self.accept_margin = float(accept_margin)
         self.macros = bool(macros)
         if opening not in ("search", "jsettlers"):
@@ -115,12 +130,16 @@ class ValueSearchAgent(Agent):
         self.depth_counts: Dict[int, int] = {}  # anytime mode: decisions by the deepest ply finished
         self._offered: Tuple[int, set] = (-1, set())  # (turn, offers made in it)
         self._step_cost = np.zeros(4)  # anytime mode: seconds the last move took at each depth
-        self.clock = time.perf_counter  # anytime mode's clock (a test may give a deterministic one)
+        self._leaf_cost = np.zeros(4)  # the same in network evaluations
+        self._leaves = 0  # network evaluations by the anytime search so far
+        self.clock: Callable[[], float] = time.perf_counter  # the seconds budget's clock (a test may give a deterministic one)
         self.last_values: Optional[np.ndarray] = None
 
     def reset(self, seed: Optional[int] = None) -> None:
         super().reset(seed)
         self._offered = (-1, set())
+        self._step_cost[:] = 0.0
+        self._leaf_cost[:] = 0.0
         if getattr(self, "_opener", None) is not None:
             self._opener.reset(seed)
 
@@ -141,7 +160,7 @@ class ValueSearchAgent(Agent):
         if phase == PH_TRADE_RESPONSE:
             return self._answer(view, seat, legal)
         if phase == PH_TRADE_CONFIRM:
-            return self._confirm(view, seat, legal, infoset)
+            return self._confirm(view, seat, legal)
         if phase == PH_MAIN and self.offers:
             offer = self._offer(view, seat, legal)
             if offer is not None:
@@ -151,7 +170,7 @@ class ValueSearchAgent(Agent):
             return self.fall_back(infoset, "no searchable move", int(legal[0]))
         if len(moves) == 1:
             return int(moves[0])
-        if self.seconds > 0:
+        if self.seconds > 0 or self.leaves > 0:
             mean, view = self._anytime(view, seat, moves, infoset)
         else:
             mean, view = self._fixed(view, seat, moves, infoset)
@@ -182,57 +201,70 @@ class ValueSearchAgent(Agent):
 
     def _anytime(self, view: np.ndarray, seat: int, moves: np.ndarray,
                  infoset: InfoSet) -> Tuple[np.ndarray, np.ndarray]:
-        """Iterative deepening within ``seconds`` (see the module docstring): the values of
-        the deepest depth finished, averaged over the views it was finished on."""
+        """Iterative deepening within the budget (``seconds`` of ``clock`` or ``leaves``
+        network evaluations; see the module docstring): the values of the deepest depth
+        finished, averaged over the views it was finished on."""
         net = self.network
-        clock = self.clock
-        deadline = clock() + self.seconds
-        cost = self._step_cost  # seconds the last move took at each depth (kept across decisions)
+        by_work = self.leaves > 0
+        clock = self._work_done if by_work else self.clock
+        cost = self._leaf_cost if by_work else self._step_cost  # the last move's cost at each depth
+        deadline = clock() + (self.leaves if by_work else self.seconds)
+        tried = np.zeros(len(cost), dtype=bool)
 
         def value(v: np.ndarray, i: int, depth: int) -> float:
             t = clock()
-            out = move_value(net.params, net.layers, net.net, net.width, v, seat, int(moves[i]), depth, self.beam)
+            out, leaves = move_value(net.params, net.layers, net.net, net.width, v, seat, int(moves[i]), depth,
+                                     self.beam)
+            self._leaves += int(leaves)
             cost[depth] = clock() - t
+            tried[depth] = True
             return float(out)
 
         def deepen(v: np.ndarray, depth: int, rows: Sequence[int], out: np.ndarray) -> bool:
-            """out[rows] := the moves' values at depth; False when the clock stopped it."""
+            """out[rows] := the moves' values at depth; False when the budget stopped it."""
             for i in rows:
                 if clock() + cost[depth] > deadline:
                     return False
                 out[i] = value(v, int(i), depth)
             return True
 
-        def one_view(v: np.ndarray, limit: int, must_finish: bool) -> Tuple[Optional[np.ndarray], int]:
-            """(the values at the deepest depth finished on view v, that depth)."""
+        def one_view(v: np.ndarray, limit: int, beam: Optional[np.ndarray]) -> Tuple[Optional[np.ndarray], int, np.ndarray]:
+            """(the values at the deepest depth finished on view v, that depth, the beam);
+            the first view (beam None) finishes its first ply whatever the budget says
+            and picks the beam every later view searches."""
             first = np.empty(len(moves))
-            if must_finish:  # the first ply of the first view, whatever the clock says
+            if beam is None:
                 for i in range(len(moves)):
                     first[i] = value(v, i, 1)
+                beam = np.argsort(-first)[:self.beam]
             elif not deepen(v, 1, range(len(moves)), first):
-                return None, 0
+                return None, 0, beam
             best, finished = first, 1
-            beam = np.argsort(-first)[:self.beam]
             for depth in range(2, limit + 1):
                 deeper = first - 1.0  # moves outside the beam rank below every searched one
                 if not deepen(v, depth, beam, deeper):
                     break
                 best, finished = deeper, depth
-            return best, finished
+            return best, finished, beam
 
-        values, depth = one_view(view, self.depth, True)
+        values, depth, beam = one_view(view, self.depth, None)
         assert values is not None
         total, views = values.copy(), 1
-        while clock() < deadline:  # more views at the deepest depth finished
+        while clock() < deadline:  # more views at the deepest depth finished, on the same beam
             other = infoset.determinize(self._seed())
-            more, reached = one_view(other, depth, False)
+            more, reached, _ = one_view(other, depth, beam)
             if more is None or reached < depth:
                 break
             total += more
             views += 1
             view = other
+        cost[~tried] *= 0.5  # a depth not tried this time is tried again soon (its last cost ages)
         self.depth_counts[depth] = self.depth_counts.get(depth, 0) + 1
         return total / views, view
+
+    def _work_done(self) -> float:
+        """The anytime search's clock in work: network evaluations so far."""
+        return float(self._leaves)
 
     def _answer(self, view: np.ndarray, seat: int, legal: np.ndarray) -> int:
         """Accept or counter an offer when it raises this seat's value, else reject."""
@@ -247,7 +279,7 @@ class ValueSearchAgent(Agent):
                 return int(answers[i])
         return A.TRADE_REJECT
 
-    def _confirm(self, view: np.ndarray, seat: int, legal: np.ndarray, infoset: InfoSet) -> int:
+    def _confirm(self, view: np.ndarray, seat: int, legal: np.ndarray) -> int:
         """Confirm the answer that raises this seat's value most, if any does; else cancel."""
         net = self.network
         confirms = legal[IS_CONFIRM[legal]].astype(np.int64)
@@ -300,20 +332,23 @@ def value_agent(seed: Optional[int] = None, path: Optional[str] = None, **option
     return ValueSearchAgent(seed=seed, path=path, **options)  # type: ignore[arg-type]
 
 
-# The shipped agent's budget per decision in its anytime mode, from the strength-against-
-# time curve (docs/learned-agents.md); at most 0.25 s so that evaluations stay cheap.
-PRETRAINED_SECONDS = 0.1
+# The shipped agent's anytime budget: network evaluations a decision, so that its games
+# follow the seed on any machine and under any load (a wall-clock budget cannot); 6,000 is
+# about 0.1 s a decision on this project's 2-core machine, the budget the strength-against-
+# time curve justifies (docs/learned-agents.md), and at most 0.25 s so evaluations stay cheap.
+PRETRAINED_LEAVES = 6000
 
 
 def pretrained_agent(seed: Optional[int] = None, **options: object) -> ValueSearchAgent:
-    """``pretrained``: the agent over the network shipped in the package; anytime with
-    ``PRETRAINED_SECONDS`` a decision unless ``seconds``, ``search`` or
-    ``determinizations`` is given (``pretrained:search=0``: the network alone, greedy;
-    ``pretrained:search=1``: the fixed two-ply search on two determinizations)."""
+    """``pretrained``: the agent over the network shipped in the package; anytime with a
+    budget of ``PRETRAINED_LEAVES`` network evaluations a decision unless ``seconds``,
+    ``leaves``, ``search`` or ``determinizations`` is given (``pretrained:seconds=0.1``:
+    the same by the clock; ``pretrained:search=1``: the fixed two-ply search on two
+    determinizations; ``pretrained:search=0``: the network alone, greedy)."""
     if "path" in options:
         raise ValueError("pretrained uses the shipped network; use value:path=... for another file")
-    if not {"seconds", "search", "determinizations"} & set(options):
-        options["seconds"] = PRETRAINED_SECONDS
+    if not {"seconds", "leaves", "search", "determinizations"} & set(options):
+        options["leaves"] = PRETRAINED_LEAVES
     return ValueSearchAgent(seed=seed, **options)  # type: ignore[arg-type]
 
 

@@ -75,7 +75,11 @@ def chance_outcomes(s, a, outs, probs):
 
 @njit(cache=True)
 def leaf_value(params, layers, net, s, root, x, h1, h2, rel):
-    """root's chance to win in s: 1 or 0 when the game is over, else the network's."""
+    """root's chance to win in s: 1 or 0 when the game is over, else the network's.  A
+    ``rel`` scratch one longer than MAX_PLAYERS counts the leaves in its last entry (the
+    anytime search's budget in work, :func:`move_value`)."""
+    if rel.shape[0] > MAX_PLAYERS:
+        rel[MAX_PLAYERS] += 1.0
     if s[PHASE] == PH_GAME_OVER:
         return 1.0 if s[WINNER] == root else 0.0
     encode_features(s, root, x)
@@ -212,18 +216,20 @@ def search_values(params, layers, net, width, s, root, moves, depth, beam, q):
 
 @njit(cache=True)
 def move_value(params, layers, net, width, s, root, a, depth, beam):
-    """root's expected chance to win after action a searched ``depth`` plies (1-3): one
-    move's share of :func:`search_values`, for a caller that watches the clock between
-    moves (the anytime mode)."""
+    """(root's expected chance to win after action a searched ``depth`` plies (1-3), the
+    leaves evaluated): one move's share of :func:`search_values`, for a caller that
+    watches its budget between moves (the anytime mode)."""
     x = np.empty(N_FEATURES, np.float32)
     h1 = np.empty(width, np.float32)
     h2 = np.empty(width, np.float32)
-    rel = np.empty(MAX_PLAYERS)
+    rel = np.zeros(MAX_PLAYERS + 1)  # the last entry counts the leaves
     if depth <= 1:
-        return _q1(params, layers, net, s, a, root, x, h1, h2, rel, np.empty_like(s))
-    if depth == 2:
-        return _q2(params, layers, net, s, a, root, x, h1, h2, rel)
-    return _q3(params, layers, net, s, a, root, beam, x, h1, h2, rel)
+        v = _q1(params, layers, net, s, a, root, x, h1, h2, rel, np.empty_like(s))
+    elif depth == 2:
+        v = _q2(params, layers, net, s, a, root, x, h1, h2, rel)
+    else:
+        v = _q3(params, layers, net, s, a, root, beam, x, h1, h2, rel)
+    return v, rel[MAX_PLAYERS]
 
 
 MAX_PLAN = 4  # maritime trades a macro move may chain before its build

@@ -14,8 +14,8 @@ from numba import njit
 
 from catan_env.core import actions as A
 from catan_env.core.layout import (
-    MAX_PLAYERS, OPT_PLAYERS, RESP_ACCEPT, RESP_COUNTER, RESP_NOT_ASKED, RESP_REJECT, TRADE_GET_N, TRADE_GET_RES,
-    TRADE_RESP, TURN_PLAYER, hand_i,
+    MAX_PLAYERS, OPT_PLAYERS, RESP_ACCEPT, RESP_COUNTER, RESP_REJECT, TRADE_GET_N, TRADE_GET_RES, TRADE_GIVE_N,
+    TRADE_GIVE_RES, TRADE_RESP, TURN_PLAYER, hand_i,
 )
 from catan_env.core.rules import FROM_RNG, _close_trade, _do_confirm, apply_action
 
@@ -27,10 +27,7 @@ from .search import leaf_value
 def _lapsed(s):
     """s with the open offer closed unanswered (everyone rejects)."""
     kept = s.copy()
-    for p in range(MAX_PLAYERS):
-        if kept[TRADE_RESP + p] != RESP_NOT_ASKED:
-            kept[TRADE_RESP + p] = RESP_REJECT
-    _close_trade(kept)
+    _close_trade(kept)  # clears the offer and every answer
     return kept
 
 
@@ -43,11 +40,15 @@ def _confirmed(s, proposer, partner):
     resp = done[TRADE_RESP + partner]
     if resp == RESP_ACCEPT:
         res, need = done[TRADE_GET_RES], done[TRADE_GET_N]
+        pay, owe = done[TRADE_GIVE_RES], done[TRADE_GIVE_N]
     else:
         m = resp - RESP_COUNTER
         res, need = A.MENU_GIVE_RES[m], A.MENU_GIVE_N[m]
+        pay, owe = A.MENU_GET_RES[m], A.MENU_GET_N[m]
     if done[hand_i(partner, res)] < need:
         done[hand_i(partner, res)] = need
+    if done[hand_i(proposer, pay)] < owe:  # the offer showed the proposer holds what it gives
+        done[hand_i(proposer, pay)] = owe
     _do_confirm(done, proposer, A.confirm_action((partner - proposer) % n))
     return done
 
@@ -62,9 +63,15 @@ def answer_gains(params, layers, net, width, s, root, answers, out):
     h2 = np.empty(width, np.float32)
     rel = np.empty(MAX_PLAYERS)
     base = leaf_value(params, layers, net, _lapsed(s), root, x, h1, h2, rel)
+    proposer = s[TURN_PLAYER]
     for i in range(answers.shape[0]):
-        done = s.copy()
         a = answers[i]
+        if a != A.TRADE_ACCEPT:
+            m = a - A.COUNTER0
+            if s[hand_i(proposer, A.MENU_GET_RES[m])] < A.MENU_GET_N[m]:
+                out[i] = -1.0  # the sampled proposer could not pay it: not worth asking
+                continue
+        done = s.copy()
         done[TRADE_RESP + root] = RESP_ACCEPT if a == A.TRADE_ACCEPT else RESP_COUNTER + (a - A.COUNTER0)
         out[i] = leaf_value(params, layers, net, _confirmed(done, s[TURN_PLAYER], root), root, x, h1, h2, rel) - base
 
