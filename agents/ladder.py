@@ -155,16 +155,22 @@ class Ladder:
         return list(self.settings["pool"])
 
     def games(self) -> List[Dict[str, Any]]:
-        """The finished games in the file (a half-written last line is ignored)."""
+        """The finished games in the file (a half-written last line is ignored; a broken
+        line before it raises UserError naming it)."""
         if not os.path.exists(self.games_path):
             return []
         out = []
         with open(self.games_path) as f:
-            for line in f:
-                try:
-                    out.append(json.loads(line))
-                except json.JSONDecodeError:
-                    break
+            lines = f.read().split("\n")
+        for k, line in enumerate(lines):
+            if not line.strip():
+                continue
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                if k == len(lines) - 1:
+                    break  # the last line, cut off mid-write: the next run replays that game
+                raise UserError(f"{self.games_path} line {k + 1} is not a game record: {line[:80]!r}") from None
         return out
 
     def _drop_partial_line(self) -> None:
@@ -192,10 +198,10 @@ class Ladder:
              progress: bool = True) -> int:
         """Play the missing games up to ``games``, each appended as it finishes; returns
         how many were played."""
+        self._drop_partial_line()
         todo = self.jobs(games)
         if not todo:
             return 0
-        self._drop_partial_line()
         if progress:
             compiled = compile_notice()
             if compiled is not None:

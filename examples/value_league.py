@@ -4,7 +4,9 @@ against a mixed table of opponents and rule sets, round by round, resumable.
     python examples/value_league.py --out results/league                  # runs until it stops improving
     python examples/value_league.py --out /tmp/l --games 12 --eval-games 8 --max-rounds 1   # a tiny run
 
-Round 0 is the network shipped in the package (``pretrained``), evaluated as it is.  Round
+Round 0 is the network shipped in the package, evaluated by the same agent as every
+round (``--search`` / ``--determinizations``: the fixed search, so the games follow
+their seeds).  Round
 k >= 1 records games of round k-1's search agent against every entry of the table
 (``TABLE``: JSettlersAgent fast and smart, the trader, ``best`` MCTS at a small budget,
 weighted, earlier rounds of itself, and a share of games under the Pioneers rules; each
@@ -114,10 +116,21 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=1, help="processes")
     ap.add_argument("--seed", type=int, default=100_000, help="seed of the recorded games and the training")
     args = ap.parse_args(argv)
+    for name in ("games", "eval_games", "patience", "window", "max_rounds", "determinizations"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     sys.stdout.reconfigure(line_buffering=True)
     os.makedirs(args.out, exist_ok=True)
     log_path = os.path.join(args.out, "league.json")
-    log = json.load(open(log_path)) if os.path.exists(log_path) else {"rounds": [], "settings": vars(args)}
+    log = {"rounds": [], "settings": vars(args)}
+    if os.path.exists(log_path):
+        with open(log_path) as f:
+            log = json.load(f)
+        # the rounds are compared on the same evaluation games by the same agent: those settings must hold
+        fixed = ("eval_games", "search", "determinizations", "seed", "sample")
+        changed = {k: (log["settings"].get(k), getattr(args, k)) for k in fixed if log["settings"].get(k) != getattr(args, k)}
+        if changed:
+            ap.error(f"{args.out} holds a league run with other settings (saved, given): {changed}; use another --out")
     rounds = log["rounds"]
 
     first = os.path.join(args.out, "round-0.npz")

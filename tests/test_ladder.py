@@ -98,8 +98,14 @@ def test_a_ladder_resumes_and_matches_a_fresh_run(tmp_path, capsys):
     assert a.play(5, progress=False) == 1 and len(a.games()) == 5
     b = Ladder(str(tmp_path / "b"), pool, seed=1, max_turns=25)
     b.play(5, workers=2, progress=False)
-    strip = [{k: v for k, v in g.items()} for g in sorted(b.games(), key=lambda g: g["game"])]
-    assert sorted(a.games(), key=lambda g: g["game"]) == strip
+    assert sorted(a.games(), key=lambda g: g["game"]) == sorted(b.games(), key=lambda g: g["game"])
+    lines = open(a.games_path).read().splitlines()
+    with open(a.games_path, "w") as f:  # a broken line before the last: named, never skipped silently
+        f.write("\n".join(lines[:2] + ["not json"] + lines[2:]) + "\n")
+    with pytest.raises(Exception, match="line 3 is not a game record"):
+        a.games()
+    with open(a.games_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
     with pytest.raises(Exception, match="other settings"):
         Ladder(str(tmp_path / "a"), pool, seed=2, max_turns=25)
     # the command line: a report of the folder, and a bad spec named in one line

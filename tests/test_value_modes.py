@@ -156,20 +156,25 @@ def test_offers_are_legal_and_never_give_what_the_agent_lacks(options):
 
 @needs_weights
 def test_offers_are_bounded_per_turn_and_not_repeated():
-    agent = make_agent("pretrained:offers=1:search=1", seed=0)
-    checks = []
-    play_game([_Recorder(agent, checks), "jsettlers", "jsettlers", "jsettlers"], seed=11, max_turns=300)
+    agent = make_agent("pretrained:offers=2:search=1", seed=0)
     per_turn = {}
-    for seat, a, s, _ in checks:
-        if A.OFFER0 <= a < A.OFFER0 + A.N_MENU:
-            per_turn.setdefault(int(s[L.TURN]), []).append(a)
-    assert per_turn and all(len(v) == 1 for v in per_turn.values())
+    for g in range(2):
+        checks = []
+        play_game([_Recorder(agent, checks), "jsettlers", "jsettlers", "jsettlers"], seed=11 + g, max_turns=300)
+        for seat, a, s, _ in checks:
+            if A.OFFER0 <= a < A.OFFER0 + A.N_MENU:
+                per_turn.setdefault((g, int(s[L.TURN])), []).append(a)
+    assert per_turn and all(len(v) <= 2 for v in per_turn.values())
+    assert any(len(v) == 2 for v in per_turn.values())  # the cap is reached, not just never tested
+    assert all(len(set(v)) == len(v) for v in per_turn.values()), "an offer repeated within a turn"
     assert agent.trade_counts["offers"] == sum(len(v) for v in per_turn.values())
     quiet = make_agent("pretrained:offers=0:search=1", seed=0)
     play_game([quiet, "jsettlers", "jsettlers", "jsettlers"], seed=11, max_turns=300)
     assert quiet.trade_counts["offers"] == 0
     with pytest.raises(ValueError, match="offers must be"):
         make_agent("pretrained:offers=99")
+    with pytest.raises(ValueError, match="offers must be a number"):
+        make_agent("pretrained:offers=true")
 
 
 @needs_weights
@@ -213,20 +218,29 @@ class TickClock:
 
 
 def _anytime(budget, dt, seed=7):
-    agent = make_agent(f"pretrained:seconds={budget}", seed=seed)
+    agent = make_agent(f"pretrained:seconds={budget}:offers=0", seed=seed)
     agent.clock = TickClock(dt)
     return agent
 
 
+def _main_phase_states(seed, n):
+    return [s for s in states_along(seed, 20 * n, p_keep=0.2)
+            if s[L.PHASE] == L.PH_MAIN and len(G.legal_actions(s)) > 3][:n]
+
+
 @needs_weights
-def test_anytime_mode_reads_no_hidden_state():
+@pytest.mark.parametrize("spec", ["seconds", "leaves"])
+def test_anytime_mode_reads_no_hidden_state(spec):
     rng = np.random.default_rng(5)
     compared = 0
-    for s in states_along(9, 20, p_keep=0.04):
+    for s in states_along(9, 20, p_keep=0.04) + _main_phase_states(13, 4):
         seat = G.decider(s)
         for label, other in hidden_variants(s, seat, rng):
-            acts = [_anytime(0.2, 0.001).act(observation(x, seat), InfoSet(x, seat, secret_seed=99)) for x in (s, other)]
-            assert acts[0] == acts[1], f"the anytime search reads hidden {label}"
+            acts = []
+            for x in (s, other):
+                agent = _anytime(0.2, 0.001) if spec == "seconds" else make_agent("pretrained:offers=0", seed=7)
+                acts.append(agent.act(observation(x, seat), InfoSet(x, seat, secret_seed=99)))
+            assert acts[0] == acts[1], f"the anytime search ({spec}) reads hidden {label}"
             compared += 1
     assert compared > 10
 
@@ -234,43 +248,92 @@ def test_anytime_mode_reads_no_hidden_state():
 @needs_weights
 def test_anytime_search_deepens_with_its_budget():
     """On a deterministic clock: a budget of a few readings stops at one ply, a large one
-    reaches three plies and more views."""
-    states = [s for s in states_along(12, 60, p_keep=0.2) if s[L.PHASE] == L.PH_MAIN and len(G.legal_actions(s)) > 3]
-    assert states
+    reaches three plies and more views; in work, a larger budget does more."""
+    states = _main_phase_states(12, 6)
+    assert len(states) == 6
     small, large = _anytime(0.001, 0.001), _anytime(10.0, 0.0001)
-    for s in states[:6]:
+    few, many = make_agent("pretrained:leaves=1:offers=0", seed=1), make_agent("pretrained:leaves=50000:offers=0", seed=1)
+    for s in states:
         seat = G.decider(s)
-        for agent in (small, large):
+        for agent in (small, large, few, many):
             a = agent.act(observation(s, seat), InfoSet(s, seat, secret_seed=1))
             assert G.legal_mask(s)[a] == 1
-    assert set(small.depth_counts) == {1}
-    assert max(large.depth_counts) == 3
+    assert small.depth_counts and set(small.depth_counts) == {1}
+    assert large.depth_counts and max(large.depth_counts) == 3
+    assert set(few.depth_counts) == {1} and max(many.depth_counts) == 3
+    assert many._leaves > 3 * few._leaves
 
 
 @needs_weights
-@pytest.mark.parametrize("budget", [0.0005, 0.03])
+def test_the_work_budget_is_honoured_and_follows_the_seed():
+    """leaves=N: each decision evaluates at most N leaves past the first ply plus the
+    move that cost more than the one before it, and the same seed plays the same game
+    (no clock involved)."""
+    from catan_env.agents.value.search import move_value
+    agent = make_agent("pretrained:leaves=3000:offers=0", seed=2)
+    spent = []
+    for s in _main_phase_states(14, 6):
+        seat = G.decider(s)
+        before = agent._leaves
+        agent.act(observation(s, seat), InfoSet(s, seat, secret_seed=3))
+        spent.append(agent._leaves - before)
+        net = agent.network
+        moves = G.legal_actions(s)
+        one_ply = sum(move_value(net.params, net.layers, net.net, net.width, s, seat, int(a), 1, 6)[1] for a in moves)
+        assert spent[-1] <= 3000 + one_ply + 2 * agent._leaf_cost.max(), (spent[-1], one_ply, agent._leaf_cost)
+    assert max(spent) > 1000  # the budget is used, not just respected
+    games = [play_game(["pretrained:leaves=2000", "jsettlers", "jsettlers"], seed=8, max_turns=60) for _ in range(2)]
+    assert games[0]["vp"] == games[1]["vp"] and games[0]["steps"] == games[1]["steps"]
+
+
+@needs_weights
+def test_move_value_is_search_values_for_one_move():
+    """The anytime search's per-move search equals the batch search on every move it ranks
+    (depth 1 for all, depth 2 and 3 for the beam)."""
+    from catan_env.agents.value.search import SEARCHABLE, move_value, search_values
+    net = make_agent("pretrained:search=1").network
+    for s in _main_phase_states(15, 4):
+        seat = G.decider(s)
+        legal = G.legal_actions(s)
+        moves = legal[SEARCHABLE[legal] == 1].astype(np.int64)
+        for depth in (1, 2, 3):
+            q = np.empty(len(moves))
+            search_values(net.params, net.layers, net.net, net.width, s, seat, moves, depth, 3, q)
+            for i, a in enumerate(moves):
+                if depth == 1 or q[i] >= 0:  # outside the beam: q1 - 1
+                    v, leaves = move_value(net.params, net.layers, net.net, net.width, s, seat, int(a), depth, 3)
+                    assert v == pytest.approx(q[i], abs=1e-9) and leaves >= 1
+
+
+@needs_weights
+@pytest.mark.parametrize("budget", [0.0005, 0.05])
 def test_anytime_mode_honours_its_budget_and_plays_legal_moves(budget):
     """Real time: every move legal; with a budget above one ply's cost, the decisions
     that searched take at most 20% more than the budget on average and at the 90th
     percentile (the rare longer one is a move that took longer than the move before it)."""
-    agent = make_agent(f"pretrained:seconds={budget}", seed=1)
+    agent = make_agent(f"pretrained:seconds={budget}:offers=0", seed=1)
     play_game([agent, "jsettlers"], seed=2, max_turns=12)  # the kernels compile outside the timing
     res = play_game([agent, "jsettlers", "jsettlers"], seed=3, max_turns=400, time_decisions=True)
     assert res["fallbacks"][0] == 0 and res["steps"] > 50
+    assert sum(agent.depth_counts.values()) > 10
     searched = np.array([t for t in res["decision_times"][0] if t > budget / 2])
     if budget >= 0.01:
         assert len(searched) > 10
         assert searched.mean() <= 1.2 * budget and np.percentile(searched, 90) <= 1.2 * budget, \
             (searched.mean(), np.percentile(searched, 90), searched.max())
+    else:  # below one ply's cost in most positions: mostly the first ply, finished whatever the clock says
+        assert agent.depth_counts.get(1, 0) > sum(agent.depth_counts.values()) / 2, agent.depth_counts
     with pytest.raises(ValueError, match="seconds in"):
         make_agent("pretrained:seconds=1000")
+    with pytest.raises(ValueError, match="not both"):
+        make_agent("pretrained:seconds=0.1:leaves=100")
 
 
 # ---- no fallbacks in any mode
 
 @needs_weights
-@pytest.mark.parametrize("spec", ["pretrained", "pretrained:seconds=0.002", "pretrained:search=1",
-                                  "pretrained:search=0:counters=false"])
+@pytest.mark.parametrize("spec", ["pretrained", "pretrained:seconds=0.002", "pretrained:leaves=300",
+                                  "pretrained:search=1", "pretrained:search=0:counters=false"])
 def test_learned_agent_modes_never_fall_back(spec):
     """Whole games, 2-4 players, trading on and off, official and Pioneers rules: no
     replaced move."""
