@@ -176,28 +176,29 @@ def win_rate(agent: Union[str, AgentProtocol], opponent: str = "random", games: 
 
 class WinRateCurve:
     """The training examples' shared learning curve: each ``evaluate`` plays an agent spec
-    against three random agents on the same seeded games (``win_rate``), appends a row to
+    against three ``opponent`` agents (random by default) on the same seeded games
+    (``win_rate``), appends a row to
     ``<folder>/curve.csv`` (minutes, env_steps, wins, games, win_rate, lo, hi) and prints
     it.  ``resume`` keeps an existing file and appends."""
 
     COLUMNS = ("minutes", "env_steps", "wins", "games", "win_rate", "lo", "hi")
 
-    def __init__(self, folder: str, resume: bool, games: int, seed: int) -> None:
+    def __init__(self, folder: str, resume: bool, games: int, seed: int, opponent: str = "random") -> None:
         path = os.path.join(folder, "curve.csv")
         self.new = not (resume and os.path.exists(path))
         self.file = open(path, "w" if self.new else "a", newline="")
         self.writer = csv.writer(self.file)
         if self.new:
             self.writer.writerow(self.COLUMNS)
-        self.games, self.seed = int(games), int(seed)
+        self.games, self.seed, self.opponent = int(games), int(seed), opponent
 
     def evaluate(self, agent: str, minutes: float, steps: int) -> float:
         """One point of the curve; returns the win rate."""
-        res = win_rate(agent, "random", self.games, seed=self.seed)
+        res = win_rate(agent, self.opponent, self.games, seed=self.seed)
         self.writer.writerow([f"{minutes:.2f}", steps, res["wins"], res["games"], f"{res['rate']:.3f}",
                               f"{res['lo']:.3f}", f"{res['hi']:.3f}"])
         self.file.flush()
-        print(f"{minutes:6.2f} min  {steps:>9d} steps  vs 3 random: {res['wins']}/{res['games']} "
+        print(f"{minutes:6.2f} min  {steps:>9d} steps  vs 3 {self.opponent}: {res['wins']}/{res['games']} "
               f"= {res['rate']:.0%} [{res['lo']:.0%}, {res['hi']:.0%}]", flush=True)
         return float(res["rate"])
 

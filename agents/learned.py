@@ -51,8 +51,29 @@ class MLPPolicyAgent(Agent):
         logits, legal = self.logits(observation)
         return choose_from_logits(legal, logits, self.deterministic, self.rng)
 
+    def batched_opponent(self):
+        """The batched env plays this policy inside numba (its MLP pool; sampled or argmax
+        as the env's ``opponent_sample`` says)."""
+        return {"kind": "policy", "weights": self.weights}
+
     def __repr__(self):
         return f"MLPPolicyAgent(path={self.path!r})"
+
+
+PRETRAINED_POLICY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "value", "weights",
+                                 "pretrained_policy.npz")
+
+
+def pretrained_policy_agent(deterministic=True, seed=None):
+    """``pretrained_policy``: the policy network shipped in the package (cloned from the
+    greedy win-probability network, then fine-tuned with MaskablePPO: docs/rl-recipe.md),
+    played alone, no search: the masked argmax of its logits (``deterministic=false``:
+    a softmax sample).  Numpy weights, numba forward pass; no torch needed."""
+    if not os.path.exists(PRETRAINED_POLICY):
+        raise ValueError(f"no shipped policy at {PRETRAINED_POLICY}")
+    agent = MLPPolicyAgent(path=PRETRAINED_POLICY, deterministic=deterministic, seed=seed)
+    agent.name = "pretrained_policy"
+    return agent
 
 
 def sb3_agent(path, deterministic=True, seed=None):

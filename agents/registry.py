@@ -8,7 +8,7 @@ from .deep import exit_agent, uctnet_agent
 from .value.agent import pretrained_agent, value_agent, value_mcts_agent
 from .human import HumanAgent
 from .jsettlers import JSettlersAgent
-from .learned import MLPPolicyAgent, rllib_agent, sb3_agent
+from .learned import MLPPolicyAgent, pretrained_policy_agent, rllib_agent, sb3_agent
 from .mcts import MCTSAgent
 from .opening import SolverOpeningAgent
 from .random_agents import RandomAgent, WeightedRandomAgent
@@ -28,6 +28,7 @@ _REGISTRY: Dict[str, Callable[..., AgentProtocol]] = {
     "exit": exit_agent,
     "value": value_agent,
     "pretrained": pretrained_agent,
+    "pretrained_policy": pretrained_policy_agent,
     "value_mcts": value_mcts_agent,
     "human": HumanAgent,
 }

@@ -8,8 +8,10 @@ Each path is its example script, run with the same budget, seed and evaluation: 
 arena games against three random agents (``catan_env.agents.arena.win_rate``, tournament
 seed ``--eval-seed``); training stops at ``--target`` or after ``--minutes``.  Then the
 final policy (exported as an MLP ``actor.npz``, played by the arena agent ``ppo:path=``)
-plays 200 games against three random and 200 against three weighted agents, the same
-games for every path.  RLlib and Tianshou live in their own environment
+plays 200 games against three random, 200 against three weighted and 200 against three
+JSettlersAgent, the same games for every path.  ``--policy LABEL=ACTOR.npz`` adds a row
+for a policy trained elsewhere (the recipe's cloned and fine-tuned policies,
+docs/rl-recipe.md), evaluated on the same games.  RLlib and Tianshou live in their own environment
 (``--extras-python``, the interpreter of a venv with ``.[rllib,tianshou]``).
 
 Resumable: a path with ``final.json`` is done; one with a checkpoint resumes.  Writes
@@ -101,7 +103,6 @@ def train(name, args):
 
 
 def final_eval(name, args):
-    from catan_env.agents.arena import win_rate
     out = os.path.join(args.out, name)
     curve = read_curve(out)
     actor = os.path.join(out, "actor.npz")
@@ -114,7 +115,17 @@ def final_eval(name, args):
               "minutes_to_target": reached[0] if reached else None,
               "steps": steps, "minutes": minutes, "steps_per_s": steps / max(minutes * 60, 1e-9),
               "target": args.target}
-    for opp in ("random", "weighted"):
+    return _final_games(result, actor, out, args)
+
+
+FINAL_OPPONENTS = ("random", "weighted", "jsettlers")
+
+
+def _final_games(result, actor, out, args):
+    """The final games against each of FINAL_OPPONENTS into result; writes final.json."""
+    from catan_env.agents.arena import win_rate
+    name = result["path"]
+    for opp in FINAL_OPPONENTS:
         t0 = time.time()
         result[opp] = win_rate(f"ppo:path={actor}", opp, args.final_games, seed=args.final_seed, workers=args.workers)
         print(f"{name}: final vs 3 {opp}: {result[opp]['wins']}/{result[opp]['games']} "
@@ -124,19 +135,39 @@ def final_eval(name, args):
     return result
 
 
+def policy_eval(label, actor, args):
+    """A row for a policy trained elsewhere (no training curve): the final games only."""
+    out = os.path.join(args.out, "policy-" + "".join(c if c.isalnum() else "_" for c in label))
+    done = os.path.join(out, "final.json")
+    if os.path.exists(done):
+        with open(done) as f:
+            return json.load(f)
+    os.makedirs(out, exist_ok=True)
+    result = {"path": label, "library": label, "algorithm": "", "env": actor, "steps_to_target": None,
+              "minutes_to_target": None, "steps": 0, "minutes": 0.0, "steps_per_s": 0.0, "target": args.target,
+              "external": True}
+    return _final_games(result, actor, out, args)
+
+
 def pct(res):
     return f"{res['wins']}/{res['games']} = **{res['rate']:.1%}** [{res['lo']:.1%}, {res['hi']:.1%}]"
 
 
 def table(results):
     lines = ["| library | algorithm | env path | env steps to 80% | training time to 80% | env steps/s "
-             "(training) | final vs 3 random | final vs 3 weighted |", "|---|---|---|---|---|---|---|---|"]
+             "(training) | final vs 3 random | final vs 3 weighted | final vs 3 JSettlersAgent |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
-        steps = f"{r['steps_to_target']:,}" if r["steps_to_target"] else f"not reached ({r['steps']:,})"
-        mins = f"{r['minutes_to_target']:.1f} min" if r["minutes_to_target"] is not None else \
-            f"not in {r['minutes']:.1f} min"
+        if r.get("external"):
+            steps = mins = speed = "(trained elsewhere)"
+        else:
+            steps = f"{r['steps_to_target']:,}" if r["steps_to_target"] else f"not reached ({r['steps']:,})"
+            mins = f"{r['minutes_to_target']:.1f} min" if r["minutes_to_target"] is not None else \
+                f"not in {r['minutes']:.1f} min"
+            speed = f"{r['steps_per_s']:,.0f}"
+        jsettlers = pct(r["jsettlers"]) if "jsettlers" in r else "not measured"
         lines.append(f"| {r['library']} | {r['algorithm']} | {r['env']} | {steps} | {mins} | "
-                     f"{r['steps_per_s']:,.0f} | {pct(r['random'])} | {pct(r['weighted'])} |")
+                     f"{speed} | {pct(r['random'])} | {pct(r['weighted'])} | {jsettlers} |")
     return "\n".join(lines)
 
 
@@ -186,6 +217,8 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2, help="processes for the final games")
     ap.add_argument("--out", default="results/rl_libraries", help="results folder")
     ap.add_argument("--table-only", action="store_true", help="no training: table and figure from the results")
+    ap.add_argument("--policy", action="append", default=[], metavar="LABEL=ACTOR.npz",
+                    help="also evaluate a policy trained elsewhere (repeatable)")
     args = ap.parse_args(argv)
     names = [p for p in args.paths.split(",") if p]
     unknown = set(names) - set(PATHS)
@@ -201,6 +234,11 @@ def main(argv=None):
         if os.path.exists(done):
             with open(done) as f:
                 results.append(json.load(f))
+    for entry in args.policy:
+        label, sep, actor = entry.partition("=")
+        if not sep or not os.path.exists(actor):
+            ap.error(f"--policy takes LABEL=ACTOR.npz with an existing file, got {entry!r}")
+        results.append(policy_eval(label, actor, args))
     text = table(results)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "table.md"), "w") as f:

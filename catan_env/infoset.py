@@ -36,6 +36,12 @@ class InfoSet:
             self._on_fallback(self.seat, str(reason))
 
     # ---- sampling
+    @property
+    def view(self) -> np.ndarray:
+        """The handle's own determinization (read-only): a full state consistent with this
+        seat's knowledge, for kernels that determinize it again themselves."""
+        return self._view
+
     def determinize(self, seed: int = 0) -> np.ndarray:
         """A full state consistent with this seat's knowledge (a fresh array)."""
         return G.determinize(self._view, self.seat, seed)

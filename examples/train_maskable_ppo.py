@@ -6,7 +6,9 @@
 The learner sees the seat-relative vector observation; illegal actions are masked via
 the env's ``action_masks()``.  ``--batched 64`` trains on 64 games stepped together in
 numba (``make_batched_vec_env``) instead of one Python env; with it, ``--self-play-every
-50000`` adds a frozen snapshot of the policy to the opponent pool every 50,000 steps.  Progress is printed every ``--log-every`` learner steps
+50000`` adds a frozen snapshot of the policy to the opponent pool every 50,000 steps.  ``--init runs/bc/model.zip`` starts from a cloned policy (step 3 of docs/rl-recipe.md:
+fine-tuning against a league such as ``--opponents pretrained:search=0,weighted`` with
+``--lr 2e-5 --clip 0.1``).  Progress is printed every ``--log-every`` learner steps
 (episodes finished, mean episode reward, win rate over the last 100 episodes); at the end
 the model is saved (``<out>/model.zip``, loadable as ``PolicyAgent("<out>/model.zip")``),
 the learning curve drawn (``<out>/learning_curve.png``, with matplotlib) and the policy
@@ -43,6 +45,14 @@ class Args:
     curve_games: int = field(default=100, metadata={"help": "games per evaluation with --minutes/--target"})
     eval_seed: int = field(default=2026, metadata={"help": "tournament seed of the evaluation games"})
     resume: bool = field(default=False, metadata={"help": "continue from <out>/model.zip"})
+    init: str = field(default="", metadata={
+        "help": "start from this MaskablePPO model.zip (the cloned policy of examples/distill_policy.py)"})
+    lr: float = field(default=3e-4, metadata={"help": "learning rate (fine-tuning a cloned policy: 1e-5 to 3e-5)"})
+    ent_coef: float = field(default=0.0, metadata={"help": "entropy bonus"})
+    clip: float = field(default=0.2, metadata={"help": "PPO clip range (fine-tuning: 0.1)"})
+    gamma: float = field(default=0.99, metadata={"help": "discount (a cloned value head predicts the undiscounted result: 0.999)"})
+    curve_opponent: str = field(default="random", metadata={
+        "help": "with --minutes/--target: the three opponents of the evaluation games"})
     self_play_every: int = field(default=0, metadata={
         "help": ">0 (with --batched): snapshot the policy into the opponent pool every this many steps "
                 "(opponents stay as anchors)"})
@@ -143,7 +153,7 @@ def save_curve(curve, out):
     return path
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=HelpFormatter)
     for name, default in Args.__dataclass_fields__.items():
@@ -152,19 +162,24 @@ def main():
             ap.add_argument(flag, action="store_true", help=default.metadata["help"])
         else:
             ap.add_argument(flag, type=type(value), default=value, help=default.metadata["help"])
-    args = Args(**vars(ap.parse_args()))
+    args = Args(**vars(ap.parse_args(argv)))
     import torch
     from sb3_contrib import MaskablePPO
     torch.set_num_threads(args.torch_threads)
     os.makedirs(args.out, exist_ok=True)
     train_env = make_train_env(args)
     n_steps = 512 if not args.batched else max(16, 4096 // args.batched)
+    tuned = dict(learning_rate=args.lr, ent_coef=args.ent_coef, clip_range=args.clip, gamma=args.gamma, n_steps=n_steps,
+                 batch_size=128)
     if args.resume and os.path.exists(os.path.join(args.out, "model.zip")):
         model = MaskablePPO.load(os.path.join(args.out, "model.zip"), env=train_env)
         print(f"resumed at {model.num_timesteps} steps")
+    elif args.init:  # the cloned policy and value heads, fine-tuned with this run's settings
+        model = MaskablePPO.load(args.init, env=train_env, custom_objects=tuned, seed=args.seed)
+        model.num_timesteps = 0
+        print(f"initialised from {args.init}")
     else:
-        model = MaskablePPO("MlpPolicy", train_env, seed=args.seed, n_steps=n_steps, batch_size=128,
-                            verbose=0)
+        model = MaskablePPO("MlpPolicy", train_env, seed=args.seed, verbose=0, **tuned)
     curve = []
     callbacks = [progress_callback(args, curve)]
     if args.batched and args.self_play_every:
@@ -209,7 +224,7 @@ def train_until(model, args, callbacks):
     if args.resume and os.path.exists(progress_file):
         with open(progress_file) as f:
             trained = float(f.read())
-    curve = WinRateCurve(args.out, args.resume, args.curve_games, args.eval_seed)
+    curve = WinRateCurve(args.out, args.resume, args.curve_games, args.eval_seed, args.curve_opponent)
     budget = args.minutes * 60 if args.minutes > 0 else float("inf")
     target = args.target if args.target > 0 else float("inf")
     rate = 0.0

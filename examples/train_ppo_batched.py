@@ -65,7 +65,8 @@ def parse_args(argv=None):
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--out", default="runs/ppo_batched", help="folder for curve.csv, agent.pt and actor.npz")
     p.add_argument("--resume", action="store_true", help="continue from <out>/agent.pt")
-    p.add_argument("--init", help="start from the weights of another run's agent.pt")
+    p.add_argument("--init", help="start from another run's agent.pt, or a folder with actor.npz and critic.npz "
+                                   "(a cloned policy: examples/distill_policy.py)")
     return p.parse_args(argv)
 
 
@@ -120,7 +121,12 @@ def main(argv=None):
     agent = Agent(args.hidden)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
     step, elapsed_before = 0, 0.0
-    if args.init:
+    if args.init and os.path.isdir(args.init):
+        from catan_env.batched.mlp import MLPWeights, load_into
+        load_into(agent.actor, MLPWeights.load(os.path.join(args.init, "actor.npz")), "actor")
+        load_into(agent.critic, MLPWeights.load(os.path.join(args.init, "critic.npz")), "critic")
+        print(f"initialised from the exported actor and critic in {args.init}")
+    elif args.init:
         agent.load_state_dict(torch.load(args.init)["agent"])
         print(f"initialised from {args.init}")
     if args.resume and os.path.exists(os.path.join(args.out, "agent.pt")):

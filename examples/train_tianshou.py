@@ -4,7 +4,8 @@
     python examples/train_tianshou.py --minutes 15 --target 0.8 --out runs/tianshou
 
 One learner seat per game (drawn each game) against three random seats, 16 games at a
-time.  ``PerSeatCollector`` stores the learner's transitions from one of its decisions to
+time (``--opponents``: any agent spec; ``--init runs/bc`` starts actor and critic from a
+cloned policy, step 3 of docs/rl-recipe.md).  ``PerSeatCollector`` stores the learner's transitions from one of its decisions to
 its next (rewards received on other seats' moves included, the same seat's next
 observation as ``obs_next``), so Tianshou's GAE follows one seat; ``--learners all``
 makes every seat a learner (shared-policy self-play).  PPO rather than DQN: the masked
@@ -56,6 +57,10 @@ def parse_args(argv=None):
     ap.add_argument("--threads", type=int, default=1, help="torch threads")
     ap.add_argument("--out", default="runs/tianshou", help="folder for curve.csv, actor.npz and agent.pt")
     ap.add_argument("--resume", action="store_true", help="continue from <out>/agent.pt")
+    ap.add_argument("--init", help="start from a folder with actor.npz and critic.npz (a cloned policy: "
+                                   "examples/distill_policy.py)")
+    ap.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus (fine-tuning a cloned policy: 0)")
+    ap.add_argument("--eval-opponent", default="random", help="the three opponents of the evaluation games")
     return ap.parse_args(argv)
 
 
@@ -64,7 +69,7 @@ def build(args):
     actor, critic = MaskedActor(args.hidden), MaskedCritic(args.hidden)
     policy = DiscreteActorPolicy(actor=actor, action_space=ACTION_SPACE, deterministic_eval=True)
     algorithm = PPO(policy=policy, critic=critic, optim=AdamOptimizerFactory(lr=args.lr, eps=1e-5),
-                    gamma=args.gamma, gae_lambda=0.95, ent_coef=0.01, vf_coef=0.5, max_grad_norm=0.5,
+                    gamma=args.gamma, gae_lambda=0.95, ent_coef=args.ent_coef, vf_coef=0.5, max_grad_norm=0.5,
                     max_batchsize=4096)
     learners = args.learners if args.learners in ("random", "all") else int(args.learners)
     games = PerSeatGames(args.games, opponents=args.opponents, learners=learners, players=4,
@@ -87,7 +92,12 @@ def main(argv=None):
         algorithm.load_state_dict(ckpt["algorithm"])
         steps, trained = ckpt["steps"], ckpt["trained"]
         print(f"resumed at {steps} steps ({trained / 60:.1f} min trained)")
-    curve = WinRateCurve(args.out, args.resume, args.eval_games, args.eval_seed)
+    elif args.init:
+        from catan_env.batched.mlp import MLPWeights, load_into
+        load_into(actor.net, MLPWeights.load(os.path.join(args.init, "actor.npz")), "actor")
+        load_into(algorithm.critic.net, MLPWeights.load(os.path.join(args.init, "critic.npz")), "critic")
+        print(f"initialised from the exported actor and critic in {args.init}")
+    curve = WinRateCurve(args.out, args.resume, args.eval_games, args.eval_seed, args.eval_opponent)
 
     def evaluate():
         from_torch(actor.net).save(actor_path)

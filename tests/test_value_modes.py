@@ -9,7 +9,7 @@ import pytest
 from catan_env import InfoSet
 from catan_env.agents import make_agent
 from catan_env.agents.arena import play_game
-from catan_env.agents.value import features as F
+from catan_env.learned import features as F
 from catan_env.agents.value.net import EARLIER_LAYOUTS, PRETRAINED, ValueNetwork, feature_digest
 from catan_env.batched.mlp import MLPWeights
 from catan_env.core import actions as A
@@ -181,7 +181,7 @@ def test_offers_are_bounded_per_turn_and_not_repeated():
 def test_the_agent_confirms_only_what_it_rates_up():
     """At every confirm decision the agent took, its choice is the best-rated answer when
     that one beats cancelling, and a cancel otherwise (checked on the same view)."""
-    from catan_env.agents.value.trading import confirm_gains
+    from catan_env.learned.trading import confirm_gains
     agent = make_agent("pretrained:search=1", seed=3)
     net = agent.network
     seen = 0

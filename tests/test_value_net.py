@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from catan_env.agents import make_agent
-from catan_env.agents.value import features as F
+from catan_env.learned import features as F
 from catan_env.agents.value.net import PRETRAINED, ValueNetwork, feature_digest
 from catan_env.agents.value.positions import generate, load_positions, record_game
 from catan_env.agents.value.search import SEARCHABLE, search_values
@@ -393,7 +393,7 @@ def test_tiny_expert_iteration_round(tmp_path):
 
 
 def test_trade_plans_are_legal_and_pay_for_the_build():
-    from catan_env.agents.value.search import MAX_PLAN, trade_plan
+    from catan_env.learned.value import MAX_PLAN, trade_plan
     from catan_env.core.rules import action_cost
     planned = 0
     for s in random_states(120, seed=21, p_keep=0.1):

@@ -17,6 +17,7 @@ from numba import njit
 
 from catan_env.batched.mlp import dense_layer
 from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS
+from catan_env.learned.value import seat_softmax
 from catan_env.core.observe import BOARD_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE, encode_planes, encode_vector
 
 KH, KW = 5, 3  # the brick-coordinate kernel
@@ -119,20 +120,6 @@ def value_forward(params, spec, planes, tail, n_players, out):
     off = _dense(hid, hidden, params, off, n_out, logits)
     seat_softmax(logits, n_players, out)
     return off
-
-
-@njit(cache=True)
-def seat_softmax(logits, n_players, out):
-    """out[p] = softmax of logits over the first n_players seats; the other entries 0."""
-    top = logits[0]
-    for p in range(1, n_players):
-        top = max(top, logits[p])
-    total = 0.0
-    for p in range(logits.shape[0]):
-        out[p] = np.exp(np.float64(logits[p] - top)) if p < n_players else 0.0
-        total += out[p]
-    for p in range(n_players):
-        out[p] /= total
 
 
 @njit(cache=True)

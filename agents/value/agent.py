@@ -40,29 +40,24 @@ partner's answer (accept or counter) that raises its value, else cancels.
 to win after the chosen move (recorded as training targets).
 """
 import time
-from typing import Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 from numba import njit
 
 from catan_env.core import actions as A
 from catan_env.core.layout import (
-    PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE, TURN,
+    PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE,
 )
 from catan_env.infoset import InfoSet
 
 from ..base import Agent, Observation, legal_from
 from .net import PRETRAINED, ValueNetwork, state_win_probs
 from .search import SEARCHABLE, macro_values, move_value, search_values
-from .trading import answer_gains, confirm_gains, offer_gains
-
-IS_OFFER = np.zeros(A.N_ACTIONS, dtype=np.bool_)
-IS_OFFER[A.OFFER0:A.OFFER0 + A.N_MENU] = True
-IS_ANSWER = np.zeros(A.N_ACTIONS, dtype=np.bool_)  # what a responder may say yes with
-IS_ANSWER[A.TRADE_ACCEPT] = True
-IS_ANSWER[A.COUNTER0:A.COUNTER0 + A.N_MENU] = True
-IS_CONFIRM = np.zeros(A.N_ACTIONS, dtype=np.bool_)
-IS_CONFIRM[A.CONFIRM0:A.TRADE_CANCEL] = True
+from catan_env.learned.greedy import (
+    K_FALLBACK, K_MACRO, K_MOVE, K_OFFER, KIND_NAMES, answer_choice, confirm_choice, greedy_decision, new_memory,
+    offer_choice, options,
+)
 
 _NETWORKS: Dict[Tuple[str, float], ValueNetwork] = {}  # (path, mtime) -> loaded once per process
 
@@ -128,7 +123,11 @@ class ValueSearchAgent(Agent):
         self.macro_moves = 0  # trades played as the first step of a macro move
         self.trade_counts: Dict[str, int] = dict(offers=0, accepts=0, counters=0, confirms=0, cancels=0)
         self.depth_counts: Dict[int, int] = {}  # anytime mode: decisions by the deepest ply finished
-        self._offered: Tuple[int, set] = (-1, set())  # (turn, offers made in it)
+        self._memory = new_memory()  # the offers made this turn
+        # the network alone (no search, no opening robot): the numba greedy decision
+        self._greedy = self.depth == 1 and not (self.seconds or self.leaves) and self._opener is None
+        self._options = options(self.offers, self.offer_margin, self.accept_margin, self.counters, self.macros,
+                                self.determinizations)
         self._step_cost = np.zeros(4)  # anytime mode: seconds the last move took at each depth
         self._leaf_cost = np.zeros(4)  # the same in network evaluations
         self._leaves = 0  # network evaluations by the anytime search so far
@@ -137,7 +136,7 @@ class ValueSearchAgent(Agent):
 
     def reset(self, seed: Optional[int] = None) -> None:
         super().reset(seed)
-        self._offered = (-1, set())
+        self._memory = new_memory()
         self._step_cost[:] = 0.0
         self._leaf_cost[:] = 0.0
         if getattr(self, "_opener", None) is not None:
@@ -148,24 +147,34 @@ class ValueSearchAgent(Agent):
 
     def act(self, observation: Observation, infoset: InfoSet) -> int:
         self.last_values = None
-        legal = legal_from(observation)
+        legal = legal_from(observation).astype(np.int64)
         if len(legal) == 1:
             return int(legal[0])
         net = self.network
         seat = infoset.seat
+        if self._greedy:  # the network alone: the numba decision the batched env's opponents play
+            seeds = np.array([self._seed() for _ in range(self.determinizations)], np.int64)
+            a, kind, value = greedy_decision(net.params, net.layers, net.net, net.width, infoset.view, seat, legal,
+                                             len(legal), seeds, self._memory, self._options)
+            return self._count(infoset, int(a), int(kind), float(value))
         view = infoset.determinize(self._seed())
         phase = int(view[PHASE])
         if self._opener is not None and phase in (PH_SETUP_SETTLEMENT, PH_SETUP_ROAD):
             return int(self._opener.act(observation, infoset))
         if phase == PH_TRADE_RESPONSE:
-            return self._answer(view, seat, legal)
+            a, kind = answer_choice(net.params, net.layers, net.net, net.width, view, seat, legal, len(legal),
+                                    self.accept_margin, self.counters, np.empty(0))
+            return self._count(infoset, int(a), int(kind), -1.0)
         if phase == PH_TRADE_CONFIRM:
-            return self._confirm(view, seat, legal)
+            a, kind = confirm_choice(net.params, net.layers, net.net, net.width, view, seat, legal, len(legal),
+                                     np.empty(0))
+            return self._count(infoset, int(a), int(kind), -1.0)
         if phase == PH_MAIN and self.offers:
-            offer = self._offer(view, seat, legal)
-            if offer is not None:
-                return offer
-        moves = legal[SEARCHABLE[legal] == 1].astype(np.int64)
+            offer = offer_choice(net.params, net.layers, net.net, net.width, view, seat, legal, len(legal),
+                                 self._memory, self.offers, self.offer_margin, np.empty(0))
+            if offer >= 0:
+                return self._count(infoset, int(offer), K_OFFER, -1.0)
+        moves = legal[SEARCHABLE[legal] == 1]
         if len(moves) == 0:
             return self.fall_back(infoset, "no searchable move", int(legal[0]))
         if len(moves) == 1:
@@ -181,11 +190,30 @@ class ValueSearchAgent(Agent):
             m = macro_values(net.params, net.layers, net.net, net.width, view, seat, first, value)
             if m and value[:m].max() > mean[best]:
                 i = int(np.argmax(value[:m]))
-                self.macro_moves += 1
-                self._remember(view, seat, float(value[i]))
-                return int(first[i])
-        self._remember(view, seat, float(mean[best] if mean[best] >= 0 else mean[best] + 1.0))
-        return int(moves[best])
+                return self._count(infoset, int(first[i]), K_MACRO, float(value[i]))
+        return self._count(infoset, int(moves[best]), K_MOVE, float(mean[best] if mean[best] >= 0 else mean[best] + 1.0))
+
+    def _count(self, infoset: InfoSet, action: int, kind: int, value: float) -> int:
+        """Count a decision of this kind (trades, macros, fallbacks), remember the chosen
+        move's value; return the action."""
+        name = KIND_NAMES[kind]
+        if kind == K_FALLBACK:
+            return self.fall_back(infoset, "no searchable move", action)
+        if kind == K_MACRO:
+            self.macro_moves += 1
+        elif name + "s" in self.trade_counts:
+            self.trade_counts[name + "s"] += 1
+        if value >= 0.0:
+            self._remember(infoset.view, infoset.seat, value)
+        return action
+
+    def batched_opponent(self) -> Optional[Dict[str, Any]]:
+        """What the batched env plays inside numba for this agent when it is the network
+        alone (``search=0``, no opening robot): the same greedy decision, from the network's
+        weights and the decision's options; None otherwise (it plays as a Python agent)."""
+        if not self._greedy:
+            return None
+        return {"kind": "value", "weights": self.network.weights, "options": self._options.copy()}
 
     def _fixed(self, view: np.ndarray, seat: int, moves: np.ndarray, infoset: InfoSet) -> Tuple[np.ndarray, np.ndarray]:
         """The mean over ``determinizations`` views of every move's searched value."""
@@ -265,54 +293,6 @@ class ValueSearchAgent(Agent):
     def _work_done(self) -> float:
         """The anytime search's clock in work: network evaluations so far."""
         return float(self._leaves)
-
-    def _answer(self, view: np.ndarray, seat: int, legal: np.ndarray) -> int:
-        """Accept or counter an offer when it raises this seat's value, else reject."""
-        net = self.network
-        answers = legal[IS_ANSWER[legal] if self.counters else legal == A.TRADE_ACCEPT].astype(np.int64)
-        if len(answers):
-            gains = np.empty(len(answers))
-            answer_gains(net.params, net.layers, net.net, net.width, view, seat, answers, gains)
-            i = int(np.argmax(gains))
-            if gains[i] > self.accept_margin:
-                self.trade_counts["accepts" if answers[i] == A.TRADE_ACCEPT else "counters"] += 1
-                return int(answers[i])
-        return A.TRADE_REJECT
-
-    def _confirm(self, view: np.ndarray, seat: int, legal: np.ndarray) -> int:
-        """Confirm the answer that raises this seat's value most, if any does; else cancel."""
-        net = self.network
-        confirms = legal[IS_CONFIRM[legal]].astype(np.int64)
-        if len(confirms):
-            gains = np.empty(len(confirms))
-            confirm_gains(net.params, net.layers, net.net, net.width, view, seat, confirms, gains)
-            i = int(np.argmax(gains))
-            if gains[i] > 0.0:
-                self.trade_counts["confirms"] += 1
-                return int(confirms[i])
-        self.trade_counts["cancels"] += 1
-        return A.TRADE_CANCEL
-
-    def _offer(self, view: np.ndarray, seat: int, legal: np.ndarray) -> Optional[int]:
-        """The offer to make now, or None (see the module docstring)."""
-        turn, made = self._offered
-        if turn != int(view[TURN]):
-            turn, made = int(view[TURN]), set()
-            self._offered = (turn, made)
-        if len(made) >= self.offers:
-            return None
-        offers = np.array([a for a in legal[IS_OFFER[legal]] if int(a) not in made], np.int64)
-        if len(offers) == 0:
-            return None
-        net = self.network
-        gains = np.empty(len(offers))
-        offer_gains(net.params, net.layers, net.net, net.width, view, seat, offers, gains)
-        i = int(np.argmax(gains))
-        if gains[i] <= self.offer_margin:
-            return None
-        made.add(int(offers[i]))
-        self.trade_counts["offers"] += 1
-        return int(offers[i])
 
     def _remember(self, view: np.ndarray, seat: int, chosen: float) -> None:
         """last_values: the searched value for this seat, the network's view of the others

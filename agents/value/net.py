@@ -14,11 +14,10 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 from numba import njit
 
-from catan_env.batched.mlp import MLPWeights, mlp_forward, pack
-from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS
-
-from ..deep.forward import seat_softmax
-from .features import FEATURE_FIELDS, N_FEATURES, SEAT_COLS, encode_features
+from catan_env.batched.mlp import MLPWeights, pack
+from catan_env.core.layout import MAX_PLAYERS
+from catan_env.learned.features import FEATURE_FIELDS, N_FEATURES, SEAT_COLS
+from catan_env.learned.value import relative_win_probs, state_win_probs
 
 PRETRAINED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "pretrained.npz")
 
@@ -108,14 +107,6 @@ class ValueNetwork:
 
 
 @njit(cache=True)
-def relative_win_probs(params, layers, net, x, n, h1, h2, out):
-    """Softmax over the first n logits of the net on features x into out (relative seats)."""
-    logits = np.empty(MAX_PLAYERS, np.float32)
-    mlp_forward(params, layers, net, x, logits, h1, h2)
-    seat_softmax(logits, n, out)
-
-
-@njit(cache=True)
 def _predict_rows(params, layers, net, x, players, width, out):
     h1 = np.empty(width, np.float32)
     h2 = np.empty(width, np.float32)
@@ -124,19 +115,3 @@ def _predict_rows(params, layers, net, x, players, width, out):
         relative_win_probs(params, layers, net, x[i], players[i], h1, h2, rel)
         for p in range(MAX_PLAYERS):
             out[i, p] = rel[p]
-
-
-@njit(cache=True)
-def state_win_probs(params, layers, net, s, observer, width):
-    """Each absolute seat's win chance by the network, from observer's features of s."""
-    x = np.empty(N_FEATURES, np.float32)
-    encode_features(s, observer, x)
-    h1 = np.empty(width, np.float32)
-    h2 = np.empty(width, np.float32)
-    rel = np.empty(MAX_PLAYERS)
-    n = s[OPT_PLAYERS]
-    relative_win_probs(params, layers, net, x, n, h1, h2, rel)
-    out = np.zeros(MAX_PLAYERS)
-    for k in range(n):
-        out[(observer + k) % n] = rel[k]
-    return out

@@ -32,7 +32,7 @@ from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS, PUBLIC_VP, RNG, STAT
 
 from ..arena import play_game, ray_session, schedule
 from ..deep.data import load_shard, read_manifest, save_shard, write_manifest
-from .features import N_FEATURES, encode_features
+from catan_env.learned.features import N_FEATURES, encode_features
 
 KEYS = ("state", "winner", "final_vp", "value", "value_seat", "game")
 BACKENDS = ("process", "ray")
@@ -90,7 +90,7 @@ def _play_block(job: Tuple[Any, ...]) -> Tuple[Dict[str, np.ndarray], List[Dict[
     return {k: np.concatenate([p[k] for p in parts]) for k in KEYS}, results
 
 
-def _map_ray(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int, address: Optional[str]) -> Iterator[Any]:
+def map_ray(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int, address: Optional[str]) -> Iterator[Any]:
     """fn over jobs as Ray tasks, results in order (``arena.ray_session``: a local Ray with
     ``workers`` CPUs, or the cluster at ``address`` / $RAY_ADDRESS)."""
     with ray_session(workers, address) as ray:
@@ -102,7 +102,7 @@ def _map_ray(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int, addres
 
 def _blocks(jobs: Sequence[Tuple[Any, ...]], workers: int, backend: str, address: Optional[str]) -> Iterator[Any]:
     if backend == "ray":
-        yield from _map_ray(_play_block, jobs, workers, address)
+        yield from map_ray(_play_block, jobs, workers, address)
     elif workers <= 1:
         for job in jobs:
             yield _play_block(job)
@@ -199,7 +199,7 @@ def load_positions(*folders: str, dtype: Any = np.float16, workers: int = 1, bac
     if not jobs:
         raise ValueError(f"no positions in {folders}")
     if backend == "ray":
-        parts = list(_map_ray(shard_positions, jobs, workers, address))
+        parts = list(map_ray(shard_positions, jobs, workers, address))
     elif workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             parts = list(pool.map(shard_positions, jobs))

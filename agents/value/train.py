@@ -17,7 +17,7 @@ import numpy as np
 
 from catan_env.core.layout import MAX_PLAYERS
 
-from .features import N_FEATURES
+from catan_env.learned.features import N_FEATURES
 from .net import ValueNetwork
 
 

@@ -9,8 +9,11 @@ Learner mode (default): each game has one learner seat (random per episode unles
 ``learner_seat`` is given); the other seats are opponents drawn per episode from the
 ``opponents`` pool and stepped inside numba: "random", "pruning", "weighted" (the core's
 playout policies), an exported MLP (``MLPWeights`` or the path of its .npz: a frozen
-snapshot of a learned policy), or a Python agent / agent spec (``"jsettlers"``: the
-kernel pauses and the agent acts through the usual observation + InfoSet protocol).
+snapshot of a learned policy), an agent or agent spec that can play inside numba
+(``"pretrained:search=0"``, ``"value:path=NET.npz:search=0"``: the win-probability
+network played greedily, the same numba decision as the agent's; any agent with a
+``batched_opponent()`` method), or another Python agent / agent spec (``"jsettlers"``:
+the kernel pauses and the agent acts through the usual observation + InfoSet protocol).
 A pool is one entry, a list (drawn uniformly) or a dict ``{entry: weight}``.
 
 All-seats mode (``mode="all_seats"``): the caller acts for every seat (shared-policy
@@ -43,6 +46,7 @@ from ..core.layout import RNG, STATE_SIZE
 from ..core.observe import BOARD_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE
 from ..core.options import DEFAULT_MAX_TURNS, make_options
 from . import kernel as K
+from ..learned.greedy import ValueOpponent
 from .mlp import MLPWeights, pack
 
 # opponents: one spec / agent / MLPWeights, a list of them, or {entry: weight}
@@ -52,6 +56,21 @@ Observations = Union[np.ndarray, Dict[str, np.ndarray]]
 
 MODES = ("learner", "all_seats")
 BUILTIN_OPPONENTS = {"random": K.OPP_RANDOM, "pruning": K.OPP_PRUNING, "weighted": K.OPP_WEIGHTED}
+
+
+_IN_NUMBA: Dict[str, Optional[Dict[str, Any]]] = {}  # spec -> what it plays inside numba
+
+
+def _in_numba(o: Any) -> Optional[Dict[str, Any]]:
+    """What the agent or agent spec o plays inside numba (its ``batched_opponent()``: kind
+    "value" with weights and options, or kind "policy" with weights), else None."""
+    if isinstance(o, str):
+        if o not in _IN_NUMBA:
+            from ..agents import make_agent
+            _IN_NUMBA[o] = _in_numba(make_agent(o))
+        return _IN_NUMBA[o]
+    method = getattr(o, "batched_opponent", None)
+    return method() if callable(method) else None
 
 
 def _pool_entries(opponents: OpponentPool) -> List[Tuple[Any, float]]:
@@ -173,16 +192,22 @@ class BatchedCatan:
         external: List[Any] = []
         pool_external: Dict[int, int] = {}
         for o, w in _pool_entries(opponents):
-            if isinstance(o, str) and o in BUILTIN_OPPONENTS:
+            npz = isinstance(o, (str, os.PathLike)) and os.fspath(o).endswith(".npz")
+            builtin = isinstance(o, str) and o in BUILTIN_OPPONENTS
+            plays = None if builtin or npz or isinstance(o, MLPWeights) else _in_numba(o)
+            if builtin:
                 kinds.append(BUILTIN_OPPONENTS[o])
-            elif isinstance(o, MLPWeights) or (isinstance(o, (str, os.PathLike))
-                                                and os.fspath(o).endswith(".npz")):
-                net = o if isinstance(o, MLPWeights) else MLPWeights.load(o)
+            elif isinstance(o, MLPWeights) or npz or (plays is not None and plays["kind"] == "policy"):
+                net = plays["weights"] if plays else o if isinstance(o, MLPWeights) else MLPWeights.load(o)
                 if net.n_in != VECTOR_SIZE or net.n_out != N_ACTIONS:
                     raise ValueError(f"an opponent MLP must map {VECTOR_SIZE} inputs to {N_ACTIONS} "
                                      f"logits, got {net.n_in} -> {net.n_out}")
                 kinds.append(K.OPP_MLP + len(nets))
                 nets.append(net)
+            elif plays is not None and plays["kind"] == "value":
+                kinds.append(K.OPP_EXTERNAL)  # the kernel pauses; _run_external decides in one numba call
+                pool_external[len(kinds) - 1] = len(external)
+                external.append(ValueOpponent(plays["weights"], plays["options"]))
             elif isinstance(o, str) or hasattr(o, "act"):
                 kinds.append(K.OPP_EXTERNAL)
                 pool_external[len(kinds) - 1] = len(external)
@@ -342,11 +367,10 @@ class BatchedCatan:
     def _external_agent(self, i: int, seat: int) -> Any:
         """The Python agent playing seat of game i (one copy per game and seat, reset
         at each new episode)."""
-        learner = int(self.games[i, K.G_LEARNER])
-        k = (seat - learner) % self.n_players - 1
+        k = (seat - int(self.games[i, K.G_LEARNER])) % self.n_players - 1
         seed = int(self.games[i, K.G_SEED])
         key = (i, k)
-        entry = self._pool_external[int(self.games[i, K.G_OPP + k])]
+        entry = self._entry(i, seat)
         cached = self._external_agents.get(key)
         if cached is None or cached[0] != (seed, entry):
             if isinstance(self._external[entry], str):
@@ -362,6 +386,32 @@ class BatchedCatan:
     def _count_fallback(self, seat: int, reason: str) -> None:
         self.opponent_fallbacks[reason] = self.opponent_fallbacks.get(reason, 0) + 1
 
+    def _entry(self, i: int, seat: int) -> int:
+        """The external pool entry playing seat in game i."""
+        k = (seat - int(self.games[i, K.G_LEARNER])) % self.n_players - 1
+        return self._pool_external[int(self.games[i, K.G_OPP + k])]
+
+    def _value_decisions(self, waiting: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """actions[j] for the waiting games whose decider is a value-network opponent, each
+        network's games in one numba call (``learned.greedy.greedy_batch``, determinization
+        seeds from the game's RNG); returns which were served."""
+        served = np.zeros(waiting.size, bool)
+        entries = np.array([self._entry(int(i), G.decider(self.states[i])) for i in waiting])
+        for entry in np.unique(entries):
+            opponent = self._external[entry]
+            if not isinstance(opponent, ValueOpponent):
+                continue
+            rows = np.flatnonzero(entries == entry)
+            idx = waiting[rows].astype(np.int64)
+            seeds = np.empty((idx.size, opponent.views), np.int64)
+            K.draw_seeds(self.rngs, idx, seeds)
+            values = np.empty(idx.size)
+            out = np.empty(idx.size, np.int64)
+            opponent.decide(self.states, idx, seeds, self.games, K.G_MEMORY, out, values)
+            actions[rows] = out
+            served[rows] = True
+        return served
+
     def _run_external(self) -> None:
         """Let Python agents act wherever the kernel paused for one, until none waits."""
         if not self._may_pause:
@@ -372,7 +422,10 @@ class BatchedCatan:
                 return
             from ..infoset import InfoSet
             actions = np.empty(waiting.size, np.int64)
+            served = self._value_decisions(waiting, actions)
             for j, i in enumerate(waiting):
+                if served[j]:
+                    continue
                 s = self.states[i]
                 seat = G.decider(s)
                 obs = {"observation": G.observe(s, seat), "action_mask": G.legal_mask(s)}

@@ -7,8 +7,11 @@ Outputs go into the caller's preallocated arrays.  Two modes share the kernels:
 
 - learner mode: one learner seat per game; every other seat is an opponent kind
   (``OPP_RANDOM``, ``OPP_PRUNING``, ``OPP_WEIGHTED``: the core's playout policies;
-  ``OPP_MLP + k``: net k of the MLP pool; ``OPP_EXTERNAL``: a Python agent: the kernel
-  stops and the caller resumes the game with ``resume``).  A step applies the learner's
+  ``OPP_MLP + k``: net k of the MLP pool; ``OPP_EXTERNAL``: an opponent the caller plays:
+  the kernel stops and the caller resumes the game with ``resume`` (a Python agent, or a
+  value network whose greedy decisions the env computes for all waiting games in one
+  numba call, ``catan_env.learned.greedy.greedy_batch``, compiled only when used; its
+  offer memory lives in the games table's G_MEMORY columns).  A step applies the learner's
   action, then opponents' moves until the learner decides again or the game ends.
 - all-seats mode: the caller acts for every seat; a step applies the action of each
   game's current decider and reports rewards for every seat.
@@ -34,6 +37,7 @@ from ..core.playout import pick_action
 from ..core.rng import next_u64, randint, seed_rng
 from ..core.rules import (FROM_RNG, apply_action, init_state, legal_actions, new_random_game,
                           set_rule_variants)
+from ..learned.greedy import MEMORY_SIZE, M_COUNT, M_TURN
 from .mlp import masked_logits
 
 # opponent kinds
@@ -54,7 +58,8 @@ G_LEARNER, G_ILLEGAL, G_EP_LEN, G_WAITING, G_NEW, G_SEED, G_DECIDER = 0, 1, 2, 3
 G_OPP = 7           # 3 columns: pool index of the opponents at relative seats 1..3
 G_BOARD_KEY = 10    # board_key of the board part now in the game's observation row
 G_BOARD_SEAT = 11   # the observer that board part was encoded for
-N_GAME_COLS = 12
+G_MEMORY = 12       # MEMORY_SIZE columns: the offers a value opponent made this turn
+N_GAME_COLS = G_MEMORY + MEMORY_SIZE
 # vals table (float64)
 V_BASE = 0          # 4 columns: each seat's shaping value when it was last rewarded
 V_RETURN = 4        # episode return so far (learner mode: the learner's)
@@ -123,6 +128,8 @@ def _start_episode(b, i, seed, setup):
     games[i, G_WAITING] = 0
     games[i, G_NEW] = 1
     games[i, G_BOARD_KEY] = -1  # a new board: encode it afresh
+    games[i, G_MEMORY + M_TURN] = -1
+    games[i, G_MEMORY + M_COUNT] = 0
     vals[i, V_RETURN] = 0.0
 
 
@@ -374,3 +381,11 @@ def sample_legal(masks, rng, out):
             legal[count] = a
             count += row[a]
         out[i] = legal[randint(rng, count)] if count > 0 else 0
+
+
+@njit(cache=True)
+def draw_seeds(rngs, idx, out):
+    """out[k, :] := fresh seeds from game idx[k]'s RNG (a value opponent's determinizations)."""
+    for k in range(idx.shape[0]):
+        for j in range(out.shape[1]):
+            out[k, j] = np.int64(next_u64(rngs[idx[k]]) >> np.uint64(2))

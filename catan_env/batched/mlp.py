@@ -212,6 +212,36 @@ def from_torch(module):
     return MLPWeights([tuple(x) for x in layers])
 
 
+def to_torch(weights):
+    """An ``nn.Sequential`` (Linear, then ReLU/Tanh where the layer has one) computing the
+    same function as ``weights``: to start a torch network from exported weights (a cloned
+    policy's ``actor.npz`` and ``critic.npz`` in the training examples).  Needs torch."""
+    import torch
+    import torch.nn as nn
+    mods = []
+    for w, b, act in weights.layers:
+        linear = nn.Linear(w.shape[0], w.shape[1])
+        with torch.no_grad():
+            linear.weight.copy_(torch.as_tensor(w.T))
+            linear.bias.copy_(torch.as_tensor(b))
+        mods.append(linear)
+        if act != "identity":
+            mods.append(nn.ReLU() if act == "relu" else nn.Tanh())
+    return nn.Sequential(*mods)
+
+
+def load_into(module, weights, what="network"):
+    """Copy exported weights into a torch Sequential of the same shape (Linear layers and
+    activations in the same places); a mismatch raises ValueError naming both shapes."""
+    source = to_torch(weights)
+    want = [tuple(p.shape) for p in module.state_dict().values()]
+    have = [tuple(p.shape) for p in source.state_dict().values()]
+    if want != have or [type(m) for m in module] != [type(m) for m in source]:
+        raise ValueError(f"cannot start the {what} from these weights: it has layers {want}, the file {have} "
+                         f"(train both with the same --hidden widths)")
+    module.load_state_dict(source.state_dict())
+
+
 def _flatten_types():
     from stable_baselines3.common.torch_layers import FlattenExtractor
     return (FlattenExtractor,)

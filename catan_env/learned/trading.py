@@ -20,7 +20,7 @@ from catan_env.core.layout import (
 from catan_env.core.rules import FROM_RNG, _close_trade, _do_confirm, apply_action
 
 from .features import N_FEATURES
-from .search import leaf_value
+from .value import leaf_value
 
 
 @njit(cache=True)

@@ -1,0 +1,298 @@
+"""Distillation data: a teacher's decisions, to clone into a policy network.
+
+    generate("data/distill", teacher="pretrained:search=0", games=2000)
+    data = load("data/distill")
+    obs, masks = observations(data["state"], data["seat"])   # what an RL library's policy sees
+
+Every decision with more than one legal move of every seat is kept: the true state
+(the seat's observation and legal mask are rebuilt from it, so shards stay small and
+the observation encoding may change), the seat, the teacher's move, the teacher's
+estimate of its own chance to win (NaN where it gave none: trade decisions, a teacher
+without one) and the game's winner (-1 when the turn cap ended it).  A shard (``.npz``,
+written by ``agents.deep.data`` like the value network's) holds whole games:
+
+  state   (N, STATE_SIZE) int32   the true state (RNG zeroed)
+  seat    (N,) int64              the seat that decided
+  action  (N,) int64              the teacher's move
+  value   (N,) float32            the teacher's estimate of the seat's win chance, or NaN
+  winner  (N,) int64              the game's winner, -1 when the turn cap ended it
+  game    (N,) int64              the game's index in the run
+  score_ids, score_values  (N, TOP) int16, float32   the moves the teacher compared and
+                                  their scores (``learned.greedy.greedy_scored``: one-ply
+                                  values, or a trade decision's gains), best first, id -1
+                                  past the last (a teacher that gives none: all -1): soft
+                                  targets for the clone
+
+Two ways to play the games, the same rows either way: a teacher that can play inside
+numba (``batched_opponent()``: ``pretrained:search=0`` and ``value:...:search=0``) plays
+every seat of the batched env's games in one numba call per step (thousands of
+decisions a second); any other agent spec plays arena games (``play_game``) in a
+process pool or as Ray tasks (``backend="ray"``).  Runs are resumable and extendable: the
+folder's ``manifest.json`` records the settings and the shards written; a shard's games
+follow from the run's seed and the shard's index alone.
+"""
+import os
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+from numba import njit
+
+from catan_env.batched import BatchedCatan
+from catan_env.core import game as G
+from catan_env.core.actions import N_ACTIONS
+from catan_env.core.layout import RNG, STATE_SIZE
+from catan_env.core.observe import VECTOR_SIZE, encode_vector
+from catan_env.core.rules import legal_actions
+from catan_env.batched.kernel import G_MEMORY
+from catan_env.learned.greedy import ValueOpponent
+
+from .arena import play_game
+from .deep.data import load_shard, read_manifest, save_shard, write_manifest
+from .registry import make_agent
+from .value.positions import map_ray
+
+KEYS = ("state", "seat", "action", "value", "winner", "game", "score_ids", "score_values")
+TOP = 16  # scored moves kept per decision
+BACKENDS = ("process", "ray")
+SEED_STRIDE = 1_000_003  # shard k's games start from seed + k * SEED_STRIDE
+
+
+def _empty() -> Dict[str, np.ndarray]:
+    return {"state": np.zeros((0, STATE_SIZE), np.int32), "seat": np.zeros(0, np.int64),
+            "action": np.zeros(0, np.int64), "value": np.zeros(0, np.float32), "winner": np.zeros(0, np.int64),
+            "game": np.zeros(0, np.int64), "score_ids": np.zeros((0, TOP), np.int16),
+            "score_values": np.zeros((0, TOP), np.float32)}
+
+
+def _concat(parts: Sequence[Dict[str, np.ndarray]]) -> Dict[str, np.ndarray]:
+    return {k: np.concatenate([p[k] for p in parts]) if parts else _empty()[k] for k in KEYS}
+
+
+def top_scores(row: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(ids, scores) of the TOP best scored moves of a NaN-padded score row, best first."""
+    ids = np.full(TOP, -1, np.int16)
+    vals = np.zeros(TOP, np.float32)
+    scored = np.flatnonzero(~np.isnan(row))
+    best = scored[np.argsort(-row[scored], kind="stable")][:TOP]
+    ids[:len(best)], vals[:len(best)] = best, row[best]
+    return ids, vals
+
+
+def _rows(states: List[np.ndarray], seats: List[int], actions: List[int], values: List[float], winner: int,
+          game: int, scores: Optional[List[Tuple[np.ndarray, np.ndarray]]] = None) -> Dict[str, np.ndarray]:
+    """One finished game's rows."""
+    k = len(states)
+    state = np.array(states, np.int64).reshape(k, STATE_SIZE)
+    state[:, RNG] = 0
+    ids = np.array([i for i, _ in scores], np.int16).reshape(k, TOP) if scores else np.full((k, TOP), -1, np.int16)
+    vals = np.array([v for _, v in scores], np.float32).reshape(k, TOP) if scores else np.zeros((k, TOP), np.float32)
+    return {"state": state.astype(np.int32), "seat": np.array(seats, np.int64), "action": np.array(actions, np.int64),
+            "value": np.array(values, np.float32), "winner": np.full(k, winner, np.int64),
+            "game": np.full(k, game, np.int64), "score_ids": ids, "score_values": vals}
+
+
+def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: int = 128,
+                  max_turns: int = 200, options: Optional[Dict[str, Any]] = None) -> Tuple[Dict[str, np.ndarray], int]:
+    """``games`` whole games of a numba teacher in every seat of the batched env (games
+    still running when that many finished are dropped).  Returns (rows, decisions
+    played, forced moves included)."""
+    teacher_ = ValueOpponent(*_numba_teacher(teacher))
+    venv = BatchedCatan(batch, mode="all_seats", max_turns=max_turns, seed=seed, **(options or {}))
+    venv.reset(seed=seed)
+    rng = np.random.default_rng([seed, 11])
+    every = np.arange(batch, dtype=np.int64)
+    actions = np.empty(batch, np.int64)
+    values = np.empty(batch)
+    scores = np.empty((batch, N_ACTIONS))
+    pending: List[Tuple[Any, ...]] = [([], [], [], [], []) for _ in range(batch)]
+    parts: List[Dict[str, np.ndarray]] = []
+    done, decisions = 0, 0
+    while done < games:
+        seeds = rng.integers(0, 2 ** 62, size=(batch, teacher_.views), dtype=np.int64)
+        deciders = venv.deciders.copy()
+        teacher_.decide(venv.states, every, seeds, venv.games, G_MEMORY, actions, values, scores)
+        counts = venv.masks.sum(axis=1)
+        for i in np.flatnonzero(counts > 1):
+            rows = pending[i]
+            rows[0].append(venv.states[i].copy())
+            rows[1].append(int(deciders[i]))
+            rows[2].append(int(actions[i]))
+            rows[3].append(float(values[i]) if values[i] >= 0 else float("nan"))
+            rows[4].append(top_scores(scores[i]))
+        decisions += batch
+        venv.step(actions)
+        for i, stats in venv.episode_stats().items():
+            if done < games and pending[i][0]:
+                states_, seats, moves, estimates, scored = pending[i]
+                parts.append(_rows(states_, seats, moves, estimates, int(stats["winner"]), first_game + done, scored))
+                done += 1
+            pending[i] = ([], [], [], [], [])
+    venv.close()
+    return _concat(parts), decisions
+
+
+def _numba_teacher(teacher: Any) -> Tuple[Any, np.ndarray]:
+    """(weights, options) of a teacher that plays inside numba (the value network alone)."""
+    agent = make_agent(teacher) if isinstance(teacher, str) else teacher
+    method = getattr(agent, "batched_opponent", None)
+    plays = method() if callable(method) else None
+    if plays is None or plays["kind"] != "value":
+        raise ValueError(f"teacher {teacher!r} cannot play inside numba (only the network alone does: "
+                         f"'pretrained:search=0'); it plays arena games instead")
+    return plays["weights"], plays["options"]
+
+
+def in_numba(teacher: str) -> bool:
+    """Whether the teacher plays its games in the batched env (else in the arena)."""
+    try:
+        _numba_teacher(teacher)
+    except ValueError:
+        return False
+    return True
+
+
+def arena_game(teacher: str, seed: int, players: int = 4, max_turns: int = 200,
+               options: Optional[Dict[str, Any]] = None, game: int = 0) -> Dict[str, np.ndarray]:
+    """One arena game of the teacher in every seat: its decisions with more than one
+    legal move."""
+    agents = [make_agent(teacher, seed=seed * 10 + k) for k in range(players)]
+    states: List[np.ndarray] = []
+    seats: List[int] = []
+    actions: List[int] = []
+    values: List[float] = []
+    kept = [False]
+
+    def before(env: Any, seat: int, agent: Any) -> None:
+        kept[0] = len(G.legal_actions(env.game_state)) > 1
+        if kept[0]:
+            states.append(np.array(env.game_state, np.int64))
+
+    def after(seat: int, obs: Dict[str, Any], action: int, infoset: Any) -> None:
+        if kept[0]:
+            estimate = getattr(agents[seat], "last_values", None)  # a search agent's estimate
+            seats.append(int(seat))
+            actions.append(int(action))
+            values.append(float(estimate[seat]) if estimate is not None else float("nan"))
+
+    stats = play_game(agents, seed, max_turns=max_turns, options=options,
+                      before_decision=before, on_decision=after)
+    return _rows(states, seats, actions, values, int(stats["winner"]), game)
+
+
+def _arena_block(job: Tuple[Any, ...]) -> Tuple[Dict[str, np.ndarray], int]:
+    teacher, seeds, first, players, max_turns, options = job
+    parts = [arena_game(teacher, int(s), players, max_turns, options, first + k) for k, s in enumerate(seeds)]
+    return _concat(parts), sum(len(p["seat"]) for p in parts)
+
+
+def _shard_job(settings: Dict[str, Any], k: int) -> Tuple[Any, ...]:
+    """Shard k's work: its games follow from the run's seed and k alone."""
+    games, seed = settings["shard_games"], settings["seed"] + k * SEED_STRIDE
+    options = dict(settings["options"], players=settings["players"])
+    if settings["engine"] == "batched":
+        return ("batched", settings["teacher"], games, seed, k * games, settings["batch"], settings["max_turns"],
+                options)
+    return ("arena", settings["teacher"], [seed + g for g in range(games)], k * games, settings["players"],
+            settings["max_turns"], settings["options"])
+
+
+def _play_shard(job: Tuple[Any, ...]) -> Tuple[Dict[str, np.ndarray], int]:
+    if job[0] == "batched":
+        return batched_shard(*job[1:])
+    return _arena_block(job[1:])
+
+
+def _map(jobs: Sequence[Tuple[Any, ...]], workers: int, backend: str, address: Optional[str]) -> Iterator[Any]:
+    if backend == "ray":
+        yield from map_ray(_play_shard, jobs, workers, address)
+    elif workers <= 1:
+        for job in jobs:
+            yield _play_shard(job)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            yield from pool.map(_play_shard, jobs)
+
+
+def generate(folder: str, teacher: str = "pretrained:search=0", games: int = 1000, seed: int = 0,
+             shard_games: int = 50, batch: int = 128, players: int = 4, max_turns: int = 200,
+             options: Optional[Dict[str, Any]] = None, workers: int = 1, backend: str = "process",
+             address: Optional[str] = None, progress: Optional[Callable[[str], None]] = None) -> Dict[str, Any]:
+    """Record ``games`` games of the teacher (every seat) into folder, one shard per
+    ``shard_games`` games; shards already there are kept (a stopped run resumes, a larger
+    ``games`` extends it); the settings must match the folder's.  Returns the manifest."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if games < 1 or shard_games < 1:
+        raise ValueError(f"games and shard_games must be >= 1, got {games} and {shard_games}")
+    options = dict(options or {})
+    if "players" in options:
+        raise ValueError("give the player count as players=, not in options")
+    engine = "batched" if in_numba(teacher) else "arena"
+    settings = dict(teacher=teacher, seed=int(seed), shard_games=int(shard_games), players=int(players),
+                    max_turns=int(max_turns), options=options, engine=engine,
+                    batch=int(batch))
+    os.makedirs(folder, exist_ok=True)
+    manifest = read_manifest(folder) or {"settings": settings, "shards": []}
+    if manifest["settings"] != settings:
+        raise ValueError(f"{folder} holds a run with other settings {manifest['settings']}; "
+                         f"use another folder (asked {settings})")
+    have = {s["index"] for s in manifest["shards"]}
+    todo = [k for k in range(-(-games // shard_games)) if k not in have]
+    jobs = [_shard_job(settings, k) for k in todo]
+    for k, (rows, decisions) in zip(todo, _map(jobs, workers, backend, address)):
+        name = f"shard-{k:05d}.npz"
+        save_shard(os.path.join(folder, name), rows, keys=KEYS)
+        manifest["shards"].append({"index": k, "file": name, "rows": int(len(rows["seat"])),
+                                   "games": int(len(np.unique(rows["game"]))), "decisions": int(decisions)})
+        manifest["shards"].sort(key=lambda s: s["index"])
+        write_manifest(folder, manifest)
+        if progress is not None:
+            progress(f"shard {k}: {len(rows['seat'])} rows, {sum(s['games'] for s in manifest['shards'])} games")
+    return manifest
+
+
+def load(*folders: str) -> Dict[str, np.ndarray]:
+    """Every shard of the folders' manifests, concatenated (games numbered across them)."""
+    parts = []
+    base = 0
+    for folder in folders:
+        manifest = read_manifest(folder)
+        if manifest is None:
+            raise ValueError(f"{folder} has no manifest.json: not a distillation data folder")
+        for s in manifest["shards"]:
+            part = load_shard(os.path.join(folder, s["file"]), keys=KEYS[:6])
+            try:  # (shards written before the soft targets hold none: all -1)
+                part.update(load_shard(os.path.join(folder, s["file"]), keys=KEYS[6:]))
+            except ValueError:
+                part["score_ids"] = np.full((len(part["seat"]), TOP), -1, np.int16)
+                part["score_values"] = np.zeros((len(part["seat"]), TOP), np.float32)
+            part["game"] = part["game"] + base
+            parts.append(part)
+        base += sum(s["games"] for s in manifest["shards"]) + 1
+    if not parts:
+        raise ValueError(f"no shards in {folders}")
+    return _concat(parts)
+
+
+@njit(cache=True)
+def _encode_rows(states, seats, obs, masks):
+    buf = np.empty(N_ACTIONS, np.int64)
+    s = np.empty(states.shape[1], np.int64)
+    for i in range(states.shape[0]):
+        s[:] = states[i]
+        encode_vector(s, seats[i], obs[i])
+        masks[i, :] = False
+        n = legal_actions(s, buf)
+        for k in range(n):
+            masks[i, buf[k]] = True
+
+
+def observations(states: np.ndarray, seats: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(observation vectors (N, VECTOR_SIZE) float32, legal masks (N, N_ACTIONS) bool):
+    what each row's seat saw and could do, exactly as the envs give them."""
+    n = len(seats)
+    obs = np.zeros((n, VECTOR_SIZE), np.float32)
+    masks = np.zeros((n, N_ACTIONS), np.bool_)
+    _encode_rows(np.ascontiguousarray(states), np.asarray(seats, np.int64), obs, masks)
+    return obs, masks

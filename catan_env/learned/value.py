@@ -1,0 +1,225 @@
+"""The win-probability network's value of a position and of a move, in numba.
+
+A forward pass from one seat's features (``features.encode_features``) to a logit per
+relative seat, and the softmax over the seats in the game: each player's chance to win,
+the observer first (``relative_win_probs``, ``state_win_probs``).  A move's one-ply value
+is the expected network value of its result with its chance expanded exactly
+(``chance_outcomes``: the dice by their odds, a development card by the deck in the
+state, a stolen card by the victim's hand there); a finished game is worth 1 or 0.
+Builds that up to ``MAX_PLAN`` maritime trades would pay for are valued as one macro
+move (``macro_values``).  The agents' deeper search (``agents/value/search.py``), the
+greedy decision (``greedy``) and the batched env's value opponents all use these.
+"""
+import numpy as np
+from numba import njit
+
+from catan_env.batched.mlp import mlp_forward
+from catan_env.core import actions as A
+from catan_env.core.cards import current_decider
+from catan_env.core.layout import (
+    BANK, DECK, MAX_PLAYERS, N_DEV, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, WINNER, hand_i,
+)
+from catan_env.core.rules import FROM_RNG, action_cost, apply_action, legal_actions, trade_rate
+from catan_env.core.tables import DICE_WAYS
+
+from .features import N_FEATURES, encode_features
+
+
+@njit(cache=True)
+def seat_softmax(logits, n_players, out):
+    """out[p] = softmax of logits over the first n_players seats; the other entries 0."""
+    top = logits[0]
+    for p in range(1, n_players):
+        top = max(top, logits[p])
+    total = 0.0
+    for p in range(logits.shape[0]):
+        out[p] = np.exp(np.float64(logits[p] - top)) if p < n_players else 0.0
+        total += out[p]
+    for p in range(n_players):
+        out[p] /= total
+
+
+@njit(cache=True)
+def relative_win_probs(params, layers, net, x, n, h1, h2, out):
+    """Softmax over the first n logits of the net on features x into out (relative seats)."""
+    logits = np.empty(MAX_PLAYERS, np.float32)
+    mlp_forward(params, layers, net, x, logits, h1, h2)
+    seat_softmax(logits, n, out)
+
+
+@njit(cache=True)
+def state_win_probs(params, layers, net, s, observer, width):
+    """Each absolute seat's win chance by the network, from observer's features of s."""
+    x = np.empty(N_FEATURES, np.float32)
+    encode_features(s, observer, x)
+    h1 = np.empty(width, np.float32)
+    h2 = np.empty(width, np.float32)
+    rel = np.empty(MAX_PLAYERS)
+    n = s[OPT_PLAYERS]
+    relative_win_probs(params, layers, net, x, n, h1, h2, rel)
+    out = np.zeros(MAX_PLAYERS)
+    for k in range(n):
+        out[(observer + k) % n] = rel[k]
+    return out
+
+
+MAX_OUTCOMES = 11  # the most chance outcomes of one move (the dice totals)
+SEARCHABLE = np.ones(A.N_ACTIONS, dtype=np.int8)  # candidates: everything but domestic trade
+SEARCHABLE[A.OFFER0:A.TRADE_CANCEL + 1] = 0
+
+
+@njit(cache=True)
+def chance_outcomes(s, a, outs, probs):
+    """The chance outcomes of action a in s and their odds into outs, probs; returns
+    how many (0: the action has no chance)."""
+    if a == A.ROLL:
+        for t in range(2, 13):
+            outs[t - 2] = t
+            probs[t - 2] = DICE_WAYS[t] / 36.0
+        return 11
+    if a == A.BUY_DEV:
+        total = 0
+        for t in range(N_DEV):
+            total += s[DECK + t]
+        k = 0
+        for t in range(N_DEV):
+            if s[DECK + t] > 0:
+                outs[k] = t
+                probs[k] = s[DECK + t] / total
+                k += 1
+        return k
+    if A.is_robber(a) and A.robber_victim(a) > 0:
+        victim = A.robber_victim_seat(a, current_decider(s), s[OPT_PLAYERS])
+        total = 0
+        for r in range(N_RES):
+            total += s[hand_i(victim, r)]
+        k = 0
+        for r in range(N_RES):
+            if s[hand_i(victim, r)] > 0:
+                outs[k] = r
+                probs[k] = s[hand_i(victim, r)] / total
+                k += 1
+        return k
+    return 0
+
+
+@njit(cache=True)
+def leaf_value(params, layers, net, s, root, x, h1, h2, rel):
+    """root's chance to win in s: 1 or 0 when the game is over, else the network's.  A
+    ``rel`` scratch one longer than MAX_PLAYERS counts the leaves in its last entry (the
+    anytime search's budget in work, :func:`move_value`)."""
+    if rel.shape[0] > MAX_PLAYERS:
+        rel[MAX_PLAYERS] += 1.0
+    if s[PHASE] == PH_GAME_OVER:
+        return 1.0 if s[WINNER] == root else 0.0
+    encode_features(s, root, x)
+    relative_win_probs(params, layers, net, x, s[OPT_PLAYERS], h1, h2, rel)
+    return rel[0]
+
+
+@njit(cache=True)
+def after_move(s, a, outs, i, c):
+    """c = s after action a with chance outcome outs[i] (i < 0: no chance)."""
+    c[:] = s
+    apply_action(c, a, outs[i] if i >= 0 else FROM_RNG)
+
+
+@njit(cache=True)
+def one_ply_value(params, layers, net, s, a, root, x, h1, h2, rel, c):
+    """Expected leaf value of action a (one ply)."""
+    outs = np.empty(MAX_OUTCOMES, np.int64)
+    probs = np.empty(MAX_OUTCOMES)
+    k = chance_outcomes(s, a, outs, probs)
+    if k == 0:
+        after_move(s, a, outs, -1, c)
+        return leaf_value(params, layers, net, c, root, x, h1, h2, rel)
+    total = 0.0
+    for i in range(k):
+        after_move(s, a, outs, i, c)
+        total += probs[i] * leaf_value(params, layers, net, c, root, x, h1, h2, rel)
+    return total
+
+
+MAX_PLAN = 4  # maritime trades a macro move may chain before its build
+
+
+@njit(cache=True)
+def trade_plan(s, p, cost, plan):
+    """Maritime trades that let p pay ``cost`` from its hand: the missing cards bought one
+    at a time with the resource p holds most spare of (at its best rate), the bank
+    permitting.  Writes the MARITIME_TRADE ids into plan; returns their number, or -1
+    when p cannot pay that way (or would need more than MAX_PLAN trades)."""
+    spare = np.empty(N_RES, np.int64)
+    bank = np.empty(N_RES, np.int64)
+    k = 0
+    for r in range(N_RES):
+        spare[r] = s[hand_i(p, r)] - cost[r]
+        bank[r] = s[BANK + r]
+    for r in range(N_RES):
+        while spare[r] < 0:
+            best, best_left = -1, -1
+            for g in range(N_RES):
+                if g == r:
+                    continue
+                left = spare[g] - trade_rate(s, p, g)
+                if left >= 0 and left > best_left:
+                    best, best_left = g, left
+            if best < 0 or bank[r] <= 0 or k >= MAX_PLAN:
+                return -1
+            rate = trade_rate(s, p, best)
+            spare[best] -= rate
+            bank[best] += rate
+            bank[r] -= 1
+            spare[r] += 1
+            plan[k] = A.MARITIME0 + best * (N_RES - 1) + (r if r < best else r - 1)
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def macro_values(params, layers, net, width, s, root, first, value):
+    """Builds root can reach by maritime trades first: for each build or card purchase
+    that is not affordable now but is after at most MAX_PLAN trades, its value (the
+    trades, then the build, chance expanded, then the leaf).  first[i] = the first trade
+    of macro i, value[i] its value; returns the number of macros.  (One-ply search does
+    not see a build two or three trades away: without these moves a hand of 15 ore is
+    held until a seven takes half of it.)"""
+    x = np.empty(N_FEATURES, np.float32)
+    h1 = np.empty(width, np.float32)
+    h2 = np.empty(width, np.float32)
+    rel = np.empty(MAX_PLAYERS)
+    rich = s.copy()  # the same position with every resource plentiful: which builds are placeable
+    for r in range(N_RES):
+        rich[hand_i(root, r)] += 20
+    buf = np.empty(A.N_ACTIONS, np.int64)
+    n = legal_actions(rich, buf)
+    plan = np.empty(MAX_PLAN, np.int64)
+    trades = np.empty(A.N_ACTIONS, np.int64)
+    c = np.empty_like(s)
+    d = np.empty_like(s)
+    m = 0
+    for j in range(n):
+        a = buf[j]
+        if not (A.ROAD0 <= a <= A.BUY_DEV):
+            continue
+        k = trade_plan(s, root, action_cost(a), plan)
+        if k <= 0:
+            continue  # affordable now (the plain search covers it) or not at all
+        c[:] = s
+        ok = True
+        for t in range(k):  # each trade must be legal where it is made (strict-trade rules, ...)
+            legal = legal_actions(c, trades)
+            found = False
+            for i in range(legal):
+                if trades[i] == plan[t]:
+                    found = True
+            if not found:
+                ok = False
+                break
+            apply_action(c, plan[t], FROM_RNG)
+        if not ok:
+            continue
+        first[m] = plan[0]
+        value[m] = one_ply_value(params, layers, net, c, a, root, x, h1, h2, rel, d)
+        m += 1
+    return m

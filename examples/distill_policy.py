@@ -1,0 +1,185 @@
+"""Clone a teacher into a masked policy network: step 2 of the recipe (docs/rl-recipe.md).
+
+    pip install torch==2.13.0 && pip install -e ".[rl]"
+    python -m catan_env.agents.distill --out data/distill --games 2000       # step 1: the teacher's games
+    python examples/distill_policy.py --data data/distill --out runs/bc       # step 2: this script
+    python examples/train_maskable_ppo.py --init runs/bc/model.zip ...         # step 3: PPO fine-tuning
+
+The network is Stable-Baselines3's own ``MaskableActorCriticPolicy`` (sb3-contrib), so the
+saved ``model.zip`` is a MaskablePPO model that PPO fine-tunes as it is: the policy head
+learns the teacher's move (cross-entropy over the legal moves only, the mask applied as
+the env applies it) and how the teacher rated the moves it compared (soft targets: the
+softmax of its scores over ``--temperature``), the value head the game's result from the seat's view (+1 won, -1
+lost, 0 when the turn cap ended it: the env's terminal reward), from the observation
+vector and mask the envs give (rebuilt from the shards' states).  A tenth of the games
+is held out: each epoch prints the held-out loss and how often the greedy policy picks
+the teacher's move.  Resumable: the model is saved after every epoch with the epoch in
+``state.json``.  At the end the policy is exported as numpy weights (``actor.npz``,
+played by the ``ppo:path=`` agent and usable as a batched-env opponent, no torch), the
+value head as ``critic.npz`` (the single-file PPO and the Tianshou example start from the
+pair with ``--init <out>``), and the policy played against three weighted agents
+(``--eval-games``).
+"""
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+
+from catan_env.cli import HelpFormatter
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    p.add_argument("--data", nargs="+", default=["data/distill"], help="distillation data folders")
+    p.add_argument("--out", default="runs/bc", help="folder for model.zip, actor.npz, curve.csv, state.json")
+    p.add_argument("--hidden", type=int, default=256, help="width of the policy's and the value's two layers")
+    p.add_argument("--epochs", type=int, default=8, help="passes over the training rows")
+    p.add_argument("--batch", type=int, default=1024, help="rows per gradient step")
+    p.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (decays to a tenth over the epochs)")
+    p.add_argument("--value-weight", type=float, default=0.5, help="weight of the value head's squared error")
+    p.add_argument("--soft-weight", type=float, default=1.0,
+                   help="weight of the soft targets' cross-entropy (the teacher's scores of the moves it compared)")
+    p.add_argument("--temperature", type=float, default=0.01,
+                   help="soft targets: softmax of the teacher's scores / this (scores are win chances or gains)")
+    p.add_argument("--max-rows", type=int, default=0, help=">0: use at most this many rows (the first games)")
+    p.add_argument("--minutes", type=float, default=0.0, help=">0: stop training after this many minutes")
+    p.add_argument("--eval-games", type=int, default=100, help="games against three weighted at the end")
+    p.add_argument("--seed", type=int, default=0, help="seed of the split, the shuffles and torch")
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    return p.parse_args(argv)
+
+
+def make_model(hidden, seed):
+    """A MaskablePPO whose policy has the shape PPO fine-tunes (two ReLU layers each)."""
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+    from catan_env.wrappers.sb3 import make_batched_vec_env
+    env = make_batched_vec_env(8, seed=seed, opponents=["weighted"], vp_reward=0.0, max_turns=300, skip_forced=True)
+    kwargs = dict(net_arch=dict(pi=[hidden, hidden], vf=[hidden, hidden]), activation_fn=nn.ReLU)
+    return MaskablePPO("MlpPolicy", env, policy_kwargs=kwargs, seed=seed, verbose=0)
+
+
+def split_games(games, seed, held_out=0.1):
+    """Row masks (train, validation) with a tenth of the games held out."""
+    ids = np.unique(games)
+    rng = np.random.default_rng(seed)
+    val = set(rng.choice(ids, size=max(1, int(len(ids) * held_out)), replace=False).tolist())
+    is_val = np.array([g in val for g in games])
+    return ~is_val, is_val
+
+
+def batches(rows, size, rng):
+    order = rng.permutation(rows)
+    for k in range(0, len(order), size):
+        yield order[k:k + size]
+
+
+def soft_targets(ids, values, temperature):
+    """(ids with -1 made 0, probabilities): the softmax of each row's scores over its
+    scored moves (rows without scores: all zero, so they add no soft loss)."""
+    valid = ids >= 0
+    z = np.where(valid, values / temperature, -np.inf)
+    top = np.max(np.where(valid, z, -1e30), axis=1, keepdims=True)
+    e = np.where(valid, np.exp(z - top), 0.0)
+    total = e.sum(axis=1, keepdims=True)
+    probs = np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return np.where(valid, ids, 0).astype(np.int64), probs.astype(np.float32)
+
+
+def bc_loss(policy, data, idx, value_weight, soft_weight=0.0, temperature=0.01):
+    """(total loss, policy cross-entropy, value error, agreement with the teacher) on rows
+    idx: the teacher's move's cross-entropy, plus soft_weight x the cross-entropy of the
+    soft targets, plus value_weight x the value head's squared error."""
+    import torch
+    from catan_env.agents.distill import observations
+    obs, masks = observations(data["state"][idx], data["seat"][idx])
+    actions = data["action"][idx]
+    target = np.where(data["winner"][idx] == data["seat"][idx], 1.0,
+                      np.where(data["winner"][idx] < 0, 0.0, -1.0)).astype(np.float32)
+    obs_t = torch.as_tensor(obs)
+    dist = policy.get_distribution(obs_t, action_masks=masks)
+    logp = dist.log_prob(torch.as_tensor(actions))
+    values = policy.predict_values(obs_t).squeeze(-1)
+    ce = -logp.mean()
+    mse = ((values - torch.as_tensor(target)) ** 2).mean()
+    agree = (dist.distribution.probs.argmax(-1).numpy() == actions).mean()
+    loss = ce + value_weight * mse
+    if soft_weight:
+        ids, probs = soft_targets(data["score_ids"][idx], data["score_values"][idx], temperature)
+        logp_all = torch.log_softmax(dist.distribution.logits, dim=-1)
+        loss = loss - soft_weight * (torch.as_tensor(probs) * logp_all.gather(1, torch.as_tensor(ids))).sum(1).mean()
+    return loss, float(ce.detach()), float(mse.detach()), float(agree)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    import torch
+    from catan_env.agents import distill
+    from catan_env.batched.mlp import from_torch
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    os.makedirs(args.out, exist_ok=True)
+    data = distill.load(*args.data)
+    if args.max_rows:
+        data = {k: v[:args.max_rows] for k, v in data.items()}
+    train, val = split_games(data["game"], args.seed)
+    train_rows, val_rows = np.flatnonzero(train), np.flatnonzero(val)[:20000]
+    print(f"{len(data['seat'])} rows from {len(np.unique(data['game']))} games: {len(train_rows)} train, "
+          f"{len(val_rows)} held out", flush=True)
+    state_path = os.path.join(args.out, "state.json")
+    state = json.load(open(state_path)) if os.path.exists(state_path) else {"epoch": 0, "curve": []}
+    from sb3_contrib import MaskablePPO
+    model_path = os.path.join(args.out, "model.zip")
+    if state["epoch"] and os.path.exists(model_path):
+        model = MaskablePPO.load(model_path, env=make_model(args.hidden, args.seed).get_env())
+        print(f"resumed after epoch {state['epoch']}", flush=True)
+    else:
+        model = make_model(args.hidden, args.seed)
+    policy = model.policy
+    optim = torch.optim.Adam(policy.parameters(), lr=args.lr)
+    rng = np.random.default_rng([args.seed, state["epoch"]])
+    start = time.time()
+    steps_per_epoch = -(-len(train_rows) // args.batch)
+    for epoch in range(state["epoch"], args.epochs):
+        policy.train()
+        total = 0.0
+        for k, idx in enumerate(batches(train_rows, args.batch, rng)):
+            frac = (epoch + k / steps_per_epoch) / args.epochs
+            for group in optim.param_groups:
+                group["lr"] = args.lr * (1.0 - 0.9 * frac)
+            loss, ce, mse, agree = bc_loss(policy, data, idx, args.value_weight, args.soft_weight, args.temperature)
+            optim.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optim.step()
+            total += float(loss.detach())
+            if args.minutes and time.time() - start > args.minutes * 60:
+                break
+        policy.eval()
+        with torch.no_grad():
+            _, vce, vmse, vagree = bc_loss(policy, data, val_rows, args.value_weight)
+        row = dict(epoch=epoch + 1, train_loss=total / (k + 1), val_ce=vce, val_value_mse=vmse, val_agreement=vagree,
+                   minutes=(time.time() - start) / 60)
+        state["curve"].append(row)
+        state["epoch"] = epoch + 1
+        model.save(model_path)
+        json.dump(state, open(state_path, "w"), indent=1)
+        print(f"epoch {epoch + 1}: train loss {row['train_loss']:.3f}  held-out cross-entropy {vce:.3f}, "
+              f"value error {vmse:.3f}, picks the teacher's move {vagree:.1%}  ({row['minutes']:.1f} min)", flush=True)
+        if args.minutes and time.time() - start > args.minutes * 60:
+            break
+    from_torch(policy).save(os.path.join(args.out, "actor.npz"))
+    critic = torch.nn.Sequential(*policy.mlp_extractor.value_net, policy.value_net)
+    from_torch(critic).save(os.path.join(args.out, "critic.npz"))
+    print(f"saved {model_path}, actor.npz and critic.npz in {args.out}", flush=True)
+    if args.eval_games:
+        from catan_env.agents.arena import win_rate
+        r = win_rate(f"ppo:path={os.path.join(args.out, 'actor.npz')}", "weighted", games=args.eval_games, seed=2026)
+        print(f"greedy policy vs three weighted: {r['rate']:.1%} [{r['lo']:.1%}, {r['hi']:.1%}] "
+              f"over {r['games']} games")
+
+
+if __name__ == "__main__":
+    main()

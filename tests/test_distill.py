@@ -1,0 +1,230 @@
+"""The value network played greedily in numba (the ``pretrained:search=0`` agent, the
+batched env's value opponents, the distillation teacher: one decision), and the
+distillation data: shards that round-trip, resume and hold only legal moves."""
+import copy
+
+import numpy as np
+import pytest
+
+from catan_env import InfoSet
+from catan_env.agents import distill as D
+from catan_env.agents import make_agent
+from catan_env.agents.value.search import search_values
+from catan_env.batched import BatchedCatan
+from catan_env.batched import kernel as K
+from catan_env.core import actions as A
+from catan_env.core import game as G
+from catan_env.core import layout as L
+from catan_env.learned import greedy as GR
+from catan_env.learned.trading import answer_gains, confirm_gains, offer_gains
+from catan_env.learned.value import SEARCHABLE, macro_values
+
+
+def states_of_every_phase(n, seed=0):
+    """States from random games with domestic trade: set-up, main, robber, discards, trade
+    responses and confirmations all among them."""
+    rng = np.random.default_rng(seed)
+    out, g = [], 0
+    while len(out) < n:
+        s = G.new_game({"players": 3 + g % 2}, seed=seed * 100 + g)
+        g += 1
+        while not G.is_over(s) and int(s[L.TURN]) < 120:
+            legal = G.legal_actions(s)
+            if len(legal) > 1 and rng.random() < 0.08:
+                out.append(s.copy())
+            G.step(s, int(rng.choice(legal)))
+    return out[:n]
+
+
+def reference_decision(net, base, seat, legal, seeds, memory, opts):
+    """The greedy decision spelled out in Python from the search's building blocks (as
+    the agent made it before the numba decision existed)."""
+    if len(legal) == 1:
+        return int(legal[0])
+    args = (net.params, net.layers, net.net, net.width)
+    view = G.determinize(base, seat, int(seeds[0]))
+    phase = int(view[L.PHASE])
+    if phase == L.PH_TRADE_RESPONSE:
+        answers = np.array([a for a in legal if GR.IS_ANSWER[a]], np.int64)
+        if len(answers):
+            gains = np.empty(len(answers))
+            answer_gains(*args, view, seat, answers, gains)
+            if gains.max() > opts[GR.O_ACCEPT_MARGIN]:
+                return int(answers[int(np.argmax(gains))])
+        return A.TRADE_REJECT
+    if phase == L.PH_TRADE_CONFIRM:
+        confirms = np.array([a for a in legal if GR.IS_CONFIRM[a]], np.int64)
+        if len(confirms):
+            gains = np.empty(len(confirms))
+            confirm_gains(*args, view, seat, confirms, gains)
+            if gains.max() > 0.0:
+                return int(confirms[int(np.argmax(gains))])
+        return A.TRADE_CANCEL
+    if phase == L.PH_MAIN and opts[GR.O_OFFERS] > 0:
+        if memory[GR.M_TURN] != view[L.TURN]:
+            memory[GR.M_TURN], memory[GR.M_COUNT] = view[L.TURN], 0
+        made = list(memory[GR.M_IDS:GR.M_IDS + memory[GR.M_COUNT]])
+        offers = np.array([a for a in legal if GR.IS_OFFER[a] and a not in made], np.int64)
+        if len(made) < opts[GR.O_OFFERS] and len(offers):
+            gains = np.empty(len(offers))
+            offer_gains(*args, view, seat, offers, gains)
+            if gains.max() > opts[GR.O_OFFER_MARGIN]:
+                a = int(offers[int(np.argmax(gains))])
+                memory[GR.M_IDS + len(made)] = a
+                memory[GR.M_COUNT] += 1
+                return a
+    moves = np.array([a for a in legal if SEARCHABLE[a]], np.int64)
+    if len(moves) == 1:
+        return int(moves[0])
+    total = np.zeros(len(moves))
+    q = np.empty(len(moves))
+    for d in range(int(opts[GR.O_VIEWS])):
+        if d:
+            view = G.determinize(base, seat, int(seeds[d]))
+        search_values(*args, view, seat, moves, 1, 6, q)
+        total += q
+    mean = total / opts[GR.O_VIEWS]
+    best = int(np.argmax(mean))
+    if phase == L.PH_MAIN:
+        first, value = np.empty(A.N_ACTIONS, np.int64), np.empty(A.N_ACTIONS)
+        m = macro_values(*args, view, seat, first, value)
+        if m and value[:m].max() > mean[best]:
+            return int(first[int(np.argmax(value[:m]))])
+    return int(moves[best])
+
+
+@pytest.fixture(scope="module")
+def network():
+    return make_agent("pretrained:search=0").network
+
+
+@pytest.fixture(scope="module")
+def states():
+    return states_of_every_phase(240)
+
+
+def test_the_states_cover_every_kind_of_decision(states):
+    phases = {int(s[L.PHASE]) for s in states}
+    for phase in (L.PH_SETUP_SETTLEMENT, L.PH_MAIN, L.PH_TRADE_RESPONSE, L.PH_TRADE_CONFIRM, L.PH_MOVE_ROBBER):
+        assert phase in phases, L.PHASE_NAMES[phase]
+
+
+def test_greedy_decision_equals_the_spelled_out_reference(network, states):
+    opts = GR.options()
+    net = network
+    rng = np.random.default_rng(1)
+    kinds = set()
+    for s in states:
+        seat = G.decider(s)
+        legal = G.legal_actions(s).astype(np.int64)
+        seeds = rng.integers(0, 2 ** 62, size=2, dtype=np.int64)
+        memory = GR.new_memory()
+        ref_memory = memory.copy()
+        a, kind, _ = GR.greedy_decision(net.params, net.layers, net.net, net.width, s, seat, legal, len(legal),
+                                        seeds, memory, opts)
+        assert int(a) == reference_decision(net, s, seat, legal, seeds, ref_memory, opts)
+        assert np.array_equal(memory, ref_memory)
+        assert int(a) in legal
+        kinds.add(GR.KIND_NAMES[kind])
+        scores = np.full(A.N_ACTIONS, np.nan)
+        again, _, _ = GR.greedy_scored(net.params, net.layers, net.net, net.width, s, seat, legal, len(legal),
+                                       seeds, GR.new_memory(), opts, scores)
+        assert again == a and np.nanargmax(scores) == a  # what it compared ranks its move first
+        assert np.isnan(scores[np.setdiff1d(np.arange(A.N_ACTIONS), legal)]).all()
+    assert {"move", "offer", "reject", "cancel"} <= kinds, kinds
+
+
+def test_the_agent_plays_the_numba_decision(network, states):
+    """``pretrained:search=0`` = greedy_decision on its information set's view with the
+    seeds its generator draws."""
+    net = network
+    for k, s in enumerate(states[:120]):
+        seat = G.decider(s)
+        agent = make_agent("pretrained:search=0", seed=k)
+        info = InfoSet(s, seat, secret_seed=k)
+        obs = {"observation": G.observe(s, seat), "action_mask": G.legal_mask(s)}
+        legal = G.legal_actions(s).astype(np.int64)
+        rng = copy.deepcopy(agent.rng)
+        seeds = np.array([rng.integers(2 ** 62) for _ in range(2)], np.int64) if len(legal) > 1 else np.zeros(2, np.int64)
+        expected, _, _ = GR.greedy_decision(net.params, net.layers, net.net, net.width, info.view, seat, legal,
+                                            len(legal), seeds, GR.new_memory(), GR.options())
+        assert agent.act(obs, info) == int(expected)
+
+
+def test_batched_value_opponents_play_exactly_the_greedy_decision(network):
+    """Each step of the batched env with value opponents, replayed outside it: the learner's
+    move, then every opponent's greedy_decision (seeds from the game's RNG, the game's
+    offer memory), gives bitwise the env's state."""
+    net, opts = network, GR.options()
+    venv = BatchedCatan(6, opponents="pretrained:search=0", seed=3, max_turns=60)
+    venv.reset(seed=3)
+    checked = 0
+    for _ in range(60):
+        states, rngs, games = venv.states.copy(), venv.rngs.copy(), venv.games.copy()
+        actions = venv.sample_actions()
+        venv.step(actions)
+        done = venv.terminated | venv.truncated
+        for i in np.flatnonzero(~done):
+            s, rng, row = states[i].copy(), rngs.copy(), games[i].copy()
+            learner = int(row[K.G_LEARNER])
+            G.step(s, int(actions[i]))
+            while not G.is_over(s) and G.decider(s) != learner:
+                seat = G.decider(s)
+                seeds = np.empty((1, 2), np.int64)
+                K.draw_seeds(rng, np.array([i], np.int64), seeds)
+                legal = G.legal_actions(s).astype(np.int64)
+                a, _, _ = GR.greedy_decision(net.params, net.layers, net.net, net.width, s, seat, legal, len(legal),
+                                             seeds[0], row[K.G_MEMORY:K.G_MEMORY + GR.MEMORY_SIZE], opts)
+                G.step(s, int(a))
+                checked += 1
+            assert np.array_equal(s, venv.states[i])
+    assert checked > 100
+
+
+def test_a_searching_agent_is_not_played_in_numba():
+    assert make_agent("pretrained:search=0").batched_opponent()["kind"] == "value"
+    assert make_agent("pretrained:search=1").batched_opponent() is None
+    assert make_agent("pretrained:search=0:opening=jsettlers").batched_opponent() is None
+
+
+# ---- distillation data
+
+def test_shards_round_trip_resume_and_hold_legal_moves(tmp_path):
+    folder = str(tmp_path / "d")
+    m = D.generate(folder, games=2, shard_games=1, batch=4, max_turns=40, seed=5)
+    assert [s["index"] for s in m["shards"]] == [0, 1]
+    first = open(f"{folder}/shard-00000.npz", "rb").read()
+    data = D.load(folder)
+    obs, masks = D.observations(data["state"], data["seat"])
+    assert len(data["seat"]) > 50
+    assert masks[np.arange(len(masks)), data["action"]].all()
+    assert (masks.sum(1) > 1).all()  # forced moves are not kept
+    assert (data["state"][:, L.RNG] == 0).all()
+    assert np.array_equal(data["score_ids"][:, 0], data["action"])  # the soft targets rank the move first
+    assert (np.diff(data["score_values"], axis=1)[data["score_ids"][:, 1:] >= 0] <= 0).all()
+    for k in range(0, len(data["seat"]), 37):  # the observation is the seat's, as the envs give it
+        s = data["state"][k].astype(np.int64)
+        assert np.array_equal(obs[k], G.observe(s, int(data["seat"][k])))
+        assert int(data["seat"][k]) == G.decider(s)
+    values = data["value"][~np.isnan(data["value"])]
+    assert len(values) and ((values >= 0) & (values <= 1)).all()
+    m = D.generate(folder, games=3, shard_games=1, batch=4, max_turns=40, seed=5)  # extends: one more shard
+    assert [s["index"] for s in m["shards"]] == [0, 1, 2]
+    assert open(f"{folder}/shard-00000.npz", "rb").read() == first
+    again = str(tmp_path / "again")
+    D.generate(again, games=1, shard_games=1, batch=4, max_turns=40, seed=5)
+    assert np.array_equal(D.load(again)["action"], D.load(folder)["action"][D.load(folder)["game"] == 0])
+    with pytest.raises(ValueError, match="other settings"):
+        D.generate(folder, games=3, shard_games=1, batch=4, max_turns=50, seed=5)
+
+
+def test_any_agent_teaches_through_the_arena(tmp_path):
+    folder = str(tmp_path / "w")
+    m = D.generate(folder, teacher="weighted", games=1, shard_games=1, max_turns=30)
+    assert m["settings"]["engine"] == "arena"
+    data = D.load(folder)
+    obs, masks = D.observations(data["state"], data["seat"])
+    assert masks[np.arange(len(masks)), data["action"]].all()
+    assert np.isnan(data["value"]).all()  # the weighted agent gives no estimate
+    with pytest.raises(ValueError, match="cannot play inside numba"):
+        D.batched_shard("weighted", 1, 0, 0)
