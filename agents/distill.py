@@ -296,3 +296,29 @@ def observations(states: np.ndarray, seats: np.ndarray) -> Tuple[np.ndarray, np.
     masks = np.zeros((n, N_ACTIONS), np.bool_)
     _encode_rows(np.ascontiguousarray(states), np.asarray(seats, np.int64), obs, masks)
     return obs, masks
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    """``python -m catan_env.agents.distill``: generate (or extend, or resume) a run."""
+    import argparse
+    from catan_env.cli import HelpFormatter
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    p.add_argument("--out", default="data/distill", help="the run's folder (shards and manifest.json)")
+    p.add_argument("--teacher", default="pretrained:search=0", help="agent spec of the teacher (every seat)")
+    p.add_argument("--games", type=int, default=1000, help="games in the run (more than there are: extend it)")
+    p.add_argument("--seed", type=int, default=0, help="the run's seed")
+    p.add_argument("--shard-games", type=int, default=40, help="games per shard")
+    p.add_argument("--batch", type=int, default=128, help="games stepped together (numba teacher)")
+    p.add_argument("--players", type=int, default=4, help="players per game")
+    p.add_argument("--max-turns", type=int, default=200, help="turn cap")
+    p.add_argument("--workers", type=int, default=1, help="processes (or Ray CPUs)")
+    p.add_argument("--backend", choices=BACKENDS, default="process", help="where shards are played")
+    p.add_argument("--address", default=None, help="Ray cluster address (backend ray)")
+    args = p.parse_args(argv)
+    generate(args.out, args.teacher, args.games, args.seed, args.shard_games, args.batch, args.players,
+             args.max_turns, workers=args.workers, backend=args.backend, address=args.address,
+             progress=lambda line: print(line, flush=True))
+
+
+if __name__ == "__main__":
+    main()

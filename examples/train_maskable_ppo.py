@@ -51,6 +51,8 @@ class Args:
     ent_coef: float = field(default=0.0, metadata={"help": "entropy bonus"})
     clip: float = field(default=0.2, metadata={"help": "PPO clip range (fine-tuning: 0.1)"})
     gamma: float = field(default=0.99, metadata={"help": "discount (a cloned value head predicts the undiscounted result: 0.999)"})
+    potential: str = field(default="", metadata={
+        "help": "with --batched: 'pretrained' adds potential-based shaping by the win-probability network"})
     curve_opponent: str = field(default="random", metadata={
         "help": "with --minutes/--target: the three opponents of the evaluation games"})
     self_play_every: int = field(default=0, metadata={
@@ -74,7 +76,8 @@ def make_train_env(args):
                             vp_reward=args.vp_reward, max_turns=300)
     from catan_env.wrappers.sb3 import make_batched_vec_env
     return make_batched_vec_env(args.batched, seed=args.seed, opponents=args.opponents.split(","),
-                                vp_reward=args.vp_reward, max_turns=300, skip_forced=True)
+                                vp_reward=args.vp_reward, max_turns=300, skip_forced=True,
+                                potential=args.potential or None, potential_gamma=args.gamma)
 
 
 def progress_callback(args, curve):

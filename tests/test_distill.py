@@ -228,3 +228,20 @@ def test_any_agent_teaches_through_the_arena(tmp_path):
     assert np.isnan(data["value"]).all()  # the weighted agent gives no estimate
     with pytest.raises(ValueError, match="cannot play inside numba"):
         D.batched_shard("weighted", 1, 0, 0)
+
+
+def test_value_opponents_through_gymnasium_make_vec_and_in_a_pool():
+    import gymnasium
+    envs = gymnasium.make_vec("catan_env/Catan-v0", num_envs=2, opponents="pretrained:search=0", max_turns=30)
+    obs, info = envs.reset(seed=1)
+    for _ in range(20):
+        mask = info["action_mask"] if "action_mask" in info else envs.batch.masks
+        actions = np.array([np.flatnonzero(m)[0] for m in mask])
+        obs, rewards, term, trunc, info = envs.step(actions)
+    pool = BatchedCatan(4, opponents={"pretrained:search=0": 2.0, "weighted": 1.0, "random": 1.0}, seed=2,
+                        max_turns=40)
+    pool.reset(seed=2)
+    for _ in range(40):
+        pool.step(pool.sample_actions())
+    drawn = {int(k) for k in pool.games[:, K.G_OPP:K.G_OPP + 3].ravel()}
+    assert drawn <= {0, 1, 2} and len(pool.pool_kinds) == 3

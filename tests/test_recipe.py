@@ -127,3 +127,33 @@ def test_clone_then_fine_tune_with_maskable_ppo_and_the_single_file_ppo(tmp_path
                           "--eval-games", "2", "--hidden", "32", "--opponents", "weighted",
                           "--out", str(tmp_path / "single")], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0 and "initialised from the exported actor and critic" in out.stdout, out.stderr[-2000:]
+
+
+def test_potential_shaping_adds_gamma_phi_next_minus_phi():
+    pytest.importorskip("stable_baselines3")
+    from catan_env.agents.value.agent import load_network
+    from catan_env.wrappers.sb3 import make_batched_vec_env
+    net = load_network()
+    plain = make_batched_vec_env(3, seed=5, opponents=["weighted"], max_turns=12)
+    shaped = make_batched_vec_env(3, seed=5, opponents=["weighted"], max_turns=12, potential="pretrained",
+                                  potential_gamma=0.9, potential_scale=2.0)
+    plain.reset()
+    shaped.reset()
+    phi = lambda venv: np.array([net.win_probs(s, int(p))[int(p)] for s, p in  # noqa: E731
+                                 zip(venv.batch.states, venv.batch.learner_seats)])
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(300):
+        masks = plain.action_masks()
+        assert np.array_equal(masks, shaped.action_masks())  # the same games
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        before = phi(shaped)
+        plain.step_async(actions)
+        _, r_plain, done, _ = plain.step_wait()
+        shaped.step_async(actions)
+        _, r_shaped, done2, _ = shaped.step_wait()
+        assert np.array_equal(done, done2)
+        after = np.where(done, 0.0, phi(shaped))
+        np.testing.assert_allclose(r_shaped, r_plain + 2.0 * (0.9 * after - before), atol=1e-5)
+        ends += int(done.sum())
+    assert ends >= 1

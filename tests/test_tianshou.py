@@ -139,3 +139,38 @@ def test_train_tianshou_example_trains_to_its_budget_and_exports_the_arena_agent
         env.step(want)
     again = train.main(args + ["--resume"])
     assert again["steps"] >= out["steps"]
+
+
+def test_train_tianshou_example_starts_from_a_cloned_actor_and_critic(tmp_path):
+    """--init: the exported actor.npz and critic.npz of a cloned policy are the networks
+    PPO starts from (the recipe's step 3 through Tianshou)."""
+    from catan_env.batched.mlp import MLPWeights
+    from catan_env.core.actions import N_ACTIONS
+    from catan_env.core.observe import VECTOR_SIZE
+    rng = np.random.default_rng(0)
+
+    def mlp(n_out):
+        return MLPWeights([(rng.normal(0, 0.1, (VECTOR_SIZE, 32)), rng.normal(0, 0.1, 32), "relu"),
+                           (rng.normal(0, 0.1, (32, 32)), rng.normal(0, 0.1, 32), "relu"),
+                           (rng.normal(0, 0.1, (32, n_out)), rng.normal(0, 0.1, n_out), "identity")])
+    init = tmp_path / "bc"
+    init.mkdir()
+    actor_w, critic_w = mlp(N_ACTIONS), mlp(1)
+    actor_w.save(str(init / "actor.npz"))
+    critic_w.save(str(init / "critic.npz"))
+    spec = importlib.util.spec_from_file_location("train_tianshou", os.path.join(ROOT, "examples", "train_tianshou.py"))
+    train = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train)
+    args = train.parse_args(["--hidden", "32", "32", "--init", str(init), "--games", "2"])
+    algorithm, actor, collector = train.build(args)
+    from catan_env.batched.mlp import load_into
+    load_into(actor.net, actor_w)
+    load_into(algorithm.critic.net, critic_w)
+    x = rng.random((3, VECTOR_SIZE)).astype(np.float32)
+    np.testing.assert_allclose(actor.net(torch.as_tensor(x)).detach().numpy(), actor_w.numpy_forward(x), atol=1e-4)
+    out = train.main(["--minutes", "0.02", "--eval-every", "1", "--eval-games", "2", "--games", "2",
+                      "--steps-per-update", "256", "--batch-size", "128", "--hidden", "32", "32", "--max-turns", "40",
+                      "--init", str(init), "--ent-coef", "0", "--eval-opponent", "weighted", "--out", str(tmp_path / "run")])
+    assert out["steps"] >= 0
+    rows = (tmp_path / "run" / "curve.csv").read_text().splitlines()
+    assert len(rows) >= 2

@@ -104,8 +104,25 @@ class PolicyAgent(Agent):
 def make_batched_vec_env(n_envs, seed=0, **kwargs):
     """n_envs games in one numba-stepped batch, as an SB3 ``VecEnv`` with
     ``action_masks()`` (MaskablePPO trains on it unchanged).  kwargs go to
-    ``catan_env.batched.BatchedCatan`` (opponents pool, vp_reward, skip_forced, ...)."""
+    ``catan_env.batched.BatchedCatan`` (opponents pool, vp_reward, skip_forced, ...), but
+    ``potential="pretrained"`` (or a value network .npz) adds potential-based shaping:
+    ``potential_scale`` x (``potential_gamma`` x phi(s') - phi(s)) with phi the network's
+    win chance for the learner from its own view (0 after the game's end), which leaves
+    the optimal policy unchanged (Ng, Harada and Russell 1999)."""
     return _batched_vec_env_class()(n_envs, seed=seed, **kwargs)
+
+
+def _potential(spec):
+    """A batch potential ``phi(states, seats, out)`` from a value network spec, or None."""
+    if spec is None:
+        return None
+    from catan_env.agents.value.agent import load_network
+    from catan_env.learned.value import seat_win_chances
+    net = load_network(None if spec == "pretrained" else spec)
+
+    def phi(states, seats, out):
+        seat_win_chances(net.params, net.layers, net.net, net.width, states, seats, out)
+    return phi
 
 
 @functools.lru_cache(maxsize=None)
@@ -121,17 +138,28 @@ def _batched_vec_env_class():
         ``terminal_observation``, ``episode`` ({r, l, t}) and ``is_success`` in the infos
         of finished games, as SB3's Monitor gives them."""
 
-        def __init__(self, n_envs, seed=0, **kwargs):
+        def __init__(self, n_envs, seed=0, potential=None, potential_gamma=0.999, potential_scale=1.0, **kwargs):
             self.batch = BatchedCatan(n_envs, seed=seed, **kwargs)
             super().__init__(n_envs, single_observation_space(self.batch.obs_type),
                              spaces.Discrete(self.batch.masks.shape[1]))
             self._actions = None
             self._seed = seed
+            self._potential = _potential(potential)
+            self._gamma, self._scale = float(potential_gamma), float(potential_scale)
+            self._phi = np.zeros(n_envs)
+
+        def _phis(self):
+            """The learner's potential in each game now."""
+            out = np.empty(self.num_envs)
+            self._potential(self.batch.states, self.batch.learner_seats.astype(np.int64), out)
+            return out
 
         def reset(self):
             seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
             self._reset_seeds()
             self.batch.reset(seed=seed)
+            if self._potential is not None:
+                self._phi = self._phis()
             return self.batch.observations(copy=True)
 
         def step_async(self, actions):
@@ -140,6 +168,11 @@ def _batched_vec_env_class():
         def step_wait(self):
             _, rewards, terminated, truncated, _ = self.batch.step(self._actions)
             dones = terminated | truncated
+            if self._potential is not None:  # F = gamma * phi(s') - phi(s), phi = 0 after the end
+                phi = self._phis()
+                after = np.where(dones, 0.0, phi)
+                rewards = rewards + self._scale * (self._gamma * after - self._phi)
+                self._phi = phi  # (a finished game's next episode has started: its phi)
             infos = [{} for _ in range(self.num_envs)]
             if dones.any():
                 for i, st in self.batch.episode_stats().items():

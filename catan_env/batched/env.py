@@ -46,7 +46,7 @@ from ..core.layout import RNG, STATE_SIZE
 from ..core.observe import BOARD_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE
 from ..core.options import DEFAULT_MAX_TURNS, make_options
 from . import kernel as K
-from ..learned.greedy import ValueOpponent
+from ..learned.greedy import K_FALLBACK, ValueOpponent
 from .mlp import MLPWeights, pack
 
 # opponents: one spec / agent / MLPWeights, a list of them, or {entry: weight}
@@ -407,7 +407,9 @@ class BatchedCatan:
             K.draw_seeds(self.rngs, idx, seeds)
             values = np.empty(idx.size)
             out = np.empty(idx.size, np.int64)
-            opponent.decide(self.states, idx, seeds, self.games, K.G_MEMORY, out, values)
+            kinds = opponent.decide(self.states, idx, seeds, self.games, K.G_MEMORY, out, values)
+            for _ in range(int(np.count_nonzero(kinds == K_FALLBACK))):  # (never seen: no silent fallback)
+                self._count_fallback(-1, "no searchable move")
             actions[rows] = out
             served[rows] = True
         return served

@@ -244,9 +244,11 @@ def greedy_scored(params, layers, net, width, base, seat, legal, n, seeds, memor
 
 
 @njit(cache=True)
-def greedy_batch(params, layers, net, width, states, idx, seeds, memories, mem_col, opts, actions, values, scores):
+def greedy_batch(params, layers, net, width, states, idx, seeds, memories, mem_col, opts, actions, values, kinds,
+                 scores):
     """The greedy decision of the seat to act in each game idx[k] of a batch (the batched
-    env's value opponents; a teacher for every seat): actions[k], values[k]; seeds[k] its
+    env's value opponents; a teacher for every seat): actions[k], values[k], kinds[k]
+    (K_MOVE, ..., K_FALLBACK: the env counts fallbacks); seeds[k] its
     determinizations' seeds; memories[idx[k], mem_col:mem_col + MEMORY_SIZE] its game's
     offers this turn; scores (K, N_ACTIONS) or (0, 0): what each decision compared
     (``greedy_scored``; NaN where nothing)."""
@@ -263,7 +265,7 @@ def greedy_batch(params, layers, net, width, states, idx, seeds, memories, mem_c
             row[:] = np.nan
         a, kind, value = greedy_scored(params, layers, net, width, s, current_decider(s), legal, n, seeds[k],
                                        memories[i, mem_col:mem_col + MEMORY_SIZE], opts, row)
-        actions[k], values[k] = a, value
+        actions[k], values[k], kinds[k] = a, value, kind
 
 
 class ValueOpponent:
@@ -280,8 +282,10 @@ class ValueOpponent:
         self.views = max(int(self.opts[O_VIEWS]), 1)
 
     def decide(self, states: np.ndarray, idx: np.ndarray, seeds: np.ndarray, memories: np.ndarray, mem_col: int,
-               actions: np.ndarray, values: np.ndarray, scores: Optional[np.ndarray] = None) -> None:
+               actions: np.ndarray, values: np.ndarray, scores: Optional[np.ndarray] = None) -> np.ndarray:
         """actions[k], values[k] (and scores[k], if given): the decision of the seat to act
-        in states[idx[k]]."""
+        in states[idx[k]]; returns each decision's kind (K_MOVE, ..., K_FALLBACK)."""
+        kinds = np.empty(len(idx), np.int64)
         greedy_batch(self.params, self.layers, self.net, self.width, states, idx, seeds, memories, mem_col,
-                     self.opts, actions, values, np.empty((0, 0)) if scores is None else scores)
+                     self.opts, actions, values, kinds, np.empty((0, 0)) if scores is None else scores)
+        return kinds

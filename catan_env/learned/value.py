@@ -223,3 +223,11 @@ def macro_values(params, layers, net, width, s, root, first, value):
         value[m] = one_ply_value(params, layers, net, c, a, root, x, h1, h2, rel, d)
         m += 1
     return m
+
+
+@njit(cache=True)
+def seat_win_chances(params, layers, net, width, states, seats, out):
+    """out[i] := seats[i]'s chance to win in states[i] by the network, from its own view
+    (a potential for reward shaping, one call for a batch)."""
+    for i in range(states.shape[0]):
+        out[i] = state_win_probs(params, layers, net, states[i], seats[i], width)[seats[i]]
