@@ -43,6 +43,7 @@ def parse_args(argv=None):
                    help="weight of the soft targets' cross-entropy (the teacher's scores of the moves it compared)")
     p.add_argument("--temperature", type=float, default=0.01,
                    help="soft targets: softmax of the teacher's scores / this (scores are win chances or gains)")
+    p.add_argument("--weight-decay", type=float, default=0.0, help="AdamW weight decay")
     p.add_argument("--max-rows", type=int, default=0, help=">0: use at most this many rows (the first games)")
     p.add_argument("--minutes", type=float, default=0.0, help=">0: stop training after this many minutes")
     p.add_argument("--eval-games", type=int, default=100, help="games against three weighted at the end")
@@ -138,7 +139,7 @@ def main(argv=None):
     else:
         model = make_model(args.hidden, args.seed)
     policy = model.policy
-    optim = torch.optim.Adam(policy.parameters(), lr=args.lr)
+    optim = torch.optim.AdamW(policy.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     rng = np.random.default_rng([args.seed, state["epoch"]])
     start = time.time()
     steps_per_epoch = -(-len(train_rows) // args.batch)

@@ -61,7 +61,9 @@ class Args:
 
 
 def make_env(args):
-    return gymnasium.make("catan_env/Catan-v0", opponents=args.opponents, vp_reward=args.vp_reward,
+    """One Gymnasium env against three of the first --opponents spec (a batched run's pool
+    may list several)."""
+    return gymnasium.make("catan_env/Catan-v0", opponents=args.opponents.split(",")[0], vp_reward=args.vp_reward,
                           max_turns=300)
 
 
@@ -198,7 +200,7 @@ def main(argv=None):
     model.save(os.path.join(args.out, "model.zip"))
     png = save_curve(curve, args.out)
     rate = evaluate(model, env, args.eval_games, seed=10_000)
-    print(f"MaskablePPO after {args.timesteps} steps: win rate {rate:.2%} vs 3 {args.opponents} opponents "
+    print(f"MaskablePPO after {args.timesteps} steps: win rate {rate:.2%} vs 3 {args.opponents.split(',')[0]} opponents "
           f"over {args.eval_games} games")
     print(f"wrote {args.out}/model.zip, curve.csv" + (", learning_curve.png" if png else ""))
     return rate

@@ -192,7 +192,7 @@ class BatchedCatan:
         external: List[Any] = []
         pool_external: Dict[int, int] = {}
         for o, w in _pool_entries(opponents):
-            npz = isinstance(o, (str, os.PathLike)) and os.fspath(o).endswith(".npz")
+            npz = isinstance(o, os.PathLike) or (isinstance(o, str) and o.endswith(".npz") and "=" not in o)
             builtin = isinstance(o, str) and o in BUILTIN_OPPONENTS
             plays = None if builtin or npz or isinstance(o, MLPWeights) else _in_numba(o)
             if builtin:
