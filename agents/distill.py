@@ -39,12 +39,12 @@ import numpy as np
 from numba import njit
 
 from catan_env.batched import BatchedCatan
+from catan_env.batched.kernel import G_MEMORY
 from catan_env.core import game as G
 from catan_env.core.actions import N_ACTIONS
 from catan_env.core.layout import RNG, STATE_SIZE
 from catan_env.core.observe import VECTOR_SIZE, encode_vector
 from catan_env.core.rules import legal_actions
-from catan_env.batched.kernel import G_MEMORY
 from catan_env.learned.greedy import ValueOpponent
 
 from .arena import play_game
@@ -269,7 +269,7 @@ def load(*folders: str) -> Dict[str, np.ndarray]:
                 part["score_values"] = np.zeros((len(part["seat"]), TOP), np.float32)
             part["game"] = part["game"] + base
             parts.append(part)
-        base += sum(s["games"] for s in manifest["shards"]) + 1
+        base = max([int(p["game"].max()) + 1 for p in parts if len(p["game"])], default=base)
     if not parts:
         raise ValueError(f"no shards in {folders}")
     return _concat(parts)

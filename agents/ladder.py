@@ -33,7 +33,7 @@ from .registry import make_agent
 # The shipped agents, as the ladder names them (a name is a spec the registry reads).
 SHIPPED = ("random", "weighted", "jsettlers", "jsettlers:strategy=smart", "trader",
            "mcts:variant=best:playouts=1000", "mcts:variant=mp_uct:playouts=1000", "value_mcts:playouts=1000",
-           "pretrained", "pretrained:search=0", "opening_solver")
+           "pretrained", "pretrained:search=0", "pretrained_policy", "opening_solver")
 SEATS = 4
 MAX_TURNS = 300  # agents that stall (a random table of weak agents) end here, ranked by VP
 

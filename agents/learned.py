@@ -52,9 +52,9 @@ class MLPPolicyAgent(Agent):
         return choose_from_logits(legal, logits, self.deterministic, self.rng)
 
     def batched_opponent(self):
-        """The batched env plays this policy inside numba (its MLP pool; sampled or argmax
-        as the env's ``opponent_sample`` says)."""
-        return {"kind": "policy", "weights": self.weights}
+        """The batched env plays this policy inside numba (its MLP pool), argmax or sampled
+        as this agent would play it."""
+        return {"kind": "policy", "weights": self.weights, "sample": not self.deterministic}
 
     def __repr__(self):
         return f"MLPPolicyAgent(path={self.path!r})"

@@ -102,6 +102,9 @@ def train(name, args):
     return True
 
 
+FINAL_OPPONENTS = ("random", "weighted", "jsettlers")
+
+
 def final_eval(name, args):
     out = os.path.join(args.out, name)
     curve = read_curve(out)
@@ -118,14 +121,13 @@ def final_eval(name, args):
     return _final_games(result, actor, out, args)
 
 
-FINAL_OPPONENTS = ("random", "weighted", "jsettlers")
 
 
-def _final_games(result, actor, out, args):
-    """The final games against each of FINAL_OPPONENTS into result; writes final.json."""
+def _final_games(result, actor, out, args, opponents=FINAL_OPPONENTS):
+    """The final games against each of opponents into result; writes final.json."""
     from catan_env.agents.arena import win_rate
     name = result["path"]
-    for opp in FINAL_OPPONENTS:
+    for opp in opponents:
         t0 = time.time()
         result[opp] = win_rate(f"ppo:path={actor}", opp, args.final_games, seed=args.final_seed, workers=args.workers)
         print(f"{name}: final vs 3 {opp}: {result[opp]['wins']}/{result[opp]['games']} "
@@ -136,16 +138,22 @@ def _final_games(result, actor, out, args):
 
 
 def policy_eval(label, actor, args):
-    """A row for a policy trained elsewhere (no training curve): the final games only."""
+    """A row for a policy trained elsewhere (no training curve): the final games only,
+    measured again when the actor file changed; None under --table-only when unmeasured."""
     out = os.path.join(args.out, "policy-" + "".join(c if c.isalnum() else "_" for c in label))
     done = os.path.join(out, "final.json")
+    stamp = [os.path.abspath(actor), os.path.getmtime(actor)]
     if os.path.exists(done):
         with open(done) as f:
-            return json.load(f)
+            result = json.load(f)
+        if result.get("actor") == stamp or args.table_only:
+            return result
+    if args.table_only:
+        return None
     os.makedirs(out, exist_ok=True)
     result = {"path": label, "library": label, "algorithm": "", "env": actor, "steps_to_target": None,
               "minutes_to_target": None, "steps": 0, "minutes": 0.0, "steps_per_s": 0.0, "target": args.target,
-              "external": True}
+              "external": True, "actor": stamp}
     return _final_games(result, actor, out, args)
 
 
@@ -233,12 +241,19 @@ def main(argv=None):
             final_eval(name, args)
         if os.path.exists(done):
             with open(done) as f:
-                results.append(json.load(f))
+                result = json.load(f)
+            actor = os.path.join(args.out, name, "actor.npz")
+            missing = [o for o in FINAL_OPPONENTS if o not in result]
+            if missing and not args.table_only and os.path.exists(actor):  # (a column added since)
+                result = _final_games(result, actor, os.path.join(args.out, name), args, missing)
+            results.append(result)
     for entry in args.policy:
         label, sep, actor = entry.partition("=")
         if not sep or not os.path.exists(actor):
             ap.error(f"--policy takes LABEL=ACTOR.npz with an existing file, got {entry!r}")
-        results.append(policy_eval(label, actor, args))
+        row = policy_eval(label, actor, args)
+        if row is not None:
+            results.append(row)
     text = table(results)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "table.md"), "w") as f:

@@ -45,7 +45,8 @@ def parse_args(argv=None):
                    help="soft targets: softmax of the teacher's scores / this (scores are win chances or gains)")
     p.add_argument("--weight-decay", type=float, default=0.0, help="AdamW weight decay")
     p.add_argument("--max-rows", type=int, default=0, help=">0: use at most this many rows (the first games)")
-    p.add_argument("--minutes", type=float, default=0.0, help=">0: stop training after this many minutes")
+    p.add_argument("--minutes", type=float, default=0.0,
+                   help=">0: stop training after this many minutes (the epoch it stops in counts as done)")
     p.add_argument("--eval-games", type=int, default=100, help="games against three weighted at the end")
     p.add_argument("--seed", type=int, default=0, help="seed of the split, the shuffles and torch")
     p.add_argument("--threads", type=int, default=1, help="torch threads")
@@ -140,6 +141,9 @@ def main(argv=None):
         model = make_model(args.hidden, args.seed)
     policy = model.policy
     optim = torch.optim.AdamW(policy.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    optim_path = os.path.join(args.out, "optimizer.pt")
+    if state["epoch"] and os.path.exists(optim_path):
+        optim.load_state_dict(torch.load(optim_path))
     rng = np.random.default_rng([args.seed, state["epoch"]])
     start = time.time()
     steps_per_epoch = -(-len(train_rows) // args.batch)
@@ -166,6 +170,7 @@ def main(argv=None):
         state["curve"].append(row)
         state["epoch"] = epoch + 1
         model.save(model_path)
+        torch.save(optim.state_dict(), optim_path)
         json.dump(state, open(state_path, "w"), indent=1)
         print(f"epoch {epoch + 1}: train loss {row['train_loss']:.3f}  held-out cross-entropy {vce:.3f}, "
               f"value error {vmse:.3f}, picks the teacher's move {vagree:.1%}  ({row['minutes']:.1f} min)", flush=True)

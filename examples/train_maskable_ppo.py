@@ -31,7 +31,9 @@ class Args:
     eval_games: int = field(default=50, metadata={"help": "games to evaluate the final policy on"})
     seed: int = field(default=0, metadata={"help": "seed for the env and the learner"})
     vp_reward: float = field(default=0.05, metadata={"help": "VP-difference shaping (0 for the pure win/loss signal)"})
-    opponents: str = field(default="random", metadata={"help": "agent spec for the three opponents (weighted, jsettlers, ...)"})
+    opponents: str = field(default="random", metadata={
+        "help": "agent spec for the three opponents (weighted, jsettlers, pretrained:search=0, ...); with --batched a "
+                "comma list is a pool drawn per game (the Python envs and the final evaluation take the first)"})
     log_every: int = field(default=10_000, metadata={"help": "print a progress line every this many learner steps"})
     out: str = field(default="runs/maskable_ppo", metadata={"help": "folder for model.zip, learning_curve.png, curve.csv"})
     torch_threads: int = field(default=1, metadata={"help": "torch threads (one: on 2 cores, torch threads fight the env's work)"})
@@ -74,7 +76,7 @@ def make_train_env(args):
         if args.envs <= 1:
             return make_env(args)
         from catan_env.wrappers.sb3 import make_vec_env
-        return make_vec_env(args.envs, vec="dummy", seed=args.seed, opponents=args.opponents,
+        return make_vec_env(args.envs, vec="dummy", seed=args.seed, opponents=args.opponents.split(",")[0],
                             vp_reward=args.vp_reward, max_turns=300)
     from catan_env.wrappers.sb3 import make_batched_vec_env
     return make_batched_vec_env(args.batched, seed=args.seed, opponents=args.opponents.split(","),
@@ -168,6 +170,10 @@ def main(argv=None):
         else:
             ap.add_argument(flag, type=type(value), default=value, help=default.metadata["help"])
     args = Args(**vars(ap.parse_args(argv)))
+    if args.potential and not args.batched:
+        ap.error("--potential needs --batched (the shaping lives in the batched VecEnv)")
+    if args.init and args.resume:
+        ap.error("give --init (start from a cloned policy) or --resume (continue this run), not both")
     import torch
     from sb3_contrib import MaskablePPO
     torch.set_num_threads(args.torch_threads)

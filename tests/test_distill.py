@@ -149,6 +149,12 @@ def test_the_agent_plays_the_numba_decision(network, states):
         expected, _, _ = GR.greedy_decision(net.params, net.layers, net.net, net.width, info.view, seat, legal,
                                             len(legal), seeds, GR.new_memory(), GR.options())
         assert agent.act(obs, info) == int(expected)
+        # the decision depends on the true state only through what the seat knows: the
+        # information set's view and the true state give the same move (the batched env
+        # decides from the true state)
+        direct, _, _ = GR.greedy_decision(net.params, net.layers, net.net, net.width, s, seat, legal, len(legal),
+                                          seeds, GR.new_memory(), GR.options())
+        assert direct == expected
 
 
 def test_batched_value_opponents_play_exactly_the_greedy_decision(network):
@@ -245,3 +251,13 @@ def test_value_opponents_through_gymnasium_make_vec_and_in_a_pool():
         pool.step(pool.sample_actions())
     drawn = {int(k) for k in pool.games[:, K.G_OPP:K.G_OPP + 3].ravel()}
     assert drawn <= {0, 1, 2} and len(pool.pool_kinds) == 3
+
+
+def test_each_learned_module_imports_first_and_without_the_agents():
+    import subprocess
+    import sys
+    for module in ("mlp", "features", "value", "trading", "greedy"):
+        code = (f"import sys; import catan_env.learned.{module}; "
+                "assert not any(m.startswith('catan_env.agents') for m in sys.modules), 'imports the agents'")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, (module, out.stderr[-1500:])

@@ -168,9 +168,14 @@ def test_train_tianshou_example_starts_from_a_cloned_actor_and_critic(tmp_path):
     load_into(algorithm.critic.net, critic_w)
     x = rng.random((3, VECTOR_SIZE)).astype(np.float32)
     np.testing.assert_allclose(actor.net(torch.as_tensor(x)).detach().numpy(), actor_w.numpy_forward(x), atol=1e-4)
-    out = train.main(["--minutes", "0.02", "--eval-every", "1", "--eval-games", "2", "--games", "2",
-                      "--steps-per-update", "256", "--batch-size", "128", "--hidden", "32", "32", "--max-turns", "40",
-                      "--init", str(init), "--ent-coef", "0", "--eval-opponent", "weighted", "--out", str(tmp_path / "run")])
-    assert out["steps"] >= 0
+    flags = ["--eval-every", "1", "--eval-games", "2", "--games", "2", "--steps-per-update", "256",
+             "--batch-size", "128", "--hidden", "32", "32", "--max-turns", "40", "--init", str(init), "--ent-coef", "0",
+             "--eval-opponent", "weighted"]
+    out = train.main(["--minutes", "0", "--out", str(tmp_path / "start"), *flags])  # no training: the start
+    assert out["steps"] == 0
+    start = MLPWeights.load(str(tmp_path / "start" / "actor.npz"))
+    np.testing.assert_allclose(start.numpy_forward(x), actor_w.numpy_forward(x), atol=1e-5)
+    out = train.main(["--minutes", "0.02", "--out", str(tmp_path / "run"), *flags])
+    assert out["steps"] >= 256
     rows = (tmp_path / "run" / "curve.csv").read_text().splitlines()
-    assert len(rows) >= 2
+    assert len(rows) >= 3

@@ -107,8 +107,9 @@ def make_batched_vec_env(n_envs, seed=0, **kwargs):
     ``catan_env.batched.BatchedCatan`` (opponents pool, vp_reward, skip_forced, ...), but
     ``potential="pretrained"`` (or a value network .npz) adds potential-based shaping:
     ``potential_scale`` x (``potential_gamma`` x phi(s') - phi(s)) with phi the network's
-    win chance for the learner from its own view (0 after the game's end), which leaves
-    the optimal policy unchanged (Ng, Harada and Russell 1999)."""
+    win chance for the learner from its own view (0 after the game's end; at the turn cap
+    the last known phi), which leaves the optimal policy unchanged (Ng, Harada and Russell
+    1999)."""
     return _batched_vec_env_class()(n_envs, seed=seed, **kwargs)
 
 
@@ -168,9 +169,12 @@ def _batched_vec_env_class():
         def step_wait(self):
             _, rewards, terminated, truncated, _ = self.batch.step(self._actions)
             dones = terminated | truncated
-            if self._potential is not None:  # F = gamma * phi(s') - phi(s), phi = 0 after the end
+            if self._potential is not None:  # F = gamma * phi(s') - phi(s)
                 phi = self._phis()
-                after = np.where(dones, 0.0, phi)
+                # phi = 0 after a game's end; a game cut by the turn cap is bootstrapped
+                # from its last state, whose phi is not kept (the env has reset it): the
+                # last known one stands in for it
+                after = np.where(terminated, 0.0, np.where(truncated, self._phi, phi))
                 rewards = rewards + self._scale * (self._gamma * after - self._phi)
                 self._phi = phi  # (a finished game's next episode has started: its phi)
             infos = [{} for _ in range(self.num_envs)]

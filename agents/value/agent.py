@@ -50,14 +50,14 @@ from catan_env.core.layout import (
     PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE,
 )
 from catan_env.infoset import InfoSet
-
-from ..base import Agent, Observation, legal_from
-from .net import PRETRAINED, ValueNetwork, state_win_probs
-from .search import SEARCHABLE, macro_values, move_value, search_values
 from catan_env.learned.greedy import (
     K_FALLBACK, K_MACRO, K_MOVE, K_OFFER, KIND_NAMES, answer_choice, confirm_choice, greedy_decision, new_memory,
     offer_choice, options,
 )
+
+from ..base import Agent, Observation, legal_from
+from .net import PRETRAINED, ValueNetwork, state_win_probs
+from .search import SEARCHABLE, macro_values, move_value, search_values
 
 _NETWORKS: Dict[Tuple[str, float], ValueNetwork] = {}  # (path, mtime) -> loaded once per process
 

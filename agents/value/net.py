@@ -14,8 +14,8 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 from numba import njit
 
-from catan_env.batched.mlp import MLPWeights, pack
 from catan_env.core.layout import MAX_PLAYERS
+from catan_env.learned.mlp import MLPWeights, pack
 from catan_env.learned.features import FEATURE_FIELDS, N_FEATURES, SEAT_COLS
 from catan_env.learned.value import relative_win_probs, state_win_probs
 

@@ -29,10 +29,10 @@ import numpy as np
 from numba import njit
 
 from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS, PUBLIC_VP, RNG, STATE_SIZE, TURN
+from catan_env.learned.features import N_FEATURES, encode_features
 
 from ..arena import play_game, ray_session, schedule
 from ..deep.data import load_shard, read_manifest, save_shard, write_manifest
-from catan_env.learned.features import N_FEATURES, encode_features
 
 KEYS = ("state", "winner", "final_vp", "value", "value_seat", "game")
 BACKENDS = ("process", "ray")

@@ -4,7 +4,7 @@ vector-env face (``CatanVectorEnv``), and MLPs evaluated in numba from exported 
 import importlib
 
 from .env import BatchedCatan, snapshot_pool
-from .mlp import MLPWeights
+from ..learned.mlp import MLPWeights
 
 _LAZY = {"CatanVectorEnv": ".vector_env"}
 

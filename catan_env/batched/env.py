@@ -47,7 +47,7 @@ from ..core.observe import BOARD_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE
 from ..core.options import DEFAULT_MAX_TURNS, make_options
 from . import kernel as K
 from ..learned.greedy import K_FALLBACK, ValueOpponent
-from .mlp import MLPWeights, pack
+from ..learned.mlp import MLPWeights, pack
 
 # opponents: one spec / agent / MLPWeights, a list of them, or {entry: weight}
 OpponentPool = Union[str, Any, Sequence[Any], Mapping[Any, float]]
@@ -58,17 +58,13 @@ MODES = ("learner", "all_seats")
 BUILTIN_OPPONENTS = {"random": K.OPP_RANDOM, "pruning": K.OPP_PRUNING, "weighted": K.OPP_WEIGHTED}
 
 
-_IN_NUMBA: Dict[str, Optional[Dict[str, Any]]] = {}  # spec -> what it plays inside numba
-
-
 def _in_numba(o: Any) -> Optional[Dict[str, Any]]:
     """What the agent or agent spec o plays inside numba (its ``batched_opponent()``: kind
-    "value" with weights and options, or kind "policy" with weights), else None."""
+    "value" with weights and options, or kind "policy" with weights and whether it
+    samples), else None.  A spec is built afresh each time (a network file may change)."""
     if isinstance(o, str):
-        if o not in _IN_NUMBA:
-            from ..agents import make_agent
-            _IN_NUMBA[o] = _in_numba(make_agent(o))
-        return _IN_NUMBA[o]
+        from ..agents import make_agent
+        o = make_agent(o)
     method = getattr(o, "batched_opponent", None)
     return method() if callable(method) else None
 
@@ -187,11 +183,13 @@ class BatchedCatan:
     def set_opponents(self, opponents: OpponentPool) -> None:
         """Replace the opponent pool (takes effect as each game starts its next episode)."""
         kinds: List[int] = []
+        samples: List[int] = []  # per entry: an MLP samples (1) or plays its argmax (0)
         weights: List[float] = []
         nets: List[MLPWeights] = []
         external: List[Any] = []
         pool_external: Dict[int, int] = {}
         for o, w in _pool_entries(opponents):
+            sample = None
             npz = isinstance(o, os.PathLike) or (isinstance(o, str) and o.endswith(".npz") and "=" not in o)
             builtin = isinstance(o, str) and o in BUILTIN_OPPONENTS
             plays = None if builtin or npz or isinstance(o, MLPWeights) else _in_numba(o)
@@ -204,6 +202,7 @@ class BatchedCatan:
                                      f"logits, got {net.n_in} -> {net.n_out}")
                 kinds.append(K.OPP_MLP + len(nets))
                 nets.append(net)
+                sample = plays.get("sample") if plays else None  # an agent's own choice, else the env's
             elif plays is not None and plays["kind"] == "value":
                 kinds.append(K.OPP_EXTERNAL)  # the kernel pauses; _run_external decides in one numba call
                 pool_external[len(kinds) - 1] = len(external)
@@ -216,12 +215,14 @@ class BatchedCatan:
                 raise ValueError(f"unknown opponent {o!r}: use 'random', 'pruning', 'weighted', "
                                  f"an MLPWeights or .npz path, or an agent / agent spec")
             weights.append(float(w))
+            samples.append(int(self.cfg[K.C_MLP_SAMPLE]) if kinds[-1] < K.OPP_MLP or sample is None else int(sample))
         if self.mode == "all_seats" and (nets or external):
             raise ValueError("all_seats mode has no opponents: the caller acts for every seat")
         self._external = external
         self._pool_external = pool_external  # pool index -> external entry
         self._external_agents: Dict[Any, Any] = {}
         self.pool_kinds = np.array(kinds, np.int64)
+        self.pool_sample = np.array(samples, np.int64)
         self.pool_cum = np.cumsum(weights) / np.sum(weights)
         self.params, self.layers, self.nets = pack(nets)
         self._kernel_args: Optional[Tuple[Any, ...]] = None  # rebuilt with the new pool
@@ -358,7 +359,7 @@ class BatchedCatan:
         if self._kernel_args is None:
             self._kernel_args = (
                 K.Batch(self.states, self.games, self.vals, self.rngs),
-                K.Setup(self.cfg, self.fcfg, self._template, self.pool_kinds, self.pool_cum),
+                K.Setup(self.cfg, self.fcfg, self._template, self.pool_kinds, self.pool_cum, self.pool_sample),
                 K.Nets(self.params, self.layers, self.nets),
                 K.Outputs(self.rewards, self.terminated, self.truncated, self.final_obs, self.final_planes,
                           self.ep_stats, self.ep_returns, self.obs, self.planes, self.masks))
@@ -408,8 +409,9 @@ class BatchedCatan:
             values = np.empty(idx.size)
             out = np.empty(idx.size, np.int64)
             kinds = opponent.decide(self.states, idx, seeds, self.games, K.G_MEMORY, out, values)
-            for _ in range(int(np.count_nonzero(kinds == K_FALLBACK))):  # (never seen: no silent fallback)
-                self._count_fallback(-1, "no searchable move")
+            fallbacks = int(np.count_nonzero(kinds == K_FALLBACK))  # counted, as every opponent's are
+            if fallbacks:
+                self.opponent_fallbacks["no searchable move"] = self.opponent_fallbacks.get("no searchable move", 0) + fallbacks
             actions[rows] = out
             served[rows] = True
         return served

@@ -38,7 +38,7 @@ from ..core.rng import next_u64, randint, seed_rng
 from ..core.rules import (FROM_RNG, apply_action, init_state, legal_actions, new_random_game,
                           set_rule_variants)
 from ..learned.greedy import MEMORY_SIZE, M_COUNT, M_TURN
-from .mlp import masked_logits
+from ..learned.mlp import masked_logits
 
 # opponent kinds
 OPP_RANDOM, OPP_PRUNING, OPP_WEIGHTED, OPP_EXTERNAL, OPP_MLP = 0, 1, 2, 3, 4
@@ -46,7 +46,7 @@ OPP_RANDOM, OPP_PRUNING, OPP_WEIGHTED, OPP_EXTERNAL, OPP_MLP = 0, 1, 2, 3, 4
 # config (int64 array)
 C_PLAYERS, C_VP, C_DISCARD, C_FRIENDLY, C_TRADE, C_MAX_OFFERS = 0, 1, 2, 3, 4, 5
 C_MAX_TURNS, C_MAX_ILLEGAL, C_FIXED_SEAT, C_SKIP_FORCED, C_ALL_SEATS = 6, 7, 8, 9, 10
-C_PLANES, C_FIXED_BOARD, C_MLP_SAMPLE = 11, 12, 13
+C_PLANES, C_FIXED_BOARD, C_MLP_SAMPLE = 11, 12, 13  # C_MLP_SAMPLE: the env's opponent_sample (pool_sample's default)
 C_RULES, C_SEVENS, C_DECK = 14, 15, 16  # rule variants; C_DECK: 5 columns
 N_CONFIG = 21
 # float config
@@ -95,8 +95,9 @@ def _new_game(s, cfg, template, seed):
 # the games: states (N, STATE_SIZE), games table, vals table, each game's RNG
 Batch = namedtuple("Batch", ["states", "games", "vals", "rngs"])
 # the fixed setup: int and float config, the fixed board's template, the opponent pool
-# (kind of each entry, cumulative draw probabilities)
-Setup = namedtuple("Setup", ["cfg", "fcfg", "template", "pool_kinds", "pool_cum"])
+# (kind of each entry, cumulative draw probabilities, whether an MLP entry samples its
+# move (1) or plays its argmax (0))
+Setup = namedtuple("Setup", ["cfg", "fcfg", "template", "pool_kinds", "pool_cum", "pool_sample"])
 # the MLP opponents' weights (``mlp.pack``)
 Nets = namedtuple("Nets", ["params", "layers", "nets"])
 # the caller's per-step outputs
@@ -178,14 +179,15 @@ def _advance(s, rng, games, i, setup, nets, sc):
                 apply_action(s, buf[0], FROM_RNG)
                 continue
             return 0
-        kind = setup.pool_kinds[games[i, G_OPP + (d - learner + n_players) % n_players - 1]]
+        entry = games[i, G_OPP + (d - learner + n_players) % n_players - 1]
+        kind = setup.pool_kinds[entry]
         if kind == OPP_EXTERNAL:
             return 1
         n = legal_actions(s, buf)
         if kind == OPP_RANDOM:  # the draw inline: a call passing arrays costs more (core/cards.py)
             a = buf[randint(rng, n)]
         elif kind >= OPP_MLP:
-            a = _mlp_choice(s, d, n, kind - OPP_MLP, cfg[C_MLP_SAMPLE], rng, nets, sc)
+            a = _mlp_choice(s, d, n, kind - OPP_MLP, setup.pool_sample[entry], rng, nets, sc)
         else:
             a = pick_action(s, buf, n, kind, rng, sc.work)
         apply_action(s, a, FROM_RNG)

@@ -26,7 +26,7 @@ from numba import njit
 from catan_env.core import actions as A
 from catan_env.core.cards import current_decider
 from catan_env.core.determinize import determinize
-from catan_env.core.layout import PH_MAIN, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE, TURN
+from catan_env.core.layout import MAX_PLAYERS, PH_MAIN, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE, TURN
 from catan_env.core.rules import legal_actions
 
 from .features import N_FEATURES
@@ -216,7 +216,7 @@ def greedy_scored(params, layers, net, width, base, seat, legal, n, seeds, memor
     x = np.empty(N_FEATURES, np.float32)
     h1 = np.empty(width, np.float32)
     h2 = np.empty(width, np.float32)
-    rel = np.empty(4)
+    rel = np.empty(MAX_PLAYERS)
     c = np.empty_like(view)
     views = max(int(opts[O_VIEWS]), 1)
     total = np.zeros(m)
@@ -273,8 +273,7 @@ class ValueOpponent:
     env's value-network opponents): its weights packed once, its options."""
 
     def __init__(self, weights, opts: np.ndarray) -> None:
-        from catan_env.batched.mlp import pack
-        self.weights = weights
+        from .mlp import pack
         self.params, self.layers, nets = pack([weights])
         self.net = nets[0].copy()
         self.width = max(w.shape[1] for w, _, _ in weights.layers)

@@ -13,7 +13,7 @@ greedy decision (``greedy``) and the batched env's value opponents all use these
 import numpy as np
 from numba import njit
 
-from catan_env.batched.mlp import mlp_forward
+from .mlp import mlp_forward
 from catan_env.core import actions as A
 from catan_env.core.cards import current_decider
 from catan_env.core.layout import (

@@ -1,0 +1,248 @@
+"""Multi-layer perceptrons evaluated in numba from exported weights.
+
+A learned policy leaves torch as plain arrays (``MLPWeights``) so that jitted code (the
+batched env's frozen opponents, later the search's evaluator hooks) runs it with no
+Python in the loop.  A *pool* of nets lives in two arrays:
+
+  params  float32, every layer's weights and biases back to back; a layer of
+          ``n_in`` inputs and ``n_out`` outputs stores W as (n_in, n_out) row-major
+          (input-major: a nonzero input adds one contiguous row) then b (n_out,).
+  layers  int64 (n_layers_total, 4): n_in, n_out, activation, offset into params.
+  nets    int64 (n_nets, 2): first row in ``layers``, number of layers.
+
+Activations: 0 identity, 1 ReLU, 2 tanh (applied after every layer but the last when
+exported from a torch ``Sequential`` or an SB3 policy, as torch applies them).
+"""
+import numpy as np
+from numba import njit
+
+ACT_IDENTITY, ACT_RELU, ACT_TANH = 0, 1, 2
+_ACT_NAMES = {"identity": ACT_IDENTITY, "relu": ACT_RELU, "tanh": ACT_TANH}
+MAX_WIDTH = 4096  # widest hidden layer the scratch buffers hold
+
+
+@njit(cache=True)
+def _activate(h, n, act):
+    if act == ACT_RELU:
+        for j in range(n):
+            if h[j] < 0.0:
+                h[j] = 0.0
+    elif act == ACT_TANH:
+        for j in range(n):
+            h[j] = np.tanh(h[j])
+
+
+@njit(cache=True)
+def dense_layer(params, off, n_in, n_out, x, h):
+    """h[:n_out] = x[:n_in] @ W + b, skipping zero inputs (observations are sparse, and
+    half a ReLU layer is zero).  Each nonzero input adds one contiguous row of W; the
+    rows are taken as slices so that LLVM sees two separate arrays and vectorises the
+    inner loop (4x faster than indexing params directly, measured)."""
+    out = h[:n_out]
+    out[:] = params[off + n_in * n_out:off + n_in * n_out + n_out]
+    for i in range(n_in):
+        xi = x[i]
+        if xi != 0.0:
+            w = params[off + i * n_out:off + (i + 1) * n_out]
+            for j in range(n_out):
+                out[j] += xi * w[j]
+
+
+@njit(cache=True)
+def _layer(params, layers, row, x, h):
+    n_in, n_out, act, off = layers[row, 0], layers[row, 1], layers[row, 2], layers[row, 3]
+    dense_layer(params, off, n_in, n_out, x, h)
+    _activate(h, n_out, act)
+
+
+@njit(cache=True)
+def _hidden(params, layers, net, x, h1, h2):
+    """Run every layer but the last of net on x; return the buffer holding the result
+    (x itself for a one-layer net is returned as a float64 copy in h1)."""
+    first = net[0]
+    n_layers = net[1]
+    if n_layers == 1:
+        for j in range(layers[first, 0]):
+            h1[j] = x[j]
+        return h1
+    _layer(params, layers, first, x, h1)
+    cur, other = h1, h2
+    for k in range(1, n_layers - 1):
+        _layer(params, layers, first + k, cur, other)
+        cur, other = other, cur
+    return cur
+
+
+@njit(cache=True)
+def mlp_forward(params, layers, net, x, out, h1, h2):
+    """Full forward pass of one net on x (float32 or float64) into out (n_out floats);
+    h1, h2: scratch of the widest layer's size (float32 for speed)."""
+    cur = _hidden(params, layers, net, x, h1, h2)
+    last = net[0] + net[1] - 1
+    n_in, n_out, act, off = layers[last, 0], layers[last, 1], layers[last, 2], layers[last, 3]
+    dense_layer(params, off, n_in, n_out, cur, out)
+    _activate(out, n_out, act)
+
+
+@njit(cache=True)
+def masked_logits(params, layers, net, x, legal, n, out, h1, h2):
+    """Logits of the net's last layer for the n action ids in legal only, into out[:n]
+    (a policy head over a wide action space needs only its legal columns)."""
+    cur = _hidden(params, layers, net, x, h1, h2)
+    last = net[0] + net[1] - 1
+    n_in, n_out, off = layers[last, 0], layers[last, 1], layers[last, 3]
+    b = off + n_in * n_out
+    for k in range(n):
+        a = legal[k]
+        acc = params[b + a]
+        for i in range(n_in):
+            acc += cur[i] * params[off + i * n_out + a]
+        out[k] = acc
+
+
+class MLPWeights:
+    """One exported MLP: a list of (W (n_in, n_out) float32, b (n_out,), activation name)."""
+
+    def __init__(self, layers):
+        if not layers:
+            raise ValueError("an MLP needs at least one layer")
+        checked = []
+        for k, (w, b, act) in enumerate(layers):
+            w = np.ascontiguousarray(w, dtype=np.float32)
+            b = np.ascontiguousarray(b, dtype=np.float32).reshape(-1)
+            if w.ndim != 2 or b.shape[0] != w.shape[1]:
+                raise ValueError(f"layer {k}: W must be (n_in, n_out) and b (n_out,), got "
+                                 f"{w.shape} and {b.shape}")
+            if k and w.shape[0] != checked[-1][0].shape[1]:
+                raise ValueError(f"layer {k} takes {w.shape[0]} inputs but layer {k - 1} "
+                                 f"gives {checked[-1][0].shape[1]}")
+            if act not in _ACT_NAMES:
+                raise ValueError(f"layer {k}: activation must be one of {list(_ACT_NAMES)}, got {act!r}")
+            if k < len(layers) - 1 and w.shape[1] > MAX_WIDTH:
+                raise ValueError(f"layer {k}: hidden width {w.shape[1]} exceeds {MAX_WIDTH}")
+            checked.append((w, b, act))
+        self.layers = checked
+
+    @property
+    def n_in(self):
+        return self.layers[0][0].shape[0]
+
+    @property
+    def n_out(self):
+        return self.layers[-1][0].shape[1]
+
+    def save(self, path):
+        """Write the weights as an .npz file (plain arrays, loadable without torch)."""
+        arrays = {}
+        for k, (w, b, act) in enumerate(self.layers):
+            arrays[f"w{k}"], arrays[f"b{k}"] = w, b
+            arrays[f"act{k}"] = np.array(act)
+        np.savez(path, n_layers=np.array(len(self.layers)), **arrays)
+
+    @classmethod
+    def load(cls, path):
+        try:
+            with np.load(path) as z:
+                n = int(z["n_layers"])
+                return cls([(z[f"w{k}"], z[f"b{k}"], str(z[f"act{k}"])) for k in range(n)])
+        except (KeyError, ValueError, OSError) as e:
+            raise ValueError(f"{path} is not an exported MLP (.npz from MLPWeights.save): {e}") from e
+
+    def numpy_forward(self, x):
+        """Reference forward pass in numpy (float64), for tests and debugging."""
+        h = np.asarray(x, dtype=np.float64)
+        for w, b, act in self.layers:
+            h = h @ w.astype(np.float64) + b
+            if act == "relu":
+                h = np.maximum(h, 0.0)
+            elif act == "tanh":
+                h = np.tanh(h)
+        return h
+
+
+def pack(nets):
+    """A pool of MLPWeights as the (params, layers, nets) arrays the kernels take."""
+    params, layers, index = [], [], []
+    offset = 0
+    for net in nets:
+        index.append((len(layers), len(net.layers)))
+        for w, b, act in net.layers:
+            layers.append((w.shape[0], w.shape[1], _ACT_NAMES[act], offset))
+            params += [w.reshape(-1), b]
+            offset += w.size + b.size
+    if not params:
+        return (np.zeros(1, np.float32), np.zeros((0, 4), np.int64), np.zeros((0, 2), np.int64))
+    return (np.concatenate(params).astype(np.float32), np.array(layers, dtype=np.int64),
+            np.array(index, dtype=np.int64).reshape(-1, 2))
+
+
+def from_torch(module):
+    """MLPWeights from a torch ``nn.Sequential`` of Linear layers and ReLU/Tanh (or
+    Identity) modules, or from an SB3 actor-critic policy (its policy branch:
+    ``mlp_extractor.policy_net`` then ``action_net``).  Needs torch."""
+    import torch.nn as nn
+    mods = []
+    if hasattr(module, "mlp_extractor") and hasattr(module, "action_net"):
+        if hasattr(module, "features_extractor") and not isinstance(
+                module.features_extractor, _flatten_types()):
+            raise ValueError("only SB3 policies with a Flatten features extractor (MlpPolicy) export")
+        mods = list(module.mlp_extractor.policy_net) + [module.action_net]
+    elif isinstance(module, nn.Sequential):
+        mods = list(module)
+    elif isinstance(module, nn.Linear):
+        mods = [module]
+    else:
+        raise ValueError(f"cannot export {type(module).__name__}: give an nn.Sequential of "
+                         f"Linear and ReLU/Tanh layers or an SB3 MlpPolicy")
+    layers = []
+    for m in mods:
+        if isinstance(m, nn.Linear):
+            w = m.weight.detach().cpu().numpy().T
+            b = (m.bias.detach().cpu().numpy() if m.bias is not None
+                 else np.zeros(m.out_features, np.float32))
+            layers.append([w, b, "identity"])
+        elif isinstance(m, (nn.ReLU, nn.Tanh)):
+            if not layers or layers[-1][2] != "identity":
+                raise ValueError("an activation must follow a Linear layer")
+            layers[-1][2] = "relu" if isinstance(m, nn.ReLU) else "tanh"
+        elif isinstance(m, (nn.Identity, nn.Flatten)):
+            continue
+        else:
+            raise ValueError(f"cannot export layer {type(m).__name__} (Linear, ReLU, Tanh only)")
+    return MLPWeights([tuple(x) for x in layers])
+
+
+def to_torch(weights):
+    """An ``nn.Sequential`` (Linear, then ReLU/Tanh where the layer has one) computing the
+    same function as ``weights``: to start a torch network from exported weights (a cloned
+    policy's ``actor.npz`` and ``critic.npz`` in the training examples).  Needs torch."""
+    import torch
+    import torch.nn as nn
+    mods = []
+    for w, b, act in weights.layers:
+        linear = nn.Linear(w.shape[0], w.shape[1])
+        with torch.no_grad():
+            linear.weight.copy_(torch.as_tensor(w.T))
+            linear.bias.copy_(torch.as_tensor(b))
+        mods.append(linear)
+        if act != "identity":
+            mods.append(nn.ReLU() if act == "relu" else nn.Tanh())
+    return nn.Sequential(*mods)
+
+
+def load_into(module, weights, what="network"):
+    """Copy exported weights into a torch Sequential of the same shape (Linear layers and
+    activations in the same places); a mismatch raises ValueError naming both shapes."""
+    source = to_torch(weights)
+    want = [tuple(p.shape) for p in module.state_dict().values()]
+    have = [tuple(p.shape) for p in source.state_dict().values()]
+    if want != have or [type(m) for m in module] != [type(m) for m in source]:
+        raise ValueError(f"cannot start the {what} from these weights: it has parameters {want} and modules "
+                         f"{[type(m).__name__ for m in module]}, the file {have} and "
+                         f"{[type(m).__name__ for m in source]} (train both with the same widths and activations)")
+    module.load_state_dict(source.state_dict())
+
+
+def _flatten_types():
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+    return (FlattenExtractor,)
