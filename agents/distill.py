@@ -113,8 +113,9 @@ def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: i
         deciders = venv.deciders.copy()
         teacher_.decide(venv.states, every, seeds, venv.games, G_MEMORY, actions, values, scores)
         counts = venv.masks.sum(axis=1)
-        for i in np.flatnonzero(counts > 1):
-            rows = pending[i]
+        for row in np.flatnonzero(counts > 1):
+            rows = pending[row]
+            i = int(row)
             rows[0].append(venv.states[i].copy())
             rows[1].append(int(deciders[i]))
             rows[2].append(int(actions[i]))
@@ -276,7 +277,8 @@ def load(*folders: str) -> Dict[str, np.ndarray]:
 
 
 @njit(cache=True)
-def _encode_rows(states, seats, obs, masks):
+def _encode_rows(states: np.ndarray, seats: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> None:
+    """obs[i], masks[i] := seats[i]'s observation of states[i] and its legal mask."""
     buf = np.empty(N_ACTIONS, np.int64)
     s = np.empty(states.shape[1], np.int64)
     for i in range(states.shape[0]):

@@ -1,6 +1,7 @@
 """Agents that play a learned policy: ``ppo:path=actor.npz`` (an MLP exported with
 ``catan_env.batched.MLPWeights``, e.g. by examples/train_ppo_batched.py; numpy and numba
-only, no torch) and ``sb3:path=model.zip`` (a saved Stable-Baselines3 model; needs the
+only, no torch), ``pretrained_policy`` (the one shipped in the package) and
+``sb3:path=model.zip`` (a saved Stable-Baselines3 model; needs the
 ``[rl]`` extra) and ``rllib:path=checkpoint`` (an RLlib checkpoint; needs the ``[rllib]``
 extra)."""
 import os
@@ -65,10 +66,12 @@ PRETRAINED_POLICY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "va
 
 
 def pretrained_policy_agent(deterministic=True, seed=None):
-    """``pretrained_policy``: the policy network shipped in the package (cloned from the
-    greedy win-probability network, then fine-tuned with MaskablePPO: docs/rl-recipe.md),
-    played alone, no search: the masked argmax of its logits (``deterministic=false``:
-    a softmax sample).  Numpy weights, numba forward pass; no torch needed."""
+    """``pretrained_policy``: the policy network shipped in the package (an MLP over the
+    observation vector, 2 x 512 ReLU: cloned from the greedy win-probability network, then
+    fine-tuned by MaskablePPO against a league with the network as potential-based shaping;
+    docs/rl-recipe.md), played alone, no search: the masked argmax of its logits
+    (``deterministic=false``: a softmax sample).  Numpy weights, numba forward pass; no
+    torch needed.  In the batched env it plays inside numba's MLP pool."""
     if not os.path.exists(PRETRAINED_POLICY):
         raise ValueError(f"no shipped policy at {PRETRAINED_POLICY}")
     agent = MLPPolicyAgent(path=PRETRAINED_POLICY, deterministic=deterministic, seed=seed)

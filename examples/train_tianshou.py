@@ -60,6 +60,7 @@ def parse_args(argv=None):
     ap.add_argument("--init", help="start from a folder with actor.npz and critic.npz (a cloned policy: "
                                    "examples/distill_policy.py)")
     ap.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus (fine-tuning a cloned policy: 0)")
+    ap.add_argument("--clip", type=float, default=0.2, help="PPO clip range (fine-tuning a cloned policy: 0.1)")
     ap.add_argument("--eval-opponent", default="random", help="the three opponents of the evaluation games")
     return ap.parse_args(argv)
 
@@ -69,7 +70,7 @@ def build(args):
     actor, critic = MaskedActor(args.hidden), MaskedCritic(args.hidden)
     policy = DiscreteActorPolicy(actor=actor, action_space=ACTION_SPACE, deterministic_eval=True)
     algorithm = PPO(policy=policy, critic=critic, optim=AdamOptimizerFactory(lr=args.lr, eps=1e-5),
-                    gamma=args.gamma, gae_lambda=0.95, ent_coef=args.ent_coef, vf_coef=0.5, max_grad_norm=0.5,
+                    gamma=args.gamma, gae_lambda=0.95, ent_coef=args.ent_coef, eps_clip=args.clip, vf_coef=0.5, max_grad_norm=0.5,
                     max_batchsize=4096)
     learners = args.learners if args.learners in ("random", "all") else int(args.learners)
     games = PerSeatGames(args.games, opponents=args.opponents, learners=learners, players=4,

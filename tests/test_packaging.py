@@ -71,13 +71,13 @@ print(float(out[0]))
 
 
 def test_editing_a_called_module_invalidates_the_callers_cached_kernels(tmp_path):
-    """The Deep Catan kernels call ``batched.mlp.dense_layer``, whose code numba links
+    """The Deep Catan kernels call ``learned.mlp.dense_layer``, whose code numba links
     into theirs: editing mlp.py must reach them on the next import."""
     pkg = _package_copy(tmp_path)
     assert _run(["-c", DENSE_SCRIPT, str(pkg)], check=True).stdout.strip() == "2.5"
     cached = os.listdir(pkg / "catan_env" / "agents" / "deep" / "__pycache__")
     assert any(name.startswith("forward._dense") and name.endswith(".nbi") for name in cached)
-    mlp = pkg / "catan_env" / "batched" / "mlp.py"
+    mlp = pkg / "catan_env" / "learned" / "mlp.py"
     text = mlp.read_text()
     line = "out[j] += xi * w[j]"
     assert text.count(line) == 1
