@@ -306,7 +306,7 @@ def test_move_value_is_search_values_for_one_move():
 
 
 @needs_weights
-@pytest.mark.parametrize("budget", [0.0005, 0.05])
+@pytest.mark.parametrize("budget", [0.00005, 0.05])
 def test_anytime_mode_honours_its_budget_and_plays_legal_moves(budget):
     """Real time: every move legal; with a budget above one ply's cost, the decisions
     that searched take at most 20% more than the budget on average and at the 90th
