@@ -32,8 +32,7 @@ folder's ``manifest.json`` records the settings and the shards written; a shard'
 follow from the run's seed and the shard's index alone.
 """
 import os
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numba import njit
@@ -50,7 +49,7 @@ from catan_env.learned.greedy import ValueOpponent
 from .arena import play_game
 from .deep.data import load_shard, read_manifest, save_shard, write_manifest
 from .registry import make_agent
-from .value.positions import map_ray
+from .value.positions import map_jobs
 
 KEYS = ("state", "seat", "action", "value", "winner", "game", "score_ids", "score_values")
 TOP = 16  # scored moves kept per decision
@@ -204,17 +203,6 @@ def _play_shard(job: Tuple[Any, ...]) -> Tuple[Dict[str, np.ndarray], int]:
     return _arena_block(job[1:])
 
 
-def _map(jobs: Sequence[Tuple[Any, ...]], workers: int, backend: str, address: Optional[str]) -> Iterator[Any]:
-    if backend == "ray":
-        yield from map_ray(_play_shard, jobs, workers, address)
-    elif workers <= 1:
-        for job in jobs:
-            yield _play_shard(job)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            yield from pool.map(_play_shard, jobs)
-
-
 def generate(folder: str, teacher: str = "pretrained:search=0", games: int = 1000, seed: int = 0,
              shard_games: int = 50, batch: int = 128, players: int = 4, max_turns: int = 200,
              options: Optional[Dict[str, Any]] = None, workers: int = 1, backend: str = "process",
@@ -241,7 +229,7 @@ def generate(folder: str, teacher: str = "pretrained:search=0", games: int = 100
     have = {s["index"] for s in manifest["shards"]}
     todo = [k for k in range(-(-games // shard_games)) if k not in have]
     jobs = [_shard_job(settings, k) for k in todo]
-    for k, (rows, decisions) in zip(todo, _map(jobs, workers, backend, address)):
+    for k, (rows, decisions) in zip(todo, map_jobs(_play_shard, jobs, workers, backend, address)):
         name = f"shard-{k:05d}.npz"
         save_shard(os.path.join(folder, name), rows, keys=KEYS)
         manifest["shards"].append({"index": k, "file": name, "rows": int(len(rows["seat"])),

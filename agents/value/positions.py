@@ -100,15 +100,18 @@ def map_ray(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int, address
             yield ray.get(ref)
 
 
-def _blocks(jobs: Sequence[Tuple[Any, ...]], workers: int, backend: str, address: Optional[str]) -> Iterator[Any]:
+def map_jobs(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int, backend: str,
+             address: Optional[str]) -> Iterator[Any]:
+    """fn over jobs, results in order: in this process (workers <= 1), a process pool, or
+    Ray tasks (backend "ray", :func:`map_ray`)."""
     if backend == "ray":
-        yield from map_ray(_play_block, jobs, workers, address)
+        yield from map_ray(fn, jobs, workers, address)
     elif workers <= 1:
         for job in jobs:
-            yield _play_block(job)
+            yield fn(job)
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            yield from pool.map(_play_block, jobs)
+            yield from pool.map(fn, jobs)
 
 
 def generate(folder: str, players: Sequence[str], games: int, seed: int = 0, shard_games: int = 50,
@@ -143,7 +146,7 @@ def generate(folder: str, players: Sequence[str], games: int, seed: int = 0, sha
         jobs.append((block, first, sample, max_turns, options))
         firsts.append(first)
     start, made = time.perf_counter(), 0
-    for first, (arrays, results) in zip(firsts, _blocks(jobs, workers, backend, address)):
+    for first, (arrays, results) in zip(firsts, map_jobs(_play_block, jobs, workers, backend, address)):
         name = f"shard-{first:06d}.npz"
         save_shard(os.path.join(folder, name), arrays, KEYS)
         manifest["shards"].append({"file": name, "first_game": first, "games": len(results),
