@@ -24,12 +24,27 @@ def main(argv=None):
     p.add_argument("--no-trade", action="store_true", help="with --web: no domestic trade")
     p.add_argument("--board", default="random", choices=("random", "beginner"),
                    help="with --web: the board (random: drawn from --seed)")
+    p.add_argument("--allow", action="append", default=[], metavar="NAME=SPEC",
+                   help="with --web: offer one more agent in the page's new-game form (repeatable); "
+                        "a page picks agents by name from this server-side list only")
+    p.add_argument("--grace", type=float, default=120.0,
+                   help="with --web: seconds a person's seat waits for a reloaded or reconnected page")
+    p.add_argument("--check", action="store_true",
+                   help="with --web: build the first game, print the addresses and exit")
     args = p.parse_args(argv)
     if args.web:
+        from catan_env.web.limits import Limits
         from catan_env.web.server import serve
+        allow = {}
+        for item in args.allow:
+            name, eq, spec = item.partition("=")
+            if not eq:
+                p.error(f"--allow {item!r}: write NAME=SPEC, e.g. --allow mcts5k=mcts:playouts=5000")
+            allow[name.strip()] = spec.strip()
         options = {"vp_to_win": args.vp, "domestic_trade": not args.no_trade, "board": args.board}
         serve([x.strip() for x in args.players.split(",")], host=args.host, port=args.port, seed=args.seed,
-              delay=args.delay, open_browser=args.open, options=options)
+              delay=args.delay, open_browser=args.open, options=options, allow=allow,
+              limits=Limits(grace_seconds=args.grace), check=args.check)
         return 0
     others = args.opponents.split(",")
     specs = others[:args.seat] + ["human"] + others[args.seat:]

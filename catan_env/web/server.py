@@ -1,209 +1,398 @@
 """``catan-play --web``: play Catan against the agents (or watch them) in a browser.
 
 aiohttp serves the page (HTML, script and style ship inside the package: nothing is
-fetched from the internet) and one WebSocket per page; it is one small, well-kept
-library giving both the HTTP routes and WebSockets on asyncio, with no separate ASGI
-server to run.  Binds 127.0.0.1 unless ``--host`` says otherwise.  Each person's seat
-has its own secret token in its address; the spectator address has another.  Every
-message a page sends is validated (shape, seat, legality): a refused move gets a
-one-line reason and changes nothing.  Agents think in a worker thread, so the page
-never waits on them; a spectator (or any page) can pause, step and set the speed.
+fetched from the internet) and one WebSocket per page; it is one small, well-kept library
+giving both the HTTP routes and WebSockets on asyncio, with no separate ASGI server to
+run.  Binds 127.0.0.1 unless ``--host`` says otherwise.
+
+Who may do what (each page's address carries a secret token):
+- the **host** (whoever started the server) plays a seat or watches, sets the agents'
+  pace and starts new games (only once nobody else's game would be cut short);
+- each other **person** plays their own seat and sets the pace;
+- **spectators** only watch: a spectator token never plays a seat, in any game.
+
+Every message is validated (shape, size, rate, role, seat, legality): a refused one gets
+a one-line reason and changes nothing.  Pages, messages and their rate are capped
+(``Limits``).  Agents think in a worker thread, and new games are built there too, so the
+page never waits on them.  A person's seat survives a reload or a dropped connection for
+``Limits.grace_seconds``; an agents-only game moves only while someone watches.
 """
 import asyncio
 import json
+import logging
 import os
+import secrets
 import webbrowser
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set
 
-from .session import HUMAN, WebGame, new_game_settings
+from .. import words as W
+from .limits import Limits, RateLimit
+from .roster import HUMAN, Roster, new_game_settings
+from .session import WebGame
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 FILES = {"app.js": "application/javascript", "style.css": "text/css"}
+HOST, PERSON, WATCHER = "host", "person", "watcher"
+log = logging.getLogger("catan_env.web")
 
 
-def make_app(game: WebGame, delay: float = 0.4) -> Any:
-    """The aiohttp application serving ``game``; ``delay``: seconds between agents' moves."""
-    from aiohttp import WSMsgType, web
+class Page:
+    """One open WebSocket: whose token it carries, its rate, and how much of the game's
+    log it has been sent (a reloaded page starts again at 0 and gets the whole history)."""
 
-    app = web.Application()
-    table = {"game": game}  # the game now served; a page's new-game form replaces it
-    sockets: Dict[Any, str] = {}  # socket -> its page's token
-    control = {"delay": float(delay), "paused": False, "steps": 0}
-    wake = asyncio.Event()
-    runner: Dict[str, Any] = {}
+    __slots__ = ("ws", "token", "rate", "log_sent", "seq")
 
-    def seat_now(token: str) -> int:
-        """A page's seat in the game now: a person's seat, or -1 (watching)."""
-        try:
-            return table["game"].seat_of(token)
-        except ValueError:
-            return -1  # a person not seated in this game watches it
+    def __init__(self, ws: Any, token: str, limits: Limits) -> None:
+        self.ws = ws
+        self.token = token
+        self.rate = RateLimit(limits.messages_per_second, limits.burst)
+        self.log_sent = 0
+        self.seq = 0
 
-    async def send(ws: Any, msg: Dict[str, Any]) -> None:
+
+class PlayServer:
+    """The state of one browser-play server: the game now served, the pages open, the
+    agents' pace.  ``app()`` gives the aiohttp application."""
+
+    def __init__(self, game: WebGame, delay: float = 0.4, limits: Optional[Limits] = None,
+                 roster: Optional[Roster] = None, host_token: Optional[str] = None,
+                 spectator_token: Optional[str] = None) -> None:
+        self.game = game
+        self.delay = float(delay)
+        self.limits = limits or Limits()
+        self.roster = roster or Roster()
+        # the host's token: the first person's seat of the first game, else a watching page
+        self.host_token = host_token or (game.token(game.people[0]) if game.people else secrets.token_urlsafe(18))
+        self.spectator_token = spectator_token or secrets.token_urlsafe(18)
+        self.former: Set[str] = set()  # person tokens of earlier games: they watch now
+        self.pages: Dict[Any, Page] = {}
+        self.paused = False
+        self.steps = 0
+        self.starting = False  # a new game is being built
+        self.chart: Optional[Dict[str, Any]] = None  # the finished game's win-chance chart
+        self._chart_for: Optional[WebGame] = None
+        self._wake: Optional[asyncio.Event] = None
+        self._tasks: List[asyncio.Task] = []
+
+    # ---- who is who
+    def role(self, token: Optional[str]) -> Optional[str]:
+        """HOST, PERSON or WATCHER for a known token, None for any other."""
+        if not isinstance(token, str) or not token:
+            return None
+        if secrets.compare_digest(token, self.host_token):
+            return HOST
+        if self.game.seat_of(token) is not None:
+            return PERSON
+        if secrets.compare_digest(token, self.spectator_token) or token in self.former:
+            return WATCHER
+        return None
+
+    def seat(self, token: str) -> Optional[int]:
+        """The seat a token plays in the game now (None: it watches)."""
+        return self.game.seat_of(token)
+
+    def addresses(self, base: str) -> List[List[str]]:
+        """(label, address) of every page of the game now: the host's, each other
+        person's, the spectators'."""
+        game = self.game
+        host_seat = self.seat(self.host_token)
+        out = [[f"host ({'seat %d, %s' % (host_seat, W.player_name(host_seat)) if host_seat is not None else 'watching'})",
+                f"{base}?token={self.host_token}"]]
+        out += [[f"seat {s} ({W.player_name(s)})", f"{base}?token={game.token(s)}"]
+                for s in game.people if s != host_seat]
+        out.append(["spectators", f"{base}?token={self.spectator_token}"])
+        return out
+
+    # ---- sending
+    async def _send(self, page: Page, msg: Dict[str, Any]) -> None:
         try:  # a page that stops reading must not stall the others
-            await asyncio.wait_for(ws.send_json(msg), 10)
-        except (asyncio.TimeoutError, ConnectionError):
-            await ws.close()
+            await asyncio.wait_for(page.ws.send_json(msg), 10)
+        except (asyncio.TimeoutError, ConnectionError, RuntimeError):
+            await page.ws.close()
 
-    async def broadcast() -> None:
-        game = table["game"]
-        for ws, token in list(sockets.items()):
-            if not ws.closed:
-                await send(ws, {**game.state(seat_now(token)), "paused": control["paused"],
-                                "delay": control["delay"], "result": game.result() if game.over else None})
+    async def _send_state(self, page: Page) -> None:
+        msg = self.game.state(self.seat(page.token), page.log_sent)
+        page.log_sent = msg["log_size"]
+        page.seq += 1
+        msg.update(seq=page.seq, paused=self.paused, delay=self.delay, role=self.role(page.token),
+                   can_start=self._new_game_refusal(page.token) is None)
+        await self._send(page, msg)
 
-    async def send_board(ws: Any, token: str) -> None:
-        game, seat = table["game"], seat_now(token)
-        board, _ = game.messages(seat)
-        await send(ws, {**board, "players_specs": game.players,
-                        "names": [f"{n} ({'you' if i == seat else game.players[i]})"
-                                  for i, n in enumerate(board["names"])]})
+    async def _send_board(self, page: Page) -> None:
+        page.log_sent = 0
+        msg = self.game.board(self.seat(page.token))
+        msg["agents"] = self.roster.choices()
+        await self._send(page, msg)
 
-    async def agents() -> None:
+    async def broadcast(self) -> None:
+        """Every open page gets the state as its seat sees it."""
+        for page in list(self.pages.values()):
+            if not page.ws.closed:
+                await self._send_state(page)
+        if self.chart is not None:
+            return
+        if self.game.over and not self.game.abandoned and self._chart_for is not self.game:
+            self._chart_for = self.game
+            self._tasks.append(asyncio.get_running_loop().create_task(self._make_chart(self.game)))
+
+    async def _make_chart(self, game: WebGame) -> None:
+        """After the game: each seat's chance to win along it (everything is public now)."""
+        from ..win_chart import chart_svg, win_timeline
+        loop = asyncio.get_running_loop()
+        try:
+            record = game.env.record()
+            timeline = await loop.run_in_executor(None, win_timeline, record)
+            board = game.board(None)
+            chart = {"type": "win_chart", "svg": chart_svg(timeline, board["names"], board["colours"]),
+                     "swings": timeline["swings"]}
+        except Exception as e:  # shown on the end screen, not hidden
+            log.warning("win-chance chart failed: %s", e)
+            chart = {"type": "win_chart", "error": f"the win-chance chart could not be drawn: {e}"}
+        if game is self.game:
+            self.chart = chart
+            for page in list(self.pages.values()):
+                await self._send(page, chart)
+
+    # ---- the agents
+    def _wake_agents(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    async def _agents(self) -> None:
+        assert self._wake is not None
         loop = asyncio.get_running_loop()
         while True:
-            game = table["game"]
-            if not game.agent_to_move() or (control["paused"] and control["steps"] <= 0):
-                wake.clear()
-                await wake.wait()
+            game = self.game
+            if self.starting or not self.pages or not game.agent_to_move() or (self.paused and self.steps <= 0):
+                self._wake.clear()
+                await self._wake.wait()
                 continue
-            if control["paused"]:
-                control["steps"] -= 1
-            await loop.run_in_executor(None, game.agent_step)
-            await broadcast()
-            if control["delay"] > 0:
-                await asyncio.sleep(control["delay"])
+            if self.paused:
+                self.steps -= 1
+            try:
+                await loop.run_in_executor(None, game.agent_step)
+            except Exception as e:  # an agent's failure is shown and pauses the game
+                log.exception("agent failed")
+                self.paused, self.steps = True, 0
+                for page in list(self.pages.values()):
+                    await self._send(page, {"type": "error", "reason":
+                                            f"{W.player_name(game.decider)}'s agent failed: {e}; the game is paused"})
+            if game is self.game:
+                await self.broadcast()
+            if self.delay > 0:
+                await asyncio.sleep(self.delay)
 
-    def seat_from(request: Any) -> int:
-        try:
-            return table["game"].seat_of(request.query.get("token"))
-        except ValueError:
-            if request.query.get("token") in sockets.values():
-                return -1  # a page of an earlier game of this server
-            raise web.HTTPForbidden(text="unknown or missing token") from None
+    async def _abandon_after(self, game: WebGame) -> None:
+        """The game ends if no person's page comes back within the grace period."""
+        await asyncio.sleep(self.limits.grace_seconds)
+        if game is self.game and not game.over and not self._people_present(game):
+            game.abandoned = True
+            await self.broadcast()
 
-    async def index(request: Any) -> Any:
-        seat_from(request)
-        with open(os.path.join(STATIC, "index.html"), encoding="utf-8") as f:
-            return web.Response(text=f.read(), content_type="text/html")
+    def _people_present(self, game: WebGame) -> bool:
+        return any(game.seat_of(p.token) is not None for p in self.pages.values() if not p.ws.closed)
 
-    async def static(request: Any) -> Any:
-        name = request.match_info["name"]
-        if name not in FILES:
-            raise web.HTTPNotFound()
-        with open(os.path.join(STATIC, name), encoding="utf-8") as f:
-            return web.Response(text=f.read(), content_type=FILES[name])
+    # ---- the page's messages
+    def _new_game_refusal(self, token: str) -> Optional[str]:
+        if self.role(token) != HOST:
+            return "only the host's page starts a new game"
+        if self.starting:
+            return "a new game is being set up"
+        game = self.game
+        others = [s for s in game.people if s != self.seat(self.host_token)]
+        if others and not game.over:
+            who = ", ".join(W.player_name(s) for s in others)
+            return f"{who} still play{'s' if len(others) == 1 else ''} this game: start a new one when it is over"
+        return None
 
-    async def record(request: Any) -> Any:
-        seat_from(request)
-        try:
-            text = table["game"].record_json()
-        except ValueError as e:
-            raise web.HTTPConflict(text=str(e)) from None
-        return web.Response(text=text, content_type="application/json",
-                            headers={"Content-Disposition": 'attachment; filename="catan-game.json"'})
-
-    async def socket(request: Any) -> Any:
-        seat_from(request)
-        token = request.query["token"]
-        ws = web.WebSocketResponse(heartbeat=20)
-        await ws.prepare(request)
-        sockets[ws] = token
-        await send_board(ws, token)
-        await broadcast()
-        try:
-            async for msg in ws:
-                if msg.type != WSMsgType.TEXT:
-                    continue
-                before = table["game"]
-                reply = handle(token, msg.data)
-                if reply is not None:
-                    await send(ws, {"type": "error", "reason": reply})
-                    continue
-                if table["game"] is not before:  # a new game: every page gets its board again
-                    game = table["game"]
-                    pages = {s: f"/?token={t}" for t, s in game.tokens.items() if t != token}
-                    await send(ws, {"type": "new_game", "pages": pages})
-                    for other, t in list(sockets.items()):
-                        await send_board(other, t)
-                wake.set()
-                await broadcast()
-        finally:
-            sockets.pop(ws, None)
-            game = table["game"]
-            if not any(seat_now(t) >= 0 for t in sockets.values()) and any(p == HUMAN for p in game.players) \
-                    and not game.over:
-                game.abandoned = True  # the last person's page closed: the game ends cleanly
-                wake.set()
-        return ws
-
-    def handle(token: str, text: str) -> Optional[str]:
+    async def handle(self, page: Page, text: str) -> Optional[str]:
         """Apply one page message; the reason it was refused, or None."""
+        if len(text.encode("utf-8")) > self.limits.message_bytes:
+            return f"a message is at most {self.limits.message_bytes} bytes"
         try:
             msg = json.loads(text)
         except ValueError:
             return "a message is one JSON object"
         if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
             return 'a message is a JSON object with a "type"'
-        kind = msg["type"]
-        game = table["game"]
+        kind, role = msg["type"], self.role(page.token)
+        if role is None:
+            return "this page's token is no longer valid"
         if kind == "act":
-            return game.play(seat_now(token), msg.get("action"))
+            return self.game.play(self.seat(page.token), msg.get("action"))
+        if kind == "discard":
+            return self.game.discard(self.seat(page.token), msg.get("cards"))
         if kind == "new_game":
-            try:
-                settings = new_game_settings(msg)
-            except ValueError as e:
-                return f"new game: {e}"
-            you = settings.pop("you")
-            table["game"] = WebGame(settings["players"], seed=settings["seed"], options=settings["options"],
-                                    tokens={} if you is None else {you: token},
-                                    spectator_token=game.spectator_token)
+            return await self._new_game(page, msg)
+        if kind in ("pause", "step", "speed"):
+            if role == WATCHER:
+                return "a spectator's page only watches"
+            if kind == "pause":
+                if not isinstance(msg.get("paused"), bool):
+                    return "pause: paused is true or false"
+                self.paused = msg["paused"]
+            elif kind == "step":
+                self.steps += 1
+            else:
+                delay = msg.get("delay")
+                if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= 10:
+                    return "delay is a number of seconds, 0-10"
+                self.delay = float(delay)
             return None
-        if kind == "speed":
-            delay = msg.get("delay")
-            if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= 10:
-                return "delay is a number of seconds, 0-10"
-            control["delay"] = float(delay)
-            return None
-        if kind == "pause":
-            control["paused"] = bool(msg.get("paused", True))
-            return None
-        if kind == "step":
-            control["steps"] += 1
-            return None
-        return f"unknown message type {kind!r}"
+        return f"unknown message type {kind[:40]!r}; a page sends act, discard, new_game, pause, step or speed"
 
-    async def start(app: Any) -> None:
-        runner["task"] = asyncio.get_running_loop().create_task(agents())
+    async def _new_game(self, page: Page, msg: Mapping[str, Any]) -> Optional[str]:
+        refusal = self._new_game_refusal(page.token)
+        if refusal:
+            return refusal
+        try:
+            settings = new_game_settings(msg, self.roster)
+        except ValueError as e:
+            return f"new game: {e}"
+        you = settings["you"]
+        self.starting = True
+        try:  # agents load networks and compile: off the event loop
+            game = await asyncio.get_running_loop().run_in_executor(None, lambda: WebGame(
+                settings["players"], seed=settings["seed"], options=settings["options"],
+                tokens={} if you is None else {you: self.host_token}, labels=settings["names"]))
+        except Exception as e:
+            return f"new game: {e}"
+        finally:
+            self.starting = False
+        self.former |= set(self.game.tokens) - {self.host_token}
+        self.former -= set(game.tokens)
+        self.game, self.chart = game, None
+        pages = {str(s): f"/?token={game.token(s)}" for s in game.people if s != you}
+        await self._send(page, {"type": "new_game", "pages": pages})
+        for other in list(self.pages.values()):
+            await self._send_board(other)
+        return None
 
-    async def stop(app: Any) -> None:
-        task = runner.get("task")
-        if task is not None:
+    # ---- HTTP and WebSocket routes
+    def _token(self, request: Any) -> str:
+        from aiohttp import web
+        token = request.query.get("token")
+        if self.role(token) is None:
+            raise web.HTTPForbidden(text="unknown or missing token")
+        return token
+
+    async def _index(self, request: Any) -> Any:
+        from aiohttp import web
+        self._token(request)
+        with open(os.path.join(STATIC, "index.html"), encoding="utf-8") as f:
+            return web.Response(text=f.read(), content_type="text/html")
+
+    async def _static(self, request: Any) -> Any:
+        from aiohttp import web
+        name = request.match_info["name"]
+        if name not in FILES:
+            raise web.HTTPNotFound()
+        with open(os.path.join(STATIC, name), encoding="utf-8") as f:
+            return web.Response(text=f.read(), content_type=FILES[name])
+
+    async def _record(self, request: Any) -> Any:
+        from aiohttp import web
+        self._token(request)
+        try:
+            text = self.game.record_json()
+        except ValueError as e:
+            raise web.HTTPConflict(text=str(e)) from None
+        return web.Response(text=text, content_type="application/json",
+                            headers={"Content-Disposition": 'attachment; filename="catan-game.json"'})
+
+    async def _socket(self, request: Any) -> Any:
+        from aiohttp import WSMsgType, web
+        token = self._token(request)
+        open_pages = [p for p in self.pages.values() if not p.ws.closed]
+        if len(open_pages) >= self.limits.pages:
+            raise web.HTTPServiceUnavailable(text=f"at most {self.limits.pages} pages may be open at once")
+        if sum(p.token == token for p in open_pages) >= self.limits.pages_per_token:
+            raise web.HTTPTooManyRequests(text=f"at most {self.limits.pages_per_token} pages per address")
+        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=4 * self.limits.message_bytes, compress=False)
+        await ws.prepare(request)
+        page = Page(ws, token, self.limits)
+        self.pages[ws] = page
+        await self._send_board(page)
+        if self.chart is not None:
+            await self._send(page, self.chart)
+        self._wake_agents()
+        await self.broadcast()
+        try:
+            async for msg in ws:
+                if msg.type == WSMsgType.BINARY:
+                    reply: Optional[str] = "binary frames are not accepted: send one JSON object as text"
+                elif msg.type != WSMsgType.TEXT:
+                    continue
+                elif not page.rate.allow():
+                    if page.rate.refused > self.limits.refused_before_close:
+                        await ws.close(message=b"too many messages")
+                        break
+                    reply = f"too many messages: at most {self.limits.messages_per_second:g} a second"
+                else:
+                    reply = await self.handle(page, msg.data)
+                if reply is not None:
+                    await self._send(page, {"type": "error", "reason": reply})
+                    continue
+                self._wake_agents()
+                await self.broadcast()
+        finally:
+            self.pages.pop(ws, None)
+            game = self.game
+            if game.people and not game.over and not self._people_present(game):
+                self._tasks.append(asyncio.get_running_loop().create_task(self._abandon_after(game)))
+        return ws
+
+    async def _start(self, app: Any) -> None:
+        self._wake = asyncio.Event()
+        self._tasks.append(asyncio.get_running_loop().create_task(self._agents()))
+
+    async def _shutdown(self, app: Any) -> None:
+        """Close every page at once, so the server exits promptly (SIGTERM, Ctrl-C)."""
+        from aiohttp import WSCloseCode
+        for page in list(self.pages.values()):
+            await page.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutting down")
+
+    async def _stop(self, app: Any) -> None:
+        for task in self._tasks:
             task.cancel()
 
-    app.router.add_get("/", index)
-    app.router.add_get("/static/{name}", static)
-    app.router.add_get("/ws", socket)
-    app.router.add_get("/record.json", record)
-    app.on_startup.append(start)
-    app.on_cleanup.append(stop)
-    return app
+    def app(self) -> Any:
+        """The aiohttp application serving this server's games."""
+        from aiohttp import web
+        app = web.Application(client_max_size=self.limits.message_bytes)
+        app.router.add_get("/", self._index)
+        app.router.add_get("/static/{name}", self._static)
+        app.router.add_get("/ws", self._socket)
+        app.router.add_get("/record.json", self._record)
+        app.on_startup.append(self._start)
+        app.on_shutdown.append(self._shutdown)
+        app.on_cleanup.append(self._stop)
+        return app
 
 
 def serve(players: Sequence[str], host: str = "127.0.0.1", port: int = 8765, seed: int = 0,
-          delay: float = 0.4, open_browser: bool = False, options: Optional[Dict[str, Any]] = None) -> None:
-    """Run the server until interrupted, after printing each page's address."""
+          delay: float = 0.4, open_browser: bool = False, options: Optional[Dict[str, Any]] = None,
+          allow: Optional[Mapping[str, str]] = None, limits: Optional[Limits] = None,
+          check: bool = False) -> None:
+    """Build the first game, print each page's address and run the server until
+    interrupted (``check``: stop after printing, for scripts and the docs' tests)."""
     try:
         from aiohttp import web
     except ImportError:
         raise SystemExit('catan-play --web needs the [web] extra: pip install "catan_env[web]"') from None
-    game = WebGame(players, seed=seed, options=options)
-    base = f"http://{host}:{port}/"
-    pages = [(f"seat {s} ({game.env.possible_agents[s]})", f"{base}?token={game.token(s)}")
-             for s in sorted(game.tokens.values())]
-    pages.append(("spectator", f"{base}?token={game.spectator_token}"))
-    for label, url in pages:
+    try:
+        roster = Roster(allow)
+        game = WebGame(players, seed=seed, options=options)
+    except ValueError as e:
+        raise SystemExit(f"catan-play --web: {e}") from None
+    server = PlayServer(game, delay=delay, limits=limits, roster=roster)
+    for label, url in server.addresses(f"http://{host}:{port}/"):
         print(f"{label}: {url}", flush=True)
+    if check:
+        return
     if open_browser:
-        webbrowser.open(pages[0][1])
-    web.run_app(make_app(game, delay), host=host, port=port, print=None)
+        webbrowser.open(server.addresses(f"http://{host}:{port}/")[0][1])
+    web.run_app(server.app(), host=host, port=port, print=None, shutdown_timeout=2)
+
+
+__all__ = ["HUMAN", "Limits", "PlayServer", "Roster", "serve"]

@@ -1,29 +1,37 @@
 """One game served to browsers: seats played by people (``"human"``) or agents, a secret
-token per person's seat and one for spectators, validation of every move."""
+token per person's seat, validation of every move, and the game's log in words for each
+viewer (a steal names the card only to the two seats involved)."""
 import secrets
 import threading
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+import numpy as np
+
+from .. import words as W
 from ..aec_env import raw_env
 from ..agents.registry import make_agent
 from ..core import layout as L
-from ..core.actions import N_ACTIONS, ROLL, action_name
-from .view import board_message, state_message
+from ..core.actions import DISCARD0, MARITIME0, N_ACTIONS, ROLL
+from ..core.layout import N_RES
+from .roster import HUMAN
+from .view import board_message, final_message, state_message
 
-HUMAN = "human"
+__all__ = ["HUMAN", "WebGame"]
 
 
 class WebGame:
     """A game between people and agents.  ``players``: one spec per seat, ``"human"`` for a
-    person's seat.  ``token(seat)`` is the secret in that seat's page address;
-    ``spectator_token`` opens the public view."""
+    person's seat; ``labels``: what the page calls each seat's player (the specs by
+    default); ``tokens``: given tokens of person seats (the rest are drawn).  Agents are
+    built here, so the server builds a WebGame off its event loop."""
 
     def __init__(self, players: Sequence[str], seed: int = 0, max_turns: Optional[int] = 500,
                  options: Optional[Mapping[str, Any]] = None, tokens: Optional[Mapping[int, str]] = None,
-                 spectator_token: Optional[str] = None) -> None:
+                 labels: Optional[Sequence[str]] = None) -> None:
         if not 2 <= len(players) <= 4:
             raise ValueError(f"a game has 2-4 players, got {len(players)}")
         self.players = list(players)
+        self.labels = list(labels) if labels is not None else list(players)
         self.env = raw_env(players=len(players), max_turns=max_turns, **dict(options or {}))
         self.env.reset(seed=seed)
         self.agents = {seat: make_agent(spec, seed=seed * 31 + seat)
@@ -34,25 +42,44 @@ class WebGame:
         given = dict(tokens or {})
         self.tokens = {given.get(seat) or secrets.token_urlsafe(18): seat
                        for seat, spec in enumerate(players) if spec == HUMAN}
-        self.spectator_token = spectator_token or secrets.token_urlsafe(18)
+        # one entry per move: {"turn", "seat", "roll", "lines": [lines for seat 0..n-1, public]}
         self.log: List[Dict[str, Any]] = []
         self.abandoned = False
+        self.watched = False  # an agents-only game waits until someone watches
         # agents think in a worker thread: every read or change of the env takes this lock,
         # held only for quick steps (never while an agent thinks)
         self._lock = threading.Lock()
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Build each page's messages once, so the kernels they call are compiled (or
+        loaded from numba's cache) here, off the server's event loop, not on a first click."""
+        for seat in [*range(self.n_players), None]:
+            self.board(seat)
+            self.state(seat)
+        W.trade_terms(self.true_state(), MARITIME0)
 
     # ---- who is who
+    @property
+    def n_players(self) -> int:
+        """Players in the game."""
+        return len(self.players)
+
+    @property
+    def people(self) -> List[int]:
+        """The seats people play."""
+        return sorted(self.tokens.values())
+
     def token(self, seat: int) -> str:
         """The secret token of a person's seat (its page address carries it)."""
         return next(t for t, s in self.tokens.items() if s == seat)
 
-    def seat_of(self, token: Optional[str]) -> int:
-        """The seat of a person's token, -1 for the spectator token; ValueError otherwise."""
-        if token in self.tokens:
-            return self.tokens[token]
-        if token is not None and secrets.compare_digest(token, self.spectator_token):
-            return -1
-        raise ValueError("unknown token")
+    def seat_of(self, token: Optional[str]) -> Optional[int]:
+        """The seat of a person's token; None when the token plays no seat here."""
+        for t, seat in self.tokens.items():
+            if token is not None and secrets.compare_digest(t, token):
+                return seat
+        return None
 
     # ---- the game
     @property
@@ -70,35 +97,77 @@ class WebGame:
         """Whether an agent (not a person) decides now."""
         return not self.over and self.decider in self.agents
 
-    def messages(self, seat: int) -> List[Dict[str, Any]]:
-        """The board and the state for a seat (-1: spectator)."""
+    def board(self, seat: Optional[int]) -> Dict[str, Any]:
+        """The board message for a seat (None: a spectator), with each player's label."""
         with self._lock:
-            info = self.env.infoset(self.env.possible_agents[max(seat, 0)])
-            return [board_message(info), state_message(info, self.log, spectator=seat < 0)]
+            info = self.env.infoset(self.env.possible_agents[seat or 0])
+            msg = board_message(info)
+        msg["labels"] = ["you" if p == seat else ("person" if s == HUMAN else self.labels[p])
+                         for p, s in enumerate(self.players)]
+        return msg
 
-    def state(self, seat: int) -> Dict[str, Any]:
-        """The state message for a seat (-1: spectator)."""
+    def state(self, seat: Optional[int], log_from: int = 0) -> Dict[str, Any]:
+        """The state message for a seat (None: spectator), with the log entries from
+        ``log_from`` on as that viewer may read them, and the end screen once over."""
         with self._lock:
-            info = self.env.infoset(self.env.possible_agents[max(seat, 0)])
-            return state_message(info, self.log, spectator=seat < 0)
+            info = self.env.infoset(self.env.possible_agents[seat or 0])
+            msg = state_message(info, spectator=seat is None)
+            column = self.n_players if seat is None else seat
+            msg["log_from"] = log_from
+            msg["log"] = [{"turn": e["turn"], "seat": e["seat"], "roll": e["roll"], "lines": e["lines"][column]}
+                          for e in self.log[log_from:]]
+            msg["log_size"] = len(self.log)
+            msg["final"] = final_message(self.env.game_state, self.result()) if self.over else None
+        return msg
 
-    def play(self, seat: int, action: Any) -> Optional[str]:
+    def play(self, seat: Optional[int], action: Any) -> Optional[str]:
         """A person's move: None when played, else the one-line reason it was refused
         (nothing changes then)."""
-        if self.over:
-            return "the game is over"
-        if seat < 0 or seat in self.agents:
-            return "this page does not play a seat"
-        if self.decider != seat:
-            return f"it is not your move: {self.env.possible_agents[self.decider]} decides"
+        refused = self._refusal(seat)
+        if refused:
+            return refused
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < N_ACTIONS:
-            return f"an action is an integer 0-{N_ACTIONS - 1}, got {action!r}"
+            return f"a move is an integer 0-{N_ACTIONS - 1}, got {action!r}"
         with self._lock:
             if self.decider != seat:
                 return "it is not your move any more"
             if not self.env.observe(self.env.possible_agents[seat])["action_mask"][action]:
-                return f"{action_name(action)} is not legal now"
+                return f"{W.action_words(self.env.game_state, action, seat)} is not possible now"
             self._step(seat, action)
+        return None
+
+    def discard(self, seat: Optional[int], cards: Any) -> Optional[str]:
+        """A person's whole discard at once (five counts, brick to ore): None when played,
+        else the reason it was refused (nothing changes then)."""
+        refused = self._refusal(seat)
+        if refused:
+            return refused
+        if not isinstance(cards, list) or len(cards) != N_RES or \
+                not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in cards):
+            return "a discard is five counts of cards: brick, lumber, wool, grain, ore"
+        with self._lock:
+            s = self.env.game_state
+            due = int(s[L.DISCARDS + seat])
+            if int(s[L.PHASE]) != L.PH_DISCARD or self.decider != seat or due == 0:
+                return "you have nothing to discard now"
+            if sum(cards) != due:
+                return f"discard exactly {due} cards (you chose {sum(cards)})"
+            hand = L.view(s, "hand")[seat]
+            short = [W.RESOURCE_WORDS[r] for r in range(N_RES) if cards[r] > hand[r]]
+            if short:
+                return f"you do not hold that many {', '.join(short)}"
+            for r in range(N_RES):
+                for _ in range(cards[r]):
+                    self._step(seat, DISCARD0 + r)
+        return None
+
+    def _refusal(self, seat: Optional[int]) -> Optional[str]:
+        if self.over:
+            return "the game is over"
+        if seat is None or seat in self.agents:
+            return "this page does not play a seat"
+        if self.decider != seat:
+            return f"it is not your move: {W.player_name(self.decider)} decides"
         return None
 
     def agent_step(self) -> None:
@@ -111,20 +180,26 @@ class WebGame:
         with self._lock:
             self._step(seat, int(action))
 
-    def _public_cards(self) -> List[List[int]]:
-        """Each seat's cards as every seat knows them from public events (production is public)."""
-        n = self.env.options.players
-        return L.view(self.env.game_state, "know")[L.PUBLIC, :n, :L.N_RES].tolist()
-
     def _step(self, seat: int, action: int) -> None:
-        before = self._public_cards() if action == ROLL else None
+        before = self.env.game_state.copy()
         self.env.step(action)
-        entry: Dict[str, Any] = {"seat": seat, "action": action_name(action)}
-        if before is not None:  # the dice and what each seat produced
-            after = self._public_cards()
-            entry["roll"] = int(self.env.game_state[L.LAST_ROLL])
-            entry["gains"] = [[max(0, a - b) for a, b in zip(ra, rb)] for ra, rb in zip(after, before)]
-        self.log.append(entry)
+        after = self.env.game_state
+        viewers: List[Optional[int]] = [*range(self.n_players), None]
+        self.log.append({"turn": int(before[L.TURN]), "seat": seat,
+                         "roll": [int(after[L.LAST_DIE1]), int(after[L.LAST_DIE2])] if action == ROLL else None,
+                         "action": action,
+                         "lines": [W.event_words(before, after, seat, action, v) for v in viewers]})
+
+    def executed(self) -> List[Dict[str, Any]]:
+        """Every move played so far: seat and action id (tests compare them with the
+        terms a page showed)."""
+        with self._lock:
+            return [{"seat": e["seat"], "action": e["action"]} for e in self.log]
+
+    def true_state(self) -> np.ndarray:
+        """A copy of the true state (the server's, never sent to a page before the end)."""
+        with self._lock:
+            return self.env.game_state.copy()
 
     def result(self) -> Dict[str, Any]:
         """The game's outcome and statistics: winner, VP, turns, moves, trades."""
@@ -139,38 +214,3 @@ class WebGame:
         if not self.over:
             raise ValueError("the record is available when the game is over")
         return self.env.record().to_json()
-
-
-def new_game_settings(msg: Mapping[str, Any]) -> Dict[str, Any]:
-    """Validate a page's new-game form: players (2-4 specs, "human" for people), the
-    requester's seat ``you`` (a human seat, or None to watch), ``vp_to_win`` (3-20),
-    ``domestic_trade``, ``board`` ("random" or "beginner") and ``seed`` (an int or None).
-    Returns WebGame arguments; ValueError names the problem."""
-    players = msg.get("players")
-    if not isinstance(players, list) or not 2 <= len(players) <= 4 or \
-            not all(isinstance(p, str) and p.strip() for p in players):
-        raise ValueError("players: a list of 2-4 agent specs ('human' for a person)")
-    players = [p.strip() for p in players]
-    for p in players:
-        if p != HUMAN:
-            make_agent(p)  # raises ValueError naming an unknown agent or option
-    you = msg.get("you")
-    if you is not None and (isinstance(you, bool) or not isinstance(you, int) or not 0 <= you < len(players)
-                            or players[you] != HUMAN):
-        raise ValueError("you: the number of a 'human' seat, or null to watch")
-    vp = msg.get("vp_to_win", 10)
-    if isinstance(vp, bool) or not isinstance(vp, int) or not 3 <= vp <= 20:
-        raise ValueError("vp_to_win: an integer 3-20")
-    trade = msg.get("domestic_trade", True)
-    if not isinstance(trade, bool):
-        raise ValueError("domestic_trade: true or false")
-    board = msg.get("board", "random")
-    if board not in ("random", "beginner"):
-        raise ValueError("board: 'random' or 'beginner'")
-    seed = msg.get("seed")
-    if seed is None:
-        seed = secrets.randbelow(2 ** 31)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 62:
-        raise ValueError("seed: a non-negative integer, or null for a fresh one")
-    return {"players": players, "you": you, "seed": seed,
-            "options": {"vp_to_win": vp, "domestic_trade": trade, "board": board}}

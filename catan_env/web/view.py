@@ -3,31 +3,44 @@
 Every field comes from ``InfoSet.public_state()`` (other seats' hands and development
 cards by type, the deck by type, what others know and the RNG blanked) or from the seat's
 own cards, so no message carries hidden information (tested by comparing the messages of
-two true states that differ only in it).  The board's drawing is the HTML replay's.
+two true states that differ only in it).  Once the game is over everything is public, and
+``final_message`` breaks each seat's VP down from the true state.  What a person reads
+(moves, phases) is in words (``catan_env.words``); ids stay in data fields the page sends
+back.  The board's drawing is the HTML replay's.
 """
 from typing import Any, Dict, List, Optional
 
+import numpy as np
+
+from .. import words as W
 from ..core import layout as L
-from ..core.actions import action_args, action_kind, action_name
+from ..core import actions as A
+from ..core.actions import DISCARD0, action_args, action_kind
 from ..core.topology import EDGE_VERTICES, HEX_XY, VERTEX_XY
-from ..html_replay import _px, _static_board
+from ..html_replay import _px, _static_board, board_viewbox
 from ..infoset import InfoSet
-from ..render import PLAYER_COLOURS, PLAYER_NAMES
+from ..render import PLAYER_COLOURS
 
 RESOURCES = ("brick", "lumber", "wool", "grain", "ore")
-DEV_CARDS = ("knight", "victory point", "road building", "year of plenty", "monopoly")
+DEV_CARDS = ("Knight", "Victory Point", "Road Building", "Year of Plenty", "Monopoly")
+# what the end screen's breakdown and statistics are called on the page
+VP_PARTS = (("settlements", "settlements"), ("cities", "cities (2 VP each)"),
+            ("longest_road", "longest road"), ("largest_army", "largest army"),
+            ("vp_cards", "VP cards"), ("total", "total"))
 
 
 def board_message(info: InfoSet) -> Dict[str, Any]:
     """The static board (SVG of hexes, numbers and harbours) and the clickable geometry."""
     s = info.public_state()
     n = info.n_players
-    return {"type": "board", "svg": _static_board(s),
+    return {"type": "board", "svg": _static_board(s), "viewbox": board_viewbox(s),
             "vertices": [_px(*VERTEX_XY[v]) for v in range(len(VERTEX_XY))],
             "edges": [[int(a), int(b)] for a, b in EDGE_VERTICES],
             "hexes": [_px(*HEX_XY[h]) for h in range(len(HEX_XY))],
             "colours": [f"rgb({c[0]},{c[1]},{c[2]})" for c in PLAYER_COLOURS[:n]],
-            "names": list(PLAYER_NAMES[:n]), "resources": list(RESOURCES), "dev_cards": list(DEV_CARDS)}
+            "names": [W.player_name(p) for p in range(n)],
+            "resources": list(RESOURCES), "dev_cards": list(DEV_CARDS),
+            "vp_parts": [list(p) for p in VP_PARTS]}
 
 
 def _target(action: int) -> Optional[List[Any]]:
@@ -42,7 +55,25 @@ def _target(action: int) -> Optional[List[Any]]:
     return None
 
 
-def state_message(info: InfoSet, log: List[Dict[str, Any]], spectator: bool = False) -> Dict[str, Any]:
+def legal_moves(info: InfoSet) -> List[Dict[str, Any]]:
+    """The seat's legal moves: id (sent back), words (shown), kind and board target
+    (grouping), and for trades the terms that execute."""
+    view = info.view
+    moves = []
+    for a in info.legal_actions():
+        a = int(a)
+        move = {"id": a, "words": W.action_words(view, a, info.seat), "kind": action_kind(a),
+                "target": _target(a)}
+        terms = W.trade_terms(view, a)
+        if terms is not None:
+            move["terms"] = terms
+        if action_kind(a) == "DISCARD":
+            move["resource"] = a - DISCARD0
+        moves.append(move)
+    return moves
+
+
+def state_message(info: InfoSet, spectator: bool = False) -> Dict[str, Any]:
     """One seat's view now: pieces, every player's public state, the seat's own cards and
     legal moves (a spectator gets the public part only)."""
     s = info.public_state()
@@ -51,30 +82,81 @@ def state_message(info: InfoSet, log: List[Dict[str, Any]], spectator: bool = Fa
     players = [{"vp": int(s[L.PUBLIC_VP + p]), "cards": hand_sizes[p], "devs": dev_counts[p],
                 "knights": int(s[L.KNIGHTS + p]), "road": int(s[L.ROAD_LEN + p]),
                 "longest_road": int(s[L.LR_HOLDER]) == p, "largest_army": int(s[L.LA_HOLDER]) == p,
+                "discards": int(s[L.DISCARDS + p]),
                 "pieces_left": [int(s[L.ROADS_LEFT + p]), int(s[L.SETTLEMENTS_LEFT + p]),
                                 int(s[L.CITIES_LEFT + p])]} for p in range(n)]
+    viewer = None if spectator else info.seat
     msg: Dict[str, Any] = {
-        "type": "state", "seat": None if spectator else info.seat, "phase": info.phase,
+        "type": "state", "seat": viewer, "phase": W.phase_words(s, viewer),
         "decider": info.decider, "turn": int(s[L.TURN]), "turn_player": int(s[L.TURN_PLAYER]),
-        "roll": int(s[L.LAST_ROLL]), "robber": int(s[L.ROBBER]), "winner": int(s[L.WINNER]),
+        "roll": int(s[L.LAST_ROLL]), "dice": [int(s[L.LAST_DIE1]), int(s[L.LAST_DIE2])],
+        "robber": int(s[L.ROBBER]), "winner": int(s[L.WINNER]),
         "v_owner": L.view(s, "v_owner").tolist(), "v_level": L.view(s, "v_level").tolist(),
         "e_owner": L.view(s, "e_owner").tolist(), "players": players,
-        "bank": [int(x) for x in info.bank()], "deck": info.deck_size(), "log": log[-200:],
-        "offer": _offer(s), "hand": None, "dev_hand": None, "dev_new": None, "legal": []}
+        "bank": [int(x) for x in info.bank()], "deck": info.deck_size(),
+        "offer": _offer(s, viewer), "hand": None, "dev_hand": None, "dev_new": None, "legal": []}
     if not spectator:
         dev, new = info.dev_cards()
         msg.update(hand=[int(x) for x in info.hand()], dev_hand=[int(x) for x in dev],
-                   dev_new=[int(x) for x in new],
-                   legal=[{"id": int(a), "name": action_name(int(a)), "kind": action_kind(int(a)),
-                           "target": _target(int(a))} for a in info.legal_actions()])
+                   dev_new=[int(x) for x in new], legal=legal_moves(info))
     return msg
 
 
-def _offer(s: Any) -> Optional[Dict[str, Any]]:
-    """The domestic offer on the table (public), in the proposer's terms."""
+def _offer(s: np.ndarray, viewer: Optional[int]) -> Optional[Dict[str, Any]]:
+    """The domestic offer on the table (public), in words: the proposer's terms and each
+    partner's answer, a counter with the terms it would execute for the proposer."""
     if int(s[L.PHASE]) not in (L.PH_TRADE_RESPONSE, L.PH_TRADE_CONFIRM):
         return None
-    return {"proposer": int(s[L.TURN_PLAYER]),
-            "give": [int(s[L.TRADE_GIVE_N]), RESOURCES[int(s[L.TRADE_GIVE_RES])]],
-            "get": [int(s[L.TRADE_GET_N]), RESOURCES[int(s[L.TRADE_GET_RES])]],
-            "answers": [int(x) for x in L.view(s, "trade_resp")[:int(s[L.OPT_PLAYERS])]]}
+    proposer = int(s[L.TURN_PLAYER])
+    give = W.cards_words(int(s[L.TRADE_GIVE_N]), int(s[L.TRADE_GIVE_RES]))
+    get = W.cards_words(int(s[L.TRADE_GET_N]), int(s[L.TRADE_GET_RES]))
+    who = W.player_name(proposer, viewer, capital=True)
+    verb = "offer" if proposer == viewer else "offers"
+    answers = []
+    for p in range(int(s[L.OPT_PLAYERS])):
+        if p != proposer:
+            answers.append({"seat": p, "words": _answer(s, p, proposer, viewer)})
+    return {"proposer": proposer, "words": f"{who} {verb} {give} for {get}", "answers": answers}
+
+
+def _answer(s: np.ndarray, p: int, proposer: int, viewer: Optional[int]) -> str:
+    """One partner's answer to the offer on the table, in words."""
+    code = int(s[L.TRADE_RESP + p])
+    name = W.player_name(p, viewer, capital=True)
+    you = p == viewer
+    if code == L.RESP_NOT_ASKED:
+        return f"{name}: not asked yet"
+    if code == L.RESP_PENDING:
+        return f"{name}: {'your answer is awaited' if you else 'thinking'}"
+    if code == L.RESP_REJECT:
+        return f"{name} {'decline' if you else 'declines'}"
+    if code == L.RESP_ACCEPT:
+        return f"{name} {'accept' if you else 'accepts'}"
+    m = code - L.RESP_COUNTER  # the partner's frame: it gives MENU_GIVE and gets MENU_GET
+    gives = W.cards_words(int(A.MENU_GIVE_N[m]), int(A.MENU_GIVE_RES[m]))
+    gets = W.cards_words(int(A.MENU_GET_N[m]), int(A.MENU_GET_RES[m]))
+    whom = W.player_name(proposer, viewer)
+    return f"{name} {'counter' if you else 'counters'}: {whom} would give {gets} and get {gives}"
+
+
+def final_message(state: np.ndarray, stats: Dict[str, Any]) -> Dict[str, Any]:
+    """The end screen, from the true state (everything is public once the game is over):
+    each seat's VP broken down, and the game's statistics, labelled."""
+    n = int(state[L.OPT_PLAYERS])
+    owner, level = L.view(state, "v_owner"), L.view(state, "v_level")
+    rows = []
+    for p in range(n):
+        settlements = int(np.sum((owner == p) & (level == 1)))
+        cities = int(np.sum((owner == p) & (level == 2)))
+        lr = 2 if int(state[L.LR_HOLDER]) == p else 0
+        la = 2 if int(state[L.LA_HOLDER]) == p else 0
+        total = int(stats["vp"][p])
+        rows.append({"settlements": settlements, "cities": 2 * cities, "longest_road": lr,
+                     "largest_army": la, "vp_cards": total - settlements - 2 * cities - lr - la,
+                     "total": total})
+    table = [("turns", stats["turns"]), ("moves", stats["moves"])]
+    per_seat = [("domestic offers made", stats["offers"]), ("domestic trades", stats["trades"]),
+                ("trades with the bank", stats["maritime"])]
+    return {"winner": int(stats["winner"]), "vp": rows, "abandoned": bool(stats["abandoned"]),
+            "game": [[label, int(v)] for label, v in table],
+            "per_seat": [[label, [int(x) for x in v]] for label, v in per_seat]}

@@ -1,42 +1,71 @@
 // The page of one seat (or a spectator): draws what the server sends, sends clicks back.
+// Everything a person reads comes from the server in words; ids only travel back.
 "use strict";
 const token = new URLSearchParams(location.search).get("token") || "";
 const SVG = "http://www.w3.org/2000/svg";
+const DICE = ["", "\u2680", "\u2681", "\u2682", "\u2683", "\u2684", "\u2685"];
 const $ = (id) => document.getElementById(id);
-let board = null, state = null, version = 0;
-const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws?token=${encodeURIComponent(token)}`);
+let board = null, state = null, version = 0, lastSeq = 0, ws = null, retry = 0;
+let logEntries = [];  // the whole game's log, as this page may read it
 
-function send(msg) { ws.send(JSON.stringify(msg)); }
-function act(id) { $("error").textContent = ""; send({type: "act", action: id}); }
-function el(tag, attrs, parent) {
+function connect() {
+  ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws?token=${encodeURIComponent(token)}`);
+  ws.onmessage = (ev) => receive(JSON.parse(ev.data));
+  ws.onopen = () => { retry = 0; };
+  ws.onclose = () => {  // a dropped connection: come back (the seat waits for us a while)
+    $("status").textContent = "connection lost: reconnecting...";
+    if (!state || !state.final) setTimeout(connect, Math.min(10000, 500 * 2 ** retry++));
+  };
+}
+
+function send(msg) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg)); }
+function act(id) { $("error").textContent = ""; $("choose").innerHTML = ""; send({type: "act", action: id}); }
+function svgEl(tag, attrs, parent) {
   const e = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   if (parent) parent.appendChild(e);
   return e;
 }
-function button(label, id, parent) {
-  const b = document.createElement("button");
-  b.textContent = label; b.dataset.action = id;
-  b.onclick = () => act(id);
-  parent.appendChild(b);
+function html(tag, attrs, parent, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+function moveButton(move, parent, label) {
+  const b = html("button", {"data-action": move.id}, parent, label || move.words);
+  if (move.terms) b.dataset.terms = JSON.stringify(move.terms);
+  b.onclick = () => act(move.id);
   return b;
 }
+function name(seat) { return seat === state.seat ? "you" : board.names[seat]; }
+function swatch(seat) { return `<span class="swatch" style="background:${board.colours[seat]}"></span>`; }
 
+// ---- the board: pieces with dark outlines (white stays visible), hollow rings for legal spots
 function drawPieces() {
   const g = $("pieces"); g.innerHTML = "";
   state.e_owner.forEach((o, e) => {
     if (o < 0) return;
     const [a, b] = board.edges[e], [x1, y1] = board.vertices[a], [x2, y2] = board.vertices[b];
-    el("line", {x1, y1, x2, y2, stroke: board.colours[o], "stroke-width": 6, "stroke-linecap": "round"}, g);
+    svgEl("line", {x1, y1, x2, y2, stroke: "#111", "stroke-width": 9, "stroke-linecap": "round"}, g);
+    svgEl("line", {x1, y1, x2, y2, stroke: board.colours[o], "stroke-width": 6, "stroke-linecap": "round"}, g);
   });
   state.v_owner.forEach((o, v) => {
     if (o < 0) return;
     const [x, y] = board.vertices[v];
-    if (state.v_level[v] >= 2) el("rect", {x: x - 8, y: y - 8, width: 16, height: 16, fill: board.colours[o], stroke: "#000"}, g);
-    else el("circle", {cx: x, cy: y, r: 7, fill: board.colours[o], stroke: "#000"}, g);
+    const pts = state.v_level[v] >= 2 ?  // a city: a house with a tower
+      [[-11, 9], [11, 9], [11, -3], [2, -3], [2, -9], [-4, -14], [-11, -9]] :
+      [[-8, 8], [8, 8], [8, -3], [0, -10], [-8, -3]];
+    svgEl("polygon", {points: pts.map(([dx, dy]) => `${x + dx},${y + dy}`).join(" "), fill: board.colours[o],
+                      stroke: "#111", "stroke-width": 2, class: "piece"}, g);
   });
   const [rx, ry] = board.hexes[state.robber];
-  el("circle", {cx: rx + 18, cy: ry - 14, r: 8, fill: "#222", stroke: "#fff", id: "robber"}, g);
+  const robber = svgEl("g", {id: "robber", transform: `translate(${rx + 28},${ry - 4})`}, g);
+  svgEl("ellipse", {cx: 0, cy: 10, rx: 9, ry: 4, fill: "#222"}, robber);
+  svgEl("path", {d: "M-7,10 Q-8,-2 0,-4 Q8,-2 7,10 Z", fill: "#333", stroke: "#eee", "stroke-width": 1.5}, robber);
+  svgEl("circle", {cx: 0, cy: -8, r: 5, fill: "#333", stroke: "#eee", "stroke-width": 1.5}, robber);
+  svgEl("title", {}, robber).textContent = "the robber";
 }
 
 function drawTargets() {
@@ -45,144 +74,276 @@ function drawTargets() {
   for (const a of state.legal) {
     if (!a.target) continue;
     const key = a.target[0] + a.target[1];
-    if (!byTarget.has(key)) byTarget.set(key, {target: a.target, actions: []});
-    byTarget.get(key).actions.push(a);
+    if (!byTarget.has(key)) byTarget.set(key, {target: a.target, moves: []});
+    byTarget.get(key).moves.push(a);
   }
-  for (const [key, {target, actions}] of byTarget) {
+  for (const [key, {target, moves}] of byTarget) {
     const [kind, i] = target;
     let t;
-    if (kind === "e") {  // the road's place highlighted, clicked at its middle
+    if (kind === "e") {  // the road's place, clicked anywhere along it
       const [a, b] = board.edges[i], [x1, y1] = board.vertices[a], [x2, y2] = board.vertices[b];
-      el("line", {x1, y1, x2, y2, class: "edge-line"}, g);
-      t = el("circle", {cx: (x1 + x2) / 2, cy: (y1 + y2) / 2, r: 7, class: "target edge-target"}, g);
-    } else {
-      const [x, y] = kind === "v" ? board.vertices[i] : board.hexes[i];
-      t = el("circle", {cx: x, cy: y, r: kind === "v" ? 9 : 20, class: "target"}, g);
+      t = svgEl("line", {x1, y1, x2, y2, class: "target edge-target"}, g);
+    } else if (kind === "v") {
+      const [x, y] = board.vertices[i];
+      t = svgEl("circle", {cx: x, cy: y, r: 10, class: "target"}, g);
+    } else {  // a hex: a ring around the number token, never over it
+      const [x, y] = board.hexes[i];
+      t = svgEl("circle", {cx: x, cy: y, r: 34, class: "target hex-target"}, g);
     }
     t.dataset.target = key;
-    t.dataset.actions = actions.map((a) => a.id).join(",");
-    const title = el("title", {}, t); title.textContent = actions.map((a) => a.name).join(" / ");
+    t.dataset.actions = moves.map((a) => a.id).join(",");
+    svgEl("title", {}, t).textContent = moves.map((a) => a.words).join(" / ");
     t.onclick = () => {
-      if (actions.length === 1) { act(actions[0].id); return; }
-      const box = $("actions"); box.innerHTML = "<div>choose:</div>";
-      for (const a of actions) button(a.name, a.id, box);
+      if (moves.length === 1) { act(moves[0].id); return; }
+      const box = $("choose"); box.innerHTML = "";
+      html("div", {class: "hint"}, box, "Choose:");
+      for (const a of moves) moveButton(a, box);
     };
   }
 }
 
+// ---- the moves that are not on the board: buttons and panels, all in words
+function tradePanel(box, title, moves, verb) {
+  // pick what you give, then what you get, among the legal trades only
+  const panel = html("div", {class: "panel", "data-kind": moves[0].kind}, box);
+  html("div", {class: "panel-title"}, panel, title);
+  const text = (t) => `${t[0]} ${t[1]}`;
+  const gives = [...new Set(moves.map((m) => text(m.terms.give)))];
+  const giveSel = html("select", {"aria-label": "you give"}, html("label", {}, panel, "you give "));
+  for (const g of gives) html("option", {value: g}, giveSel, g);
+  const getSel = html("select", {"aria-label": "you get"}, html("label", {}, panel, " you get "));
+  const go = html("button", {}, panel, verb);
+  const choice = () => moves.find((m) => text(m.terms.give) === giveSel.value && text(m.terms.get) === getSel.value);
+  const fillGets = () => {
+    getSel.innerHTML = "";
+    for (const m of moves.filter((m) => text(m.terms.give) === giveSel.value)) html("option", {value: text(m.terms.get)}, getSel, text(m.terms.get));
+    update();
+  };
+  const update = () => {
+    const m = choice();
+    go.dataset.action = m.id; go.dataset.terms = JSON.stringify(m.terms); go.title = m.words;
+  };
+  giveSel.onchange = fillGets; getSel.onchange = update;
+  go.onclick = () => act(choice().id);
+  fillGets();
+}
+
+function discardPanel(box) {
+  const due = state.players[state.seat].discards;
+  const panel = html("div", {class: "panel", id: "discard"}, box);
+  html("div", {class: "panel-title"}, panel, `Discard ${due} cards (half your hand, rounded down): choose them all at once`);
+  const counts = [0, 0, 0, 0, 0];
+  // a first suggestion: from the resources you hold most of
+  const hand = state.hand.slice();
+  for (let k = 0; k < due; k++) { const r = hand.indexOf(Math.max(...hand)); hand[r]--; counts[r]++; }
+  const inputs = board.resources.map((res, r) => {
+    const label = html("label", {class: "count"}, panel, `${res} `);
+    const input = html("input", {type: "number", min: 0, max: state.hand[r], value: counts[r], name: res}, label);
+    input.oninput = () => refresh();
+    return input;
+  });
+  const go = html("button", {"data-discard": "1"}, panel, "");
+  const chosen = () => inputs.map((i) => parseInt(i.value || "0", 10));
+  const refresh = () => {
+    const n = chosen().reduce((a, b) => a + b, 0);
+    go.textContent = n === due ? `Discard ${chosen().map((k, r) => k ? `${k} ${board.resources[r]}` : "").filter(Boolean).join(", ")}` : `choose ${due} cards (${n} chosen)`;
+    go.disabled = n !== due;
+  };
+  go.onclick = () => { $("error").textContent = ""; send({type: "discard", cards: chosen()}); };
+  refresh();
+}
+
 function drawActions() {
   const box = $("actions"); box.innerHTML = "";
-  const groups = new Map();
+  if (!state.legal.length) return;
+  html("div", {class: "panel-title"}, box, "Your move:");
+  const byKind = new Map();
   for (const a of state.legal) {
     if (a.target) continue;
-    if (!groups.has(a.kind)) groups.set(a.kind, []);
-    groups.get(a.kind).push(a);
+    if (!byKind.has(a.kind)) byKind.set(a.kind, []);
+    byKind.get(a.kind).push(a);
   }
-  for (const [kind, list] of groups) {
-    if (list.length <= 3) { for (const a of list) button(a.name, a.id, box); continue; }
-    const d = document.createElement("details");
-    d.innerHTML = `<summary>${kind} (${list.length})</summary>`;
-    d.dataset.kind = kind;
-    for (const a of list) button(a.name, a.id, d);
-    box.appendChild(d);
+  const take = (kind) => { const list = byKind.get(kind) || []; byKind.delete(kind); return list; };
+  if (byKind.has("DISCARD")) { take("DISCARD"); discardPanel(box); }
+  const offers = take("TRADE_OFFER"), counters = take("TRADE_COUNTER"), maritime = take("MARITIME_TRADE");
+  const buttons = html("div", {class: "buttons"}, box);
+  for (const kind of ["ROLL", "TRADE_ACCEPT", "TRADE_CONFIRM", "TRADE_REJECT", "TRADE_CANCEL", "BUY_DEV",
+                      "PLAY_KNIGHT", "PLAY_ROAD_BUILDING", "PLAY_MONOPOLY", "PLAY_YEAR_OF_PLENTY"]) {
+    const list = take(kind);
+    if (list.length > 6) {
+      const d = html("details", {"data-kind": kind}, buttons);
+      html("summary", {}, d, list[0].words.split(":")[0]);
+      for (const a of list) moveButton(a, d);
+    } else for (const a of list) moveButton(a, buttons);
   }
+  if (offers.length) tradePanel(box, "Offer a trade to the other players", offers, "Offer");
+  if (counters.length) tradePanel(box, "Or counter with other terms", counters, "Counter");
+  if (maritime.length) tradePanel(box, "Trade with the bank (or a harbour)", maritime, "Trade");
+  for (const [, list] of byKind) for (const a of list) if (a.kind !== "END_TURN") moveButton(a, buttons);
+  for (const a of take("END_TURN")) moveButton(a, html("div", {class: "buttons"}, box));
 }
 
+// ---- the side: status, players, bank, own cards, offer, log
 function drawSide() {
-  const you = state.seat;
-  const who = board.names[state.decider];
-  $("status").textContent = state.result ? "game over" :
-    `turn ${state.turn}, ${state.phase}` + (state.roll ? `, last roll ${state.roll}` : "") +
-    (state.seat !== null && state.decider === you ? " | your move" : ` | ${who} to move`);
+  const n = state.players.length;
+  $("status").innerHTML = "";
+  html("span", {class: "turn"}, $("status"), state.turn ? `Turn ${state.turn}` : "Set-up");
+  html("span", {}, $("status"), ` \u2014 ${state.phase}`);
+  $("dice").textContent = state.roll ? `${DICE[state.dice[0]]}${DICE[state.dice[1]]} ${state.roll}` : "";
   const body = $("players").querySelector("tbody"); body.innerHTML = "";
   state.players.forEach((p, i) => {
-    const tr = document.createElement("tr");
-    const marks = (p.longest_road ? " LR" : "") + (p.largest_army ? " LA" : "");
-    tr.innerHTML = `<td><span style="color:${board.colours[i]}">&#9632;</span> ${board.names[i]}${marks}</td>` +
-      `<td>${p.vp}</td><td>${p.cards}</td><td>${p.devs}</td><td>${p.knights}</td><td>${p.road}</td>`;
-    body.appendChild(tr);
+    const tr = html("tr", {class: (i === state.decider ? "deciding " : "") + (i === state.seat ? "me" : "")}, body);
+    const badges = (p.longest_road ? ' <span class="badge" title="longest road (2 VP)">road</span>' : "") +
+      (p.largest_army ? ' <span class="badge" title="largest army (2 VP)">army</span>' : "");
+    const vp = state.final ? state.final.vp[i].total : p.vp;
+    tr.innerHTML = `<td>${swatch(i)} ${board.names[i]} <span class="label">(${board.labels[i]})</span>${badges}</td>` +
+      `<td>${vp}</td><td>${p.cards}</td><td>${p.devs}</td><td>${p.knights}</td><td>${p.road}</td>` +
+      `<td title="roads, settlements, cities">${p.pieces_left.join(" / ")}</td>`;
   });
-  $("mine").textContent = state.hand ?
-    "your hand: " + board.resources.map((r, k) => `${r} ${state.hand[k]}`).join(", ") +
-    " | dev cards: " + board.dev_cards.map((c, k) => `${c} ${state.dev_hand[k]}`).join(", ") : "spectating";
-  $("offer").textContent = state.offer ?
-    `offer by ${board.names[state.offer.proposer]}: ${state.offer.give[0]} ${state.offer.give[1]} for ${state.offer.get[0]} ${state.offer.get[1]}` : "";
-  const log = $("log"); log.innerHTML = "";
-  for (const m of state.log.slice(-60)) {
-    const li = document.createElement("li");
-    let text = `${board.names[m.seat]}: ${m.action}`;
-    if (m.roll) {  // the dice and each seat's production
-      const got = (m.gains || []).map((g, i) => {
-        const cards = g.map((k, r) => k ? `${k} ${board.resources[r]}` : "").filter(Boolean).join(", ");
-        return cards ? `${board.names[i]} +${cards}` : "";
-      }).filter(Boolean).join("; ");
-      text += ` = ${m.roll}` + (got ? ` (${got})` : "");
+  $("bank").textContent = "Bank: " + board.resources.map((r, k) => `${state.bank[k]} ${r}`).join(", ") +
+    ` \u2014 development cards left: ${state.deck}`;
+  const mine = $("mine"); mine.innerHTML = "";
+  if (state.hand) {
+    html("span", {class: "panel-title"}, mine, "Your cards: ");
+    board.resources.forEach((r, k) => html("span", {class: `card res-${r}`, title: r}, mine, `${state.hand[k]} ${r}`));
+    const devs = board.dev_cards.map((c, k) => [c, state.dev_hand[k], state.dev_new[k]]).filter(([, k]) => k > 0);
+    html("div", {}, mine, devs.length ? "" : "No development cards.");
+    for (const [c, k, fresh] of devs) {
+      html("span", {class: "card dev" + (fresh ? " new" : ""), title: fresh ? "bought this turn: playable from your next turn" : ""},
+           mine, `${k} ${c}` + (fresh ? ` (${fresh} new this turn)` : ""));
     }
-    li.textContent = text;
-    log.appendChild(li);
+  } else mine.textContent = state.role === "host" ? "You are watching (host)." : "You are watching.";
+  const offer = $("offer"); offer.innerHTML = "";
+  if (state.offer) {
+    html("div", {class: "panel-title"}, offer, state.offer.words);
+    const ul = html("ul", {}, offer);
+    for (const a of state.offer.answers) html("li", {}, ul).innerHTML = `${swatch(a.seat)} ${escape(a.words)}`;
   }
-  log.scrollTop = log.scrollHeight;
+  drawLog();
   $("pause").textContent = state.paused ? "resume" : "pause";
-  const res = $("result");
-  if (state.result) {
-    const r = state.result;
-    res.innerHTML = (r.abandoned ? "game abandoned" : r.winner >= 0 ? `winner: ${board.names[r.winner]}` : "no winner (turn cap)") +
-      ` | VP ${r.vp.join(" / ")} | ${r.turns} turns, ${r.moves} moves | domestic trades ${r.trades.join(" / ")},` +
-      ` offers ${r.offers.join(" / ")}, maritime ${r.maritime.join(" / ")} | <a id="record" href="record.json?token=${encodeURIComponent(token)}" download="catan-game.json">download the record</a>`;
-    res.dataset.winner = r.winner;
-  } else res.innerHTML = "";
+  $("controls").hidden = state.role === "watcher";
+  $("newgame").hidden = state.role !== "host";
+  $("newform").querySelector("button[type=submit]").disabled = !state.can_start;
+  drawEnd();
 }
 
-// the new-game form: one spec per seat ("human" for a person), your seat, rules, board, seed
+function escape(text) { const d = document.createElement("div"); d.textContent = text; return d.innerHTML; }
+
+function drawLog() {
+  const log = $("log"); log.innerHTML = "";
+  let turn = null;
+  for (const e of logEntries) {
+    if (!e) continue;
+    if (e.turn !== turn) {
+      turn = e.turn;
+      html("li", {class: "sep"}, log, turn ? `Turn ${turn} \u2014 ${board.names[e.seat]}` : "Set-up");
+    }
+    for (const line of e.lines) {
+      const li = html("li", {class: /\byou\b/i.test(line) ? "private" : ""}, log);
+      li.innerHTML = `${swatch(e.seat)} ${escape(line)}`;
+    }
+  }
+  log.scrollTop = log.scrollHeight;
+}
+
+function drawEnd() {
+  const res = $("result");
+  if (!state.final) { res.innerHTML = ""; delete res.dataset.winner; return; }
+  const f = state.final;
+  res.innerHTML = "";
+  res.dataset.winner = f.winner;
+  html("h2", {}, res, f.abandoned ? "The game was abandoned" :
+       f.winner >= 0 ? `${board.names[f.winner]} wins with ${f.vp[f.winner].total} victory points` : "No winner: the turn limit was reached");
+  const t = html("table", {id: "breakdown"}, res);
+  const head = html("tr", {}, html("thead", {}, t));
+  html("th", {}, head, "victory points");
+  board.names.slice(0, f.vp.length).forEach((nm, i) => { html("th", {}, head).innerHTML = `${swatch(i)} ${nm}`; });
+  const tb = html("tbody", {}, t);
+  for (const [key, label] of board.vp_parts) {
+    const tr = html("tr", {class: key === "total" ? "total" : ""}, tb);
+    html("td", {}, tr, label);
+    for (const row of f.vp) html("td", {}, tr, String(row[key]));
+  }
+  for (const [label, values] of f.per_seat) {
+    const tr = html("tr", {}, tb);
+    html("td", {}, tr, label);
+    for (const v of values) html("td", {}, tr, String(v));
+  }
+  html("p", {}, res, f.game.map(([label, v]) => `${label}: ${v}`).join(", "));
+  const a = html("a", {id: "record", href: `record.json?token=${encodeURIComponent(token)}`, download: "catan-game.json"},
+                 res, "Download the game's record");
+  html("span", {}, res, " (replay it with catan-render game.json --html game.html)");
+  void a;
+}
+
+// ---- the new-game form (the host's page): seats chosen among the server's agents by name
 function seatInputs() {
   const form = $("newform"), n = parseInt(form.n.value, 10), box = $("seats");
-  const specs = board && board.players_specs ? board.players_specs : ["human", "pretrained", "jsettlers", "jsettlers"];
-  const old = [...box.querySelectorAll("input")].map((i) => i.value);
+  const old = [...box.querySelectorAll("select")].map((s) => s.value);
   box.innerHTML = "";
   for (let i = 0; i < n; i++) {
-    const label = document.createElement("label");
-    label.innerHTML = `seat ${i} <input name="seat${i}" value="${old[i] || specs[i] || "random"}">`;
-    box.appendChild(label);
+    const label = html("label", {}, box, `seat ${i + 1} (${board ? board.names[i] || "" : ""}) `);
+    const sel = html("select", {name: `seat${i}`}, label);
+    html("option", {value: "human"}, sel, "a person");
+    for (const a of (board && board.agents) || []) html("option", {value: a.name}, sel, a.label);
+    sel.value = old[i] || (i === 0 ? "human" : "jsettlers");
+    sel.onchange = youOptions;
   }
-  form.you.innerHTML = '<option value="">watch</option>' +
-    [...Array(n).keys()].map((i) => `<option value="${i}">${i}</option>`).join("");
-  const firstHuman = [...Array(n).keys()].find((i) => box.querySelectorAll("input")[i].value.trim() === "human");
-  form.you.value = firstHuman === undefined ? "" : String(firstHuman);
+  youOptions();
+}
+function youOptions() {
+  const form = $("newform"), n = parseInt(form.n.value, 10);
+  const humans = [...Array(n).keys()].filter((i) => form[`seat${i}`].value === "human");
+  form.you.innerHTML = '<option value="">watch</option>' + humans.map((i) => `<option value="${i}">seat ${i + 1}</option>`).join("");
+  form.you.value = humans.length ? String(humans[0]) : "";
 }
 $("newform").n.onchange = seatInputs;
 $("newform").onsubmit = (e) => {
   e.preventDefault();
   const form = $("newform"), n = parseInt(form.n.value, 10);
-  send({type: "new_game", players: [...Array(n).keys()].map((i) => form[`seat${i}`].value.trim()),
+  send({type: "new_game", players: [...Array(n).keys()].map((i) => form[`seat${i}`].value),
         you: form.you.value === "" ? null : parseInt(form.you.value, 10),
         vp_to_win: parseInt(form.vp.value, 10), domestic_trade: form.trade.checked, board: form.board.value,
         seed: form.seed.value === "" ? null : parseInt(form.seed.value, 10)});
 };
 
-ws.onmessage = (ev) => {
-  const msg = JSON.parse(ev.data);
+function receive(msg) {
   if (msg.type === "board") {
-    board = msg; $("static").innerHTML = msg.svg;
-    if (!$("seats").children.length) seatInputs();
+    board = msg; logEntries = []; lastSeq = 0; state = null;
+    $("board").setAttribute("viewBox", msg.viewbox);
+    $("static").innerHTML = msg.svg; $("chart").innerHTML = ""; $("choose").innerHTML = "";
+    seatInputs();
     return;
   }
   if (msg.type === "new_game") {
-    $("pages").innerHTML = Object.entries(msg.pages).map(([seat, path]) =>
-      `<div>seat ${seat}: <a href="${path}">${location.origin}${path}</a></div>`).join("");
+    const box = $("pages"); box.innerHTML = "";
+    for (const [seat, path] of Object.entries(msg.pages)) {
+      const d = html("div", {}, box, `Send seat ${Number(seat) + 1} this address: `);
+      html("a", {href: path}, d, location.origin + path);
+    }
     return;
   }
   if (msg.type === "error") { $("error").textContent = msg.reason; return; }
+  if (msg.type === "win_chart") {
+    $("chart").innerHTML = msg.svg ? "<h3>Each player's chance to win, as the win-probability network saw it from their own seat</h3>" + msg.svg
+                                   : `<p>${escape(msg.error)}</p>`;
+    return;
+  }
   if (msg.type === "state" && board) {
+    msg.log.forEach((e, i) => { logEntries[msg.log_from + i] = e; });  // merged by place
+    if (msg.seq < lastSeq) return;  // an older state that arrived late
+    lastSeq = msg.seq;
     state = msg;
-    $("error").textContent = "";
     drawPieces(); drawTargets(); drawActions(); drawSide();
+    if (!state.legal.some((a) => a.target)) $("choose").innerHTML = "";
     document.body.dataset.turn = state.turn;
-    document.body.dataset.over = state.result ? "1" : "0";
+    document.body.dataset.over = state.final ? "1" : "0";
     document.body.dataset.yourMove = state.seat !== null && state.decider === state.seat && state.legal.length ? "1" : "0";
     document.body.dataset.version = ++version;
   }
-};
-ws.onclose = () => { $("status").textContent += " (disconnected)"; };
+}
+
 $("speed").onchange = (e) => send({type: "speed", delay: parseFloat(e.target.value)});
 $("pause").onclick = () => send({type: "pause", paused: !(state && state.paused)});
 $("step").onclick = () => send({type: "step"});
+connect();
