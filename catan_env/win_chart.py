@@ -85,9 +85,9 @@ def win_timeline(record: RecordLike, network: Any = None, threshold: float = SWI
     n = chances.shape[1]
     # a finished game is decided: 1 or 0, as the search's leaves score it (the network
     # never saw finished positions and may misjudge them)
-    for i in np.flatnonzero((states[:, L.PHASE] == L.PH_GAME_OVER) & (states[:, L.WINNER] >= 0)):
-        chances[i] = 0.0
-        chances[i, int(states[i, L.WINNER])] = 1.0
+    for j in np.flatnonzero((states[:, L.PHASE] == L.PH_GAME_OVER) & (states[:, L.WINNER] >= 0)).tolist():
+        chances[j] = 0.0
+        chances[j, int(states[j, L.WINNER])] = 1.0
     swings = []
     for i in find_swings(chances, threshold, top):
         before, after = chances[i - 1], chances[i]

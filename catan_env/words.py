@@ -27,6 +27,9 @@ RESOURCE_WORDS = L.RESOURCE_NAMES  # brick, lumber, wool, grain, ore
 DEV_CARD_WORDS = {L.KNIGHT: "a Knight", L.VICTORY_POINT: "a Victory Point card",
                   L.ROAD_BUILDING: "a Road Building card", L.YEAR_OF_PLENTY: "a Year of Plenty card",
                   L.MONOPOLY: "a Monopoly card"}
+DEV_CARD_NAMES = tuple(name for _, name in sorted({   # by type, for cards and tables
+    L.KNIGHT: "Knight", L.VICTORY_POINT: "Victory Point", L.ROAD_BUILDING: "Road Building",
+    L.YEAR_OF_PLENTY: "Year of Plenty", L.MONOPOLY: "Monopoly"}.items()))
 Cards = Tuple[int, int]  # (count, resource)
 
 
@@ -388,7 +391,10 @@ def phase_words(state: np.ndarray, viewer: Optional[int] = None) -> str:
     name = player_name(d, viewer, capital=True)
     if ph == L.PH_GAME_OVER:
         w = int(s[L.WINNER])
-        return f"Game over: {player_name(w, viewer)} won with {int(C.total_vp(_writable(s), w))} VP"
+        # VP cards count where the state holds them (a seat's blanked public view does not:
+        # pass the true state, public once the game is over)
+        vp = int(s[L.PUBLIC_VP + w]) + max(0, int(L.view(s, "dev_hand")[w, L.VICTORY_POINT]))
+        return f"Game over: {player_name(w, viewer)} won with {vp} VP"
     if ph == L.PH_SETUP_SETTLEMENT:
         which = "first" if int(s[L.SETUP_STEP]) < int(s[L.OPT_PLAYERS]) else "second"
         return f"Your turn: place your {which} settlement (set-up)" if you else \

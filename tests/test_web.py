@@ -450,7 +450,7 @@ def test_catan_play_web_binds_localhost_prints_pages_and_exits_promptly_on_sigte
     proc, port = start_cli("--players", "human,random", "--vp", "6", "--no-trade", "--board", "beginner")
     try:
         lines = [proc.stdout.readline() for _ in range(2)]
-        assert lines[0].startswith(f"host (seat 0, Red): http://127.0.0.1:{port}/?token=")
+        assert lines[0].startswith(f"host, playing Red: http://127.0.0.1:{port}/?token=")
         assert lines[1].startswith(f"spectators: http://127.0.0.1:{port}/?token=")
         url = lines[0].split(": ", 1)[1].strip()
         for _ in range(200):  # until the server listens
@@ -486,5 +486,5 @@ def test_catan_play_web_names_an_unknown_agent_in_one_line():
     proc, _ = start_cli("--players", "random,weighted", "--check", "--allow", "mcts5k=mcts:playouts=5000")
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
-    assert out.startswith("host (watching)") and "spectators:" in out
+    assert out.startswith("host, watching:") and "spectators:" in out
     assert os.path.basename(sys.executable)  # (the CLI ran in this interpreter)

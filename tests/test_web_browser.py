@@ -1,39 +1,53 @@
-"""The browser page in a real browser: Playwright drives Debian's chromium headless.  A
-person plays a whole 2-player game against ``random`` by clicking only (the test picks
-among the legal targets and buttons the page shows), the downloaded record replays to
-the same final state, an illegal move shows its reason, and the spectator page advances.
-Set CATAN_WEB_SCREENSHOTS=DIR to keep screenshots of the opening, mid-game and end."""
+"""The browser page in a real browser: Playwright drives Debian's chromium headless.
+
+A person plays a whole 3-player game against JSettlersAgent and ``random`` by clicking
+only (the test picks among the targets, buttons and trade panels the page shows); every
+trade the person's clicks executed moved exactly the cards the page showed; a reload in
+mid-game resumes the seat with the whole log; the downloaded record replays to the same
+final state.  The spectator page can neither act nor start a game, and a spec the form
+does not offer is refused.  CI installs chromium and sets CATAN_REQUIRE_BROWSER=1, so
+these tests fail there rather than skip.  Set CATAN_WEB_SCREENSHOTS=DIR to keep
+screenshots of the opening, a trade, the robber and the end screen."""
 import asyncio
+import json
 import os
 import shutil
 import socket
 import threading
+import time
 
 import numpy as np
 import pytest
 
-pytest.importorskip("aiohttp")
-playwright = pytest.importorskip("playwright.sync_api")
+REQUIRED = os.environ.get("CATAN_REQUIRE_BROWSER") == "1"
+if not REQUIRED:
+    pytest.importorskip("aiohttp")
+    pytest.importorskip("playwright.sync_api")
+from playwright import sync_api as playwright  # noqa: E402
 
+from catan_env.core import actions as A  # noqa: E402
+from catan_env.core import layout as L  # noqa: E402
 from catan_env.core.record import GameRecord  # noqa: E402
-from catan_env.web.server import make_app  # noqa: E402
+from catan_env.web.server import PlayServer  # noqa: E402
 from catan_env.web.session import WebGame  # noqa: E402
 
 BROWSER = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+if BROWSER is None and REQUIRED:
+    raise RuntimeError("CATAN_REQUIRE_BROWSER=1 but no chromium is installed (apt-get install chromium)")
 pytestmark = pytest.mark.skipif(BROWSER is None, reason="no chromium here (apt-get install chromium; .ci/run does)")
 
 
 class Served:
-    """The app on 127.0.0.1:<free port>, in an event loop of its own thread."""
+    """A PlayServer on 127.0.0.1:<free port>, in an event loop of its own thread."""
 
-    def __init__(self, game, delay=0.0):
+    def __init__(self, game, delay=0.0, **kw):
         from aiohttp import web
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
-        self.game = game
+        self.server = PlayServer(game, delay=delay, **kw)
         self.loop = asyncio.new_event_loop()
-        self.runner = web.AppRunner(make_app(game, delay), shutdown_timeout=2)
+        self.runner = web.AppRunner(self.server.app(), shutdown_timeout=2)
         ready = threading.Event()
 
         def run():
@@ -71,88 +85,185 @@ def shoot(page, name):
         page.screenshot(path=os.path.join(folder, name), full_page=True)
 
 
+CLICKABLE = ("#targets [data-actions], #actions button[data-action], #actions button[data-discard]:not([disabled]), "
+             "#choose button[data-action]")
+
+
 def click_a_legal_move(page, rng):
-    """Click one of the legal targets or buttons the page shows (opening a group first)."""
-    clickable = page.locator("#targets [data-actions], #actions button[data-action]")
+    """Click one of the moves the page shows (a trade panel's choices picked at random
+    first); returns what the page showed for a trade: its move id and terms."""
+    clickable = page.locator(CLICKABLE)
     n = clickable.count()
     assert n > 0, "the page shows no legal move on the person's turn"
-    choice = clickable.nth(int(rng.integers(n)))
+    trades = page.locator("#actions button[data-kind=TRADE_CONFIRM], #actions button[data-kind=TRADE_ACCEPT], "
+                          "#actions button[data-kind=MARITIME_TRADE]")
+    if trades.count() and rng.random() < 0.5:  # trades that execute, more often than chance
+        choice = trades.nth(int(rng.integers(trades.count())))
+    else:
+        choice = clickable.nth(int(rng.integers(n)))
     group = choice.locator("xpath=ancestor::details")
     if group.count() and group.get_attribute("open") is None:
         group.locator("summary").click()
+    panel = choice.locator("xpath=ancestor::div[contains(@class,'panel')]")
+    if panel.count() and panel.locator("select").count() == 2:
+        selects = panel.locator("select")
+        for k in range(2):
+            options = selects.nth(k).locator("option")
+            selects.nth(k).select_option(index=int(rng.integers(options.count())))
+    shown = None
+    if choice.get_attribute("data-terms"):
+        text = choice.inner_text()
+        if panel.count() and panel.locator("select").count() == 2:
+            text += " " + " ".join(panel.locator("select").nth(k).input_value() for k in range(2))
+        shown = {"action": int(choice.get_attribute("data-action")), "terms": json.loads(choice.get_attribute("data-terms")),
+                 "text": text}
     choice.click()
+    return shown
 
 
-def test_a_person_plays_a_whole_game_by_clicking_and_the_record_replays(browser, tmp_path):
-    game = WebGame(["human", "random"], seed=21, options={"vp_to_win": 4})  # a short game
+def watch_trades(game):
+    """Record every executed move with seat 0's hand before and after it."""
+    steps = []
+    original = game._step
+
+    def step(seat, action):
+        before = L.view(game.env.game_state, "hand")[0].copy()
+        original(seat, action)
+        steps.append((seat, action, before, L.view(game.env.game_state, "hand")[0].copy()))
+    game._step = step
+    return steps
+
+
+def delta_of(terms):
+    d = np.zeros(L.N_RES, np.int64)
+    d[L.RESOURCE_NAMES.index(terms["give"][1])] -= terms["give"][0]
+    d[L.RESOURCE_NAMES.index(terms["get"][1])] += terms["get"][0]
+    return d
+
+
+def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_was_shown(browser, tmp_path):
+    game = WebGame(["human", "jsettlers", "random"], seed=21, options={"vp_to_win": 6})
+    steps = watch_trades(game)
     served = Served(game)
     try:
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.goto(served.url(game.token(0)))
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(served.url(served.server.host_token))
         page.wait_for_function("document.body.dataset.yourMove === '1'")
         shoot(page, "web_opening.png")
-        # an illegal move (END_TURN while placing a settlement) is refused with its reason
-        page.evaluate("act(1)")
+        # a move that is not legal (ending the turn while placing a settlement) is refused, in words
+        page.evaluate(f"act({A.END_TURN})")
         page.wait_for_function("document.getElementById('error').textContent.length > 0")
-        assert "END_TURN is not legal now" in page.inner_text("#error")
+        assert "End your turn is not possible now" in page.inner_text("#error")
         rng = np.random.default_rng(0)
-        clicks = 0
+        clicks, shown, shots, t0 = 0, [], set(), time.monotonic()
         while True:
-            page.wait_for_function("document.body.dataset.yourMove === '1' || document.body.dataset.over === '1'")
+            page.wait_for_function("document.body.dataset.yourMove === '1' || document.body.dataset.over === '1'",
+                                   timeout=120_000)
             if page.get_attribute("body", "data-over") == "1":
                 break
+            if "trade" not in shots and page.locator("#offer li, #actions .panel[data-kind=TRADE_OFFER]").count():
+                shoot(page, "web_trade.png")
+                shots.add("trade")
+            if "robber" not in shots and page.locator("#targets .hex-target").count():
+                shoot(page, "web_robber.png")
+                shots.add("robber")
             version = page.get_attribute("body", "data-version")
-            click_a_legal_move(page, rng)
+            seen = click_a_legal_move(page, rng)
+            if seen:
+                shown.append(seen)
             clicks += 1
             page.wait_for_function(f"document.body.dataset.version !== '{version}' || "
                                    "document.getElementById('error').textContent.length > 0 || "
-                                   "document.querySelector('#actions div') !== null")
-            if clicks == 25:
-                shoot(page, "web_midgame.png")
-        assert clicks > 10
+                                   "document.querySelector('#choose button') !== null")
+            if clicks == 30:  # a reload in mid-game: the seat and the whole log come back
+                lines = page.locator("#log li").count()
+                page.reload()
+                page.wait_for_function(f"document.querySelectorAll('#log li').length >= {lines}")
+                assert not game.over and "Red (you)" in page.inner_text("#players")
+        elapsed = time.monotonic() - t0
+        assert clicks > 20 and not game.result()["abandoned"]
+        # every trade the person's clicks executed moved the cards the page showed
+        mine = [(i, s) for i, s in enumerate(steps) if s[0] == 0]
+        checked = 0
+        for seen in shown:
+            i, (seat, action, before, after) = next((k, s) for k, s in mine if s[1] == seen["action"])
+            mine = [(k, s) for k, s in mine if k > i]
+            expect = delta_of(seen["terms"])
+            give, get = seen["terms"]["give"], seen["terms"]["get"]
+            assert f"{give[0]} {give[1]}" in seen["text"] and f"{get[0]} {get[1]}" in seen["text"], seen
+            kind = A.action_kind(action)
+            if kind in ("TRADE_CONFIRM", "MARITIME_TRADE"):
+                assert np.array_equal(after - before, expect), seen
+                checked += 1
+            elif kind == "TRADE_ACCEPT":  # executes when the proposer confirms with us
+                done = next((s for s in steps[i + 1:] if s[0] != 0), None)
+                if done is not None and A.action_kind(done[1]) == "TRADE_CONFIRM" and \
+                        not np.array_equal(done[3], done[2]):
+                    assert np.array_equal(done[3] - done[2], expect), seen
+                    checked += 1
+        assert checked >= 1, f"no executed trade among {len(shown)} trade clicks"
         winner = int(page.get_attribute("#result", "data-winner"))
-        assert winner in (0, 1) and "winner" in page.inner_text("#result")
+        assert winner == game.result()["winner"] and "wins with" in page.inner_text("#result")
+        table = page.inner_text("#breakdown")
+        assert "longest road" in table and "VP cards" in table
+        page.wait_for_selector("#chart svg", timeout=120_000)  # how the game swung
         shoot(page, "web_final.png")
         with page.expect_download() as download:
             page.click("#record")
         path = tmp_path / "game.json"
         download.value.save_as(path)
-        record = GameRecord.load(path)
-        assert np.array_equal(record.final_state(), game.env.game_state)
+        assert np.array_equal(GameRecord.load(path).final_state(), game.true_state())
+        print(f"\n{clicks} clicks, {len(shown)} trade clicks ({checked} executed trades checked), {elapsed:.0f} s")
         page.close()
     finally:
         served.close()
 
 
-def test_the_spectator_page_advances_and_pauses(browser):
+def test_the_spectator_page_only_watches_and_the_form_offers_no_free_specs(browser):
     game = WebGame(["random", "random", "random"], seed=4)
     served = Served(game, delay=0.05)
     try:
-        page = browser.new_page()
-        page.goto(served.url(game.spectator_token))
-        page.wait_for_function("Number(document.body.dataset.version) > 5")
-        assert page.inner_text("#mine") == "spectating" and page.locator("#actions button").count() == 0
-        page.click("#pause")
-        page.wait_for_function("document.getElementById('pause').textContent === 'resume'")
+        watcher = browser.new_page()
+        watcher.goto(served.url(served.server.spectator_token))
+        watcher.wait_for_function("Number(document.body.dataset.version) > 5")
+        assert "You are watching" in watcher.inner_text("#mine") and watcher.locator("#actions button").count() == 0
+        assert not watcher.is_visible("#newgame") and not watcher.is_visible("#controls")
+        watcher.evaluate("send({type: 'new_game', players: ['human', 'random'], you: 0})")
+        watcher.wait_for_function("document.getElementById('error').textContent.includes('only the host')")
+        watcher.evaluate(f"send({{type: 'act', action: {A.ROLL}}})")
+        watcher.wait_for_function("document.getElementById('error').textContent.includes('does not play a seat')")
+        host = browser.new_page()
+        host.goto(served.url(served.server.host_token))
+        host.wait_for_function("Number(document.body.dataset.version) > 1")
+        host.click("#pause")
+        host.wait_for_function("document.getElementById('pause').textContent === 'resume'")
         frozen = len(game.log)
-        page.wait_for_timeout(300)
+        host.wait_for_timeout(300)
         assert len(game.log) == frozen
-        page.click("#step")
-        page.wait_for_function("document.querySelectorAll('#log li').length > 0")
-        page.wait_for_timeout(200)
+        host.click("#step")
+        host.wait_for_timeout(300)
         assert len(game.log) == frozen + 1
-        # the new-game form: two random agents on the beginner board, watched from this page
-        page.click("#newgame summary")
-        page.select_option("#newform select[name=n]", "2")
-        page.fill("#newform input[name=seat0]", "random")
-        page.fill("#newform input[name=seat1]", "weighted")
-        page.select_option("#newform select[name=you]", "")
-        page.select_option("#newform select[name=board]", "beginner")
-        page.click("#pause")  # resume
-        page.click("#newform button[type=submit]")
-        page.wait_for_function("document.querySelectorAll('#players tbody tr').length === 2")
-        page.wait_for_function("document.querySelectorAll('#log li').length > 3")
-        assert "weighted" in page.inner_text("#players")
-        page.close()
+        # the form's seats are the server's named agents; a spec slipped in is refused
+        host.click("#newgame summary")
+        host.select_option("#newform select[name=n]", "2")
+        host.evaluate("""() => { const s = document.querySelector('#newform select[name=seat1]');
+            const o = document.createElement('option'); o.value = 'value:path=/etc/passwd'; s.appendChild(o);
+            s.value = o.value; }""")
+        host.click("#newform button[type=submit]")
+        host.wait_for_function("document.getElementById('error').textContent.includes('not an agent this server offers')")
+        assert served.server.game is game
+        host.select_option("#newform select[name=seat0]", "random")
+        host.select_option("#newform select[name=seat1]", "weighted")
+        host.select_option("#newform select[name=board]", "beginner")
+        host.click("#pause")  # resume
+        host.click("#newform button[type=submit]")
+        host.wait_for_function("document.querySelectorAll('#players tbody tr').length === 2")
+        host.wait_for_function("document.querySelectorAll('#log li').length > 3")
+        assert "random moves, builds first" not in host.inner_text("#players")  # labels are the names
+        assert "weighted" in host.inner_text("#players")
+        watcher.wait_for_function("document.querySelectorAll('#players tbody tr').length === 2")
+        assert watcher.locator("#actions button").count() == 0  # still only watching
+        host.close()
+        watcher.close()
     finally:
         served.close()

@@ -96,9 +96,9 @@ class PlayServer:
         person's, the spectators'."""
         game = self.game
         host_seat = self.seat(self.host_token)
-        out = [[f"host ({'seat %d, %s' % (host_seat, W.player_name(host_seat)) if host_seat is not None else 'watching'})",
+        out = [[f"host, playing {W.player_name(host_seat)}" if host_seat is not None else "host, watching",
                 f"{base}?token={self.host_token}"]]
-        out += [[f"seat {s} ({W.player_name(s)})", f"{base}?token={game.token(s)}"]
+        out += [[f"{W.player_name(s)}'s seat", f"{base}?token={game.token(s)}"]
                 for s in game.people if s != host_seat]
         out.append(["spectators", f"{base}?token={self.spectator_token}"])
         return out

@@ -118,6 +118,9 @@ class WebGame:
                           for e in self.log[log_from:]]
             msg["log_size"] = len(self.log)
             msg["final"] = final_message(self.env.game_state, self.result()) if self.over else None
+            if self.over:  # everything is public now: the phase line from the true state
+                msg["phase"] = W.phase_words(self.env.game_state, seat) if not self.abandoned else \
+                    "The game was abandoned"
         return msg
 
     def play(self, seat: Optional[int], action: Any) -> Optional[str]:

@@ -21,8 +21,6 @@ from ..html_replay import _px, _static_board, board_viewbox
 from ..infoset import InfoSet
 from ..render import PLAYER_COLOURS
 
-RESOURCES = ("brick", "lumber", "wool", "grain", "ore")
-DEV_CARDS = ("Knight", "Victory Point", "Road Building", "Year of Plenty", "Monopoly")
 # what the end screen's breakdown and statistics are called on the page
 VP_PARTS = (("settlements", "settlements"), ("cities", "cities (2 VP each)"),
             ("longest_road", "longest road"), ("largest_army", "largest army"),
@@ -39,7 +37,7 @@ def board_message(info: InfoSet) -> Dict[str, Any]:
             "hexes": [_px(*HEX_XY[h]) for h in range(len(HEX_XY))],
             "colours": [f"rgb({c[0]},{c[1]},{c[2]})" for c in PLAYER_COLOURS[:n]],
             "names": [W.player_name(p) for p in range(n)],
-            "resources": list(RESOURCES), "dev_cards": list(DEV_CARDS),
+            "resources": list(W.RESOURCE_WORDS), "dev_cards": list(W.DEV_CARD_NAMES),
             "vp_parts": [list(p) for p in VP_PARTS]}
 
 

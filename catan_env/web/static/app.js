@@ -34,7 +34,7 @@ function html(tag, attrs, parent, text) {
   return e;
 }
 function moveButton(move, parent, label) {
-  const b = html("button", {"data-action": move.id}, parent, label || move.words);
+  const b = html("button", {"data-action": move.id, "data-kind": move.kind}, parent, label || move.words);
   if (move.terms) b.dataset.terms = JSON.stringify(move.terms);
   b.onclick = () => act(move.id);
   return b;
@@ -82,13 +82,16 @@ function drawTargets() {
     let t;
     if (kind === "e") {  // the road's place, clicked anywhere along it
       const [a, b] = board.edges[i], [x1, y1] = board.vertices[a], [x2, y2] = board.vertices[b];
-      t = svgEl("line", {x1, y1, x2, y2, class: "target edge-target"}, g);
+      const len = Math.hypot(x2 - x1, y2 - y1), nx = -(y2 - y1) / len * 4, ny = (x2 - x1) / len * 4;
+      const sx = (x2 - x1) * 0.18, sy = (y2 - y1) * 0.18;  // short of the corners: they stay clickable
+      const pts = [[x1 + sx + nx, y1 + sy + ny], [x2 - sx + nx, y2 - sy + ny], [x2 - sx - nx, y2 - sy - ny], [x1 + sx - nx, y1 + sy - ny]];
+      t = svgEl("polygon", {points: pts.map((p) => p.join(",")).join(" "), class: "target edge-target"}, g);
     } else if (kind === "v") {
       const [x, y] = board.vertices[i];
       t = svgEl("circle", {cx: x, cy: y, r: 10, class: "target"}, g);
     } else {  // a hex: a ring around the number token, never over it
       const [x, y] = board.hexes[i];
-      t = svgEl("circle", {cx: x, cy: y, r: 34, class: "target hex-target"}, g);
+      t = svgEl("circle", {cx: x, cy: y + 2, r: 25, class: "target hex-target"}, g);
     }
     t.dataset.target = key;
     t.dataset.actions = moves.map((a) => a.id).join(",");
@@ -112,7 +115,7 @@ function tradePanel(box, title, moves, verb) {
   const giveSel = html("select", {"aria-label": "you give"}, html("label", {}, panel, "you give "));
   for (const g of gives) html("option", {value: g}, giveSel, g);
   const getSel = html("select", {"aria-label": "you get"}, html("label", {}, panel, " you get "));
-  const go = html("button", {}, panel, verb);
+  const go = html("button", {"data-kind": moves[0].kind}, panel, verb);
   const choice = () => moves.find((m) => text(m.terms.give) === giveSel.value && text(m.terms.get) === getSel.value);
   const fillGets = () => {
     getSel.innerHTML = "";
