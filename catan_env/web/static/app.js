@@ -160,6 +160,13 @@ function drawActions() {
   const box = $("actions"); box.innerHTML = "";
   if (!state.legal.length) return;
   html("div", {class: "panel-title"}, box, "Your move:");
+  const onBoard = state.legal.filter((a) => a.target);
+  if (onBoard.length) {
+    const what = {BUILD_ROAD: "a road's place", BUILD_SETTLEMENT: "a corner", BUILD_CITY: "one of your settlements",
+                  MOVE_ROBBER: "a ringed number (the robber's new hex)"};
+    const kinds = [...new Set(onBoard.map((a) => what[a.kind] || "a marked spot"))];
+    html("div", {class: "hint"}, box, `Click ${kinds.join(" or ")} marked in yellow on the board.`);
+  }
   const byKind = new Map();
   for (const a of state.legal) {
     if (a.target) continue;
