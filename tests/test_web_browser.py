@@ -7,7 +7,9 @@ mid-game resumes the seat with the whole log; the downloaded record replays to t
 final state.  The spectator page can neither act nor start a game, and a spec the form
 does not offer is refused.  CI installs chromium and sets CATAN_REQUIRE_BROWSER=1, so
 these tests fail there rather than skip.  Set CATAN_WEB_SCREENSHOTS=DIR to keep
-screenshots of the opening, a trade, the robber and the end screen."""
+screenshots of the opening, a trade, the robber and the end screen, and
+CATAN_WEB_FULL_GAME=1 to play the default 4-player 10-VP game against ``pretrained`` and
+two JSettlersAgents instead (the time it takes is printed)."""
 import asyncio
 import json
 import os
@@ -142,7 +144,10 @@ def delta_of(terms):
 
 
 def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_was_shown(browser, tmp_path):
-    game = WebGame(["human", "jsettlers", "random"], seed=21, options={"vp_to_win": 6})
+    if os.environ.get("CATAN_WEB_FULL_GAME") == "1":  # the docs' figure: a whole 10-VP game, as the CLI's default
+        game = WebGame(["human", "pretrained", "jsettlers", "jsettlers"], seed=21)
+    else:
+        game = WebGame(["human", "jsettlers", "random"], seed=21, options={"vp_to_win": 6})
     steps = watch_trades(game)
     served = Served(game)
     try:
