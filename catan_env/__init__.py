@@ -7,7 +7,7 @@ pettingzoo) load on first use of ``env``, ``raw_env``, ``InfoSet`` or ``replay``
 """
 import importlib
 
-from .core import (GameOptions, GameRecord, IllegalActionError, CorruptStateError, N_ACTIONS,
+from .core import (GameOptions, GameRecord, IllegalActionError, InvalidActionError, CorruptStateError, N_ACTIONS,
                    action_id, action_name)
 
 __version__ = "0.1.0"
@@ -43,5 +43,5 @@ def _register():
 
 _register()
 
-__all__ = ["env", "raw_env", "InfoSet", "GameOptions", "GameRecord", "IllegalActionError",
+__all__ = ["env", "raw_env", "InfoSet", "GameOptions", "GameRecord", "IllegalActionError", "InvalidActionError",
            "CorruptStateError", "N_ACTIONS", "action_id", "action_name", "replay", "__version__"]

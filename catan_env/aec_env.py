@@ -153,8 +153,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     def _shaping_values(self) -> List[float]:
         return [float(shaping_value(self._state, p)) for p in range(self.options.players)]
 
+    def _seat(self, agent: str) -> int:
+        """The seat of an agent name; KeyError naming the known agents otherwise."""
+        try:
+            return self.agent_name_mapping[agent]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown agent {agent!r}; this game's agents are "
+                           f"{', '.join(self.possible_agents)}") from None
+
     def observe(self, agent: str) -> Dict[str, Any]:
         """Observation of agent; computed once per position and agent, returned as copies."""
+        self._seat(agent)
         cached = self._obs_cache.get(agent)
         if cached is None:
             cached = self._obs_cache[agent] = self._compute_observation(agent)
@@ -192,7 +201,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     def infoset(self, agent: Optional[str] = None) -> InfoSet:
         """What ``agent`` (default: the agent to act) knows, as an InfoSet handle."""
         agent = agent or self.agent_selection
-        seat = self.agent_name_mapping[agent]
+        seat = self._seat(agent)
         return InfoSet(self._state, seat, int(self._np_random.integers(0, 2 ** 62)),
                        on_fallback=self._count_fallback)
 
@@ -209,7 +218,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         seat = self.agent_name_mapping[agent]
         if action is None:
             raise G.IllegalActionError(f"{agent} must act (it decides now); got None")
-        action = int(action)
+        action = G.as_action(action)  # not an integer id in range: InvalidActionError, nothing changes
         cached = self._obs_cache.get(agent)
         if cached is not None and 0 <= action < N_ACTIONS and cached["action_mask"][action]:
             R.apply_action(self._state, action, -1)  # legal: the mask is the rules' own
@@ -391,11 +400,9 @@ class CatanEnv(raw_env):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)  # only None is valid for a finished agent
             return
-        if not ((isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-                 and 0 <= action < N_ACTIONS) or self.action_spaces[agent].contains(action)):
-            raise AssertionError("action is not in action space")
+        action = G.as_action(action)  # InvalidActionError names what is wrong, nothing changes
         try:
-            super().step(int(action))  # type: ignore[arg-type]  # in the space, checked above
+            super().step(action)
         except G.IllegalActionError:  # the state is unchanged: end the game, offender -1
             EnvLogger.warn_on_illegal_move()
             self._cumulative_rewards[agent] = 0

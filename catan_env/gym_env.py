@@ -168,9 +168,9 @@ class CatanGymEnv(gymnasium.Env):
         learner = self._learner()
         if self._done():
             raise RuntimeError("step() called after the episode ended; call reset()")
+        a = G.as_action(action)  # not an integer id in range: InvalidActionError, nothing changes
         mask = self._aec.observe(learner)["action_mask"]
-        a = int(action)
-        if not (0 <= a < N_ACTIONS) or not mask[a]:
+        if not mask[a]:
             self._illegal += 1
             truncated = self._illegal >= self.max_illegal
             return self._obs(), self.illegal_penalty, False, truncated, self._info()

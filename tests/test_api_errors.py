@@ -4,6 +4,7 @@ import json
 import numpy as np
 import pytest
 
+import catan_env
 from catan_env import core as C
 from catan_env.core import actions as A
 from catan_env.core import layout as L
@@ -123,7 +124,7 @@ def test_illegal_action_raises_and_leaves_state_unchanged():
         C.step(s, A.END_TURN)
     with pytest.raises(C.IllegalActionError, match="out of range"):
         C.step(s, 9999)
-    with pytest.raises(C.IllegalActionError, match="must be an int"):
+    with pytest.raises(C.IllegalActionError, match="an integer id"):
         C.step(s, "ROLL")
     with pytest.raises(C.IllegalActionError, match="dice total"):
         C.step(s, A.ROLL, outcome=13)
@@ -193,3 +194,48 @@ def test_the_public_editing_api_keeps_cards_conserved_and_knowledge_true():
     assert invariants.problems(s) == []
     for o in list(range(4)) + [L.PUBLIC]:
         assert L.view(s, "know")[o, 0, :L.N_RES].sum() == 0  # seat 0's empty hand is public
+
+
+@pytest.mark.parametrize("bad", [74.5, "7", True, np.bool_(True), -3, 10 ** 6, np.float32(2.0), None])
+def test_every_env_refuses_a_value_that_is_no_action_and_changes_nothing(bad):
+    """Integers (Python or numpy) in range only, in the raw and wrapped AEC envs, the
+    Gymnasium env and the batched env; an error naming the problem, state unchanged."""
+    import gymnasium
+    from catan_env.batched.env import BatchedCatan
+    for env in (catan_env.raw_env(), catan_env.env()):
+        env.reset(seed=3)
+        before = env.unwrapped.game_state.copy()
+        with pytest.raises(C.IllegalActionError, match="integer id|out of range|must act"):
+            env.step(bad)
+        assert np.array_equal(env.unwrapped.game_state, before) and not any(env.terminations.values())
+    gym = gymnasium.make("catan_env/Catan-v0")
+    gym.reset(seed=3)
+    before = gym.unwrapped._aec.game_state.copy()
+    with pytest.raises(C.InvalidActionError, match="integer id|out of range"):
+        gym.step(bad)
+    assert np.array_equal(gym.unwrapped._aec.game_state, before)
+    if bad is None or isinstance(bad, str):
+        return
+    batched = BatchedCatan(3)
+    batched.reset(seed=3)
+    games = batched.games.copy()
+    with pytest.raises(C.InvalidActionError, match="integer ids|must be 0-"):
+        batched.step(np.full(3, bad))
+    assert np.array_equal(batched.games, games)
+
+
+def test_numpy_integers_and_0d_integer_arrays_are_actions():
+    env = catan_env.raw_env()
+    env.reset(seed=3)
+    legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+    env.step(np.int32(legal))
+    legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+    env.step(np.array(legal))
+    assert len(env.unwrapped._history) == 2
+
+
+def test_observing_an_unknown_agent_names_the_known_ones():
+    env = catan_env.raw_env(players=3)
+    env.reset(seed=0)
+    with pytest.raises(KeyError, match="unknown agent 'player_9'.*player_0, player_1, player_2"):
+        env.observe("player_9")

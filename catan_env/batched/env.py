@@ -259,7 +259,14 @@ class BatchedCatan:
         mask as before): next-step autoreset on top of this same-step one."""
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions, np.int64).reshape(-1)
+        raw = np.asarray(actions)
+        if raw.dtype.kind not in "iu":
+            raise G.InvalidActionError(f"actions are integer ids 0-{N_ACTIONS - 1}, got an array of {raw.dtype}")
+        actions = raw.astype(np.int64).reshape(-1)
+        bad = np.flatnonzero((actions < 0) | (actions >= N_ACTIONS))
+        if bad.size:
+            raise G.InvalidActionError(f"action ids must be 0-{N_ACTIONS - 1}: game {int(bad[0])} got "
+                                       f"{int(actions[bad[0]])} ({bad.size} game(s) out of range)")
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"step() needs {self.num_envs} actions, got {actions.shape[0]}")
         held = None

@@ -12,7 +12,7 @@ from .actions import (ACTION_TABLE, N_ACTIONS, action_args, action_id, action_ki
                       action_name)
 from .board import BEGINNER_BOARD, read_board, validate_board
 from .game import (BOARD_SIZE, FULL_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE,
-                   CorruptStateError, IllegalActionError, chance_outcome, decider,
+                   CorruptStateError, IllegalActionError, InvalidActionError, as_action, chance_outcome, decider,
                    determinize, explain_illegal, full_state_tensor, is_over, legal_actions,
                    legal_mask, n_players, new_game, observe, options_of, playout, step,
                    victory_points, winner)
@@ -24,7 +24,7 @@ __all__ = [
     "ACTION_TABLE", "N_ACTIONS", "action_args", "action_id", "action_kind", "action_name",
     "BEGINNER_BOARD", "read_board", "validate_board",
     "BOARD_SIZE", "FULL_SIZE", "GRID_H", "GRID_W", "PLANES", "VECTOR_SIZE", "STATE_SIZE",
-    "CorruptStateError", "IllegalActionError", "chance_outcome", "decider", "determinize",
+    "CorruptStateError", "IllegalActionError", "InvalidActionError", "as_action", "chance_outcome", "decider", "determinize",
     "explain_illegal", "full_state_tensor", "is_over", "legal_actions", "legal_mask",
     "n_players", "new_game", "observe", "options_of", "playout", "step", "victory_points",
     "winner", "GameOptions", "make_options", "GameRecord", "load_state", "save_state",

@@ -30,6 +30,25 @@ class IllegalActionError(ValueError):
     """An action that is not legal in the current state (the state is left unchanged)."""
 
 
+class InvalidActionError(IllegalActionError, TypeError):
+    """A value that is not an action at all: not an integer, a bool, or out of the id
+    range.  Every env refuses it, whatever its policy for an in-range illegal move."""
+
+
+def as_action(value: Any) -> int:
+    """The action id a Python or numpy integer (or 0-d integer array) stands for, checked
+    against the id range; InvalidActionError naming the problem for anything else
+    (``74.5``, ``"7"``, ``True``, ``-3``).  Every env reads actions through this."""
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu":
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidActionError(f"an action is an integer id 0-{A.N_ACTIONS - 1}, got {value!r} "
+                                 f"({type(value).__name__})")
+    if not 0 <= value < A.N_ACTIONS:
+        raise InvalidActionError(f"action id {int(value)} is out of range 0-{A.N_ACTIONS - 1}")
+    return int(value)
+
+
 class CorruptStateError(ValueError):
     """A state vector or saved game that breaks the game's invariants."""
 
@@ -125,11 +144,7 @@ def step(state: np.ndarray, action: int, outcome: Optional[int] = None) -> np.nd
     ROLL, stolen resource for a robber move with a victim, card type for BUY_DEV).
     Raises IllegalActionError (state unchanged) naming the action and why."""
     _check_state(state)
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise IllegalActionError(f"action must be an int id, got {action!r}")
-    action = int(action)
-    if not 0 <= action < A.N_ACTIONS:
-        raise IllegalActionError(f"action id {action} is out of range 0..{A.N_ACTIONS - 1}")
+    action = as_action(action)
     buf = np.empty(A.N_ACTIONS, dtype=np.int64)
     n = R.legal_actions(state, buf)
     if action not in buf[:n]:
