@@ -144,3 +144,30 @@ def test_the_sevens_rule_rerolls(rule):
         sevens += int(s[L.LAST_ROLL]) == 7
     assert (sevens == 0) == (rule == 2)
     assert rule == 2 or sevens > 10
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+OPTION_VALUES = dict(
+    players=st.integers(2, 4), vp_to_win=st.integers(3, 20), discard_limit=st.integers(3, 40),
+    friendly_robber=st.booleans(), domestic_trade=st.booleans(), max_offers_per_turn=st.integers(0, 20),
+    robber_on_desert=st.booleans(), bank_shortage=st.sampled_from(["official", "in_order"]),
+    strict_trade=st.booleans(), direct_city=st.booleans(), vp_cards=st.sampled_from(["held", "played"]),
+    sevens_rule=st.integers(0, 2),
+    dev_deck=st.one_of(st.sampled_from(["official", "pioneers"]),
+                       st.tuples(*[st.integers(0, 30)] * 5).filter(lambda d: sum(d) > 0)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.fixed_dictionaries({}, optional=OPTION_VALUES), st.sampled_from(["random", "beginner"]), st.integers(0, 99))
+def test_options_round_trip_through_the_state_for_every_variant(options, board, seed):
+    """options_of(new_game(options)) gives back every option, alone or together (the board
+    as the state holds it), and a second game made from them is the same game."""
+    s = C.new_game(seed=seed, board=board, **options)
+    back = C.options_of(s)
+    expected = GameOptions(board=board, **options).to_dict()
+    got = back.to_dict()
+    got.pop("board"), expected.pop("board")
+    assert got == expected
+    again = C.new_game(seed=seed, **back.to_dict())
+    assert np.array_equal(again, s)

@@ -220,12 +220,22 @@ def playout(state: np.ndarray, policy: str = "random", seed: Optional[int] = 0,
 
 
 def options_of(state: np.ndarray) -> GameOptions:
-    """The GameOptions stored in a state (board taken from the state)."""
+    """The GameOptions stored in a state, rule variants and development deck included
+    (board taken from the state): ``new_game(**options_of(s).to_dict())`` plays the same
+    rules."""
+    bits = int(state[L.OPT_RULES])
     return make_options(players=int(state[L.OPT_PLAYERS]), vp_to_win=int(state[L.OPT_VP]),
                         discard_limit=int(state[L.OPT_DISCARD]),
                         friendly_robber=bool(state[L.OPT_FRIENDLY]),
                         domestic_trade=bool(state[L.OPT_TRADE]),
                         max_offers_per_turn=int(state[L.OPT_MAX_OFFERS]),
+                        robber_on_desert=not bits & L.RULE_NO_DESERT_ROBBER,
+                        bank_shortage="in_order" if bits & L.RULE_SHORTAGE_IN_ORDER else "official",
+                        strict_trade=bool(bits & L.RULE_STRICT_TRADE),
+                        direct_city=bool(bits & L.RULE_DIRECT_CITY),
+                        vp_cards="played" if bits & L.RULE_VP_PLAYED else "held",
+                        sevens_rule=int(state[L.OPT_SEVENS]),
+                        dev_deck=tuple(int(x) for x in L.view(state, "deck_start")),
                         board=read_board(state))
 
 
