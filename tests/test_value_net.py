@@ -441,3 +441,17 @@ def test_macro_moves_start_with_a_legal_trade():
 def test_the_docs_page_holds_the_generated_feature_table():
     with open(os.path.join(ROOT, "docs", "value_network.md")) as f:
         assert F.feature_table() in f.read()
+
+
+@pytest.mark.parametrize("limit", [7, 9])
+def test_the_over_the_discard_limit_feature_reads_the_games_limit(limit):
+    from catan_env.core import game as CG
+    from catan_env.learned.features import F_OVER_SEVEN, N_FEATURES, encode_features
+    from helpers import give, take_all
+    s = CG.new_game(seed=4, discard_limit=limit)
+    out = np.zeros(N_FEATURES, np.float32)
+    for cards, over in ((limit, 0.0), (limit + 1, 1.0)):
+        take_all(s, 0)
+        give(s, 0, ore=cards)
+        encode_features(s, 0, out)
+        assert out[F_OVER_SEVEN] == over, (limit, cards)

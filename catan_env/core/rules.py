@@ -710,11 +710,13 @@ def _do_answer(s, p, a):
     if any_yes:
         s[PHASE] = PH_TRADE_CONFIRM
     else:
-        _close_trade(s)
+        close_trade(s)
 
 
 @njit(cache=True)
-def _do_confirm(s, p, a):
+def confirm_trade(s, p, a):
+    """The proposer p closes the open offer with TRADE_CONFIRM a: the cards move on the
+    partner's answer (the offer's terms, or its counter's) and the offer is cleared."""
     partner = A.confirm_partner(a, p, s[OPT_PLAYERS])
     resp = s[TRADE_RESP + partner]
     if resp == RESP_ACCEPT:
@@ -724,11 +726,12 @@ def _do_confirm(s, p, a):
         m = resp - RESP_COUNTER
         _transfer(s, partner, p, A.MENU_GIVE_RES[m], A.MENU_GIVE_N[m])
         _transfer(s, p, partner, A.MENU_GET_RES[m], A.MENU_GET_N[m])
-    _close_trade(s)
+    close_trade(s)
 
 
 @njit(cache=True)
-def _close_trade(s):
+def close_trade(s):
+    """Clear the open offer and every answer; the turn player decides again."""
     _clear_trade(s)
     s[PHASE] = PH_MAIN
     s[DECIDER] = s[TURN_PLAYER]
@@ -777,9 +780,9 @@ def apply_action(s, a, forced):
     elif a < A.CONFIRM0:
         _do_answer(s, p, a)
     elif a < A.TRADE_CANCEL:
-        _do_confirm(s, p, a)
+        confirm_trade(s, p, a)
     else:
-        _close_trade(s)
+        close_trade(s)
 
 
 # ---------------------------------------------------------------- new games and boards

@@ -221,7 +221,7 @@ def encode_features(s, observer, out):
     out[F_AFFORD + 1] = _affords(s, observer, SETTLEMENT_COST)
     out[F_AFFORD + 2] = _affords(s, observer, CITY_COST)
     out[F_AFFORD + 3] = _affords(s, observer, DEV_COST)
-    out[F_OVER_SEVEN] = 1.0 if hand_size(s, observer) > 7 else 0.0
+    out[F_OVER_SEVEN] = 1.0 if hand_size(s, observer) > s[OPT_DISCARD] else 0.0  # a 7 costs cards
     _rule_block(s, out)
     return out
 

@@ -17,7 +17,7 @@ from catan_env.core.layout import (
     MAX_PLAYERS, OPT_PLAYERS, RESP_ACCEPT, RESP_COUNTER, RESP_REJECT, TRADE_GET_N, TRADE_GET_RES, TRADE_GIVE_N,
     TRADE_GIVE_RES, TRADE_RESP, TURN_PLAYER, hand_i,
 )
-from catan_env.core.rules import FROM_RNG, _close_trade, _do_confirm, apply_action
+from catan_env.core.rules import FROM_RNG, close_trade, confirm_trade, apply_action
 
 from .features import N_FEATURES
 from .value import leaf_value
@@ -27,7 +27,7 @@ from .value import leaf_value
 def _lapsed(s):
     """s with the open offer closed unanswered (everyone rejects)."""
     kept = s.copy()
-    _close_trade(kept)  # clears the offer and every answer
+    close_trade(kept)  # clears the offer and every answer
     return kept
 
 
@@ -49,7 +49,7 @@ def _confirmed(s, proposer, partner):
         done[hand_i(partner, res)] = need
     if done[hand_i(proposer, pay)] < owe:  # the offer showed the proposer holds what it gives
         done[hand_i(proposer, pay)] = owe
-    _do_confirm(done, proposer, A.confirm_action((partner - proposer) % n))
+    confirm_trade(done, proposer, A.confirm_action((partner - proposer) % n))
     return done
 
 

@@ -171,7 +171,7 @@ def trade_plan(s, p, cost, plan):
             bank[best] += rate
             bank[r] -= 1
             spare[r] += 1
-            plan[k] = A.MARITIME0 + best * (N_RES - 1) + (r if r < best else r - 1)
+            plan[k] = A.maritime_action(best, r)
             k += 1
     return k
 
