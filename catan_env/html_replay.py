@@ -23,14 +23,14 @@ from .core.tables import DICE_WAYS
 from .core.topology import EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_PORTS, VERTEX_XY
 from .core.record import GameRecord
 from .render import PLAYER_COLOURS, PLAYER_NAMES, TERRAIN_COLOURS, board_px, harbour_geometry
-from .playback import _load, replay
+from .playback import RecordLike, load_record, replay
+from .words import harbour_label
 
-RecordLike = Union[GameRecord, Dict[str, Any], str, "os.PathLike[str]"]
 
 OX, OY = 300, 320  # board origin, as in render_rgb
 
 
-def _px(x: float, y: float) -> Tuple[float, float]:
+def pixel(x: float, y: float) -> Tuple[float, float]:
     """render's pixel mapping with the same origin, rounded for a compact page."""
     px, py = board_px(x, y, OX, OY)
     return round(px, 1), round(py, 1)
@@ -44,12 +44,7 @@ TERRAIN_TEXT = ("#fff", "#fff", "#1e1e1e", "#1e1e1e", "#fff", "#1e1e1e")  # word
 HARBOUR_OFFSET = 30  # label distance beyond the coast
 
 
-def _harbour_label(port_type: int) -> str:
-    """'3:1' or '2:1 wool'."""
-    return "3:1" if port_type == L.GENERIC_PORT else f"2:1 {L.RESOURCE_NAMES[port_type]}"
-
-
-def _static_board(s: np.ndarray) -> str:
+def board_svg(s: np.ndarray) -> str:
     """SVG of what never changes: hexes named by what they produce (so terrain reads
     without the colour code), number tokens with pips (6 and 8 red), harbours with their
     rate and resource.  In render's pixel frame (board centre at OX, OY); the replay page
@@ -57,11 +52,11 @@ def _static_board(s: np.ndarray) -> str:
     parts = []
     for h in range(len(HEX_VERTICES)):
         terrain = int(s[L.HEX_TERRAIN + h])
-        pts = " ".join(f"{x},{y}" for x, y in (_px(*VERTEX_XY[v]) for v in HEX_VERTICES[h]))
+        pts = " ".join(f"{x},{y}" for x, y in (pixel(*VERTEX_XY[v]) for v in HEX_VERTICES[h]))
         parts.append(f'<polygon points="{pts}" fill="{_rgb(TERRAIN_COLOURS[terrain])}" stroke="#f3e7c4" '
                      f'stroke-width="2" stroke-linejoin="round"/>')
         num = int(s[L.HEX_NUMBER + h])
-        cx, cy = _px(*HEX_XY[h])
+        cx, cy = pixel(*HEX_XY[h])
         word = L.RESOURCE_NAMES[terrain] if terrain < L.N_RES else "desert"
         parts.append(f'<text x="{cx}" y="{cy - 24 if num else cy + 4}" text-anchor="middle" font-size="11" '
                      f'font-family="sans-serif" fill="{TERRAIN_TEXT[terrain]}" class="terrain">{word}</text>')
@@ -78,7 +73,7 @@ def _static_board(s: np.ndarray) -> str:
         (ax, ay), (bx, by), (tx, ty) = harbour_geometry(s, i, OX, OY, offset=HARBOUR_OFFSET)
         ax, ay, bx, by = (round(c, 1) for c in (ax, ay, bx, by))
         port = int(s[L.PORT_TYPE + i])
-        label = _harbour_label(port)
+        label = harbour_label(port)
         w = 8 + 6.4 * len(label)
         fill = "#fffaf0" if port == L.GENERIC_PORT else _rgb(TERRAIN_COLOURS[port])
         ink = "#1e1e1e" if port == L.GENERIC_PORT else TERRAIN_TEXT[port]
@@ -93,12 +88,12 @@ def _static_board(s: np.ndarray) -> str:
 
 def board_viewbox(s: np.ndarray, pad: int = 8) -> str:
     """The SVG viewBox "x y w h" that holds the board of s and its harbour labels with
-    ``pad`` pixels to spare (the board drawn by :func:`_static_board`, no dead space)."""
-    xs = [_px(*VERTEX_XY[v])[0] for v in range(len(VERTEX_XY))]
-    ys = [_px(*VERTEX_XY[v])[1] for v in range(len(VERTEX_XY))]
+    ``pad`` pixels to spare (the board drawn by :func:`board_svg`, no dead space)."""
+    xs = [pixel(*VERTEX_XY[v])[0] for v in range(len(VERTEX_XY))]
+    ys = [pixel(*VERTEX_XY[v])[1] for v in range(len(VERTEX_XY))]
     for i in range(N_PORTS):
         _, _, (tx, ty) = harbour_geometry(s, i, OX, OY, offset=HARBOUR_OFFSET)
-        half = (8 + 6.4 * len(_harbour_label(int(s[L.PORT_TYPE + i])))) / 2
+        half = (8 + 6.4 * len(harbour_label(int(s[L.PORT_TYPE + i])))) / 2
         xs += [tx - half, tx + half]
         ys += [ty - 9, ty + 9]
     x0, y0 = int(min(xs) - pad), int(min(ys) - pad)
@@ -143,9 +138,9 @@ def game_data(record: RecordLike) -> Tuple[Dict[str, Any], np.ndarray]:
         raise ValueError("the record replays to no position")
     n = int(first[L.OPT_PLAYERS])
     return {
-        "vertices": [_px(*VERTEX_XY[v]) for v in range(len(VERTEX_XY))],
+        "vertices": [pixel(*VERTEX_XY[v]) for v in range(len(VERTEX_XY))],
         "edges": [[int(a), int(b)] for a, b in EDGE_VERTICES],
-        "hexes": [_px(*HEX_XY[h]) for h in range(len(HEX_XY))],
+        "hexes": [pixel(*HEX_XY[h]) for h in range(len(HEX_XY))],
         "colours": [_rgb(c) for c in PLAYER_COLOURS[:n]], "names": PLAYER_NAMES[:n],
         "init": {"v": [[v, o, lv] for v, (o, lv) in enumerate(zip(L.view(first, "v_owner").tolist(),
                                                                    L.view(first, "v_level").tolist()))
@@ -330,7 +325,7 @@ def write_html(record: RecordLike, path: Union[str, "os.PathLike[str]"], title: 
     leaves it out, ``network`` replaces the shipped value network.  If that network cannot be
     loaded the page is written without the chart, with a note on the page and a warning
     saying why.  Nothing about win chances is computed for an unfinished game."""
-    record = _load(record)
+    record = load_record(record)
     data, first = game_data(record)
     n = int(first[L.OPT_PLAYERS])
     title = title or f"catan_env replay: {n} players, {len(data['steps']) - 1} actions"
@@ -343,7 +338,7 @@ def write_html(record: RecordLike, path: Union[str, "os.PathLike[str]"], title: 
     bw, bh = box.split()[2:]
     text = (PAGE.replace("__TITLE__", html.escape(title))
             .replace("__VIEWBOX__", box).replace("__BW__", bw).replace("__BH__", bh)
-            .replace("__STATIC__", _static_board(first))
+            .replace("__STATIC__", board_svg(first))
             .replace("__CHART__", chart)
             .replace("__DATA__", json.dumps(data, separators=(",", ":")).replace("</", "<\\/")))
     tmp = f"{os.fspath(path)}.{os.getpid()}.tmp"

@@ -19,7 +19,11 @@ class ReplayStep:
     frame: object       # str (ansi), uint8 array (rgb_array) or None
 
 
-def _load(record: Union[GameRecord, Mapping[str, Any], str, "os.PathLike[str]"]) -> GameRecord:
+RecordLike = Union[GameRecord, Mapping[str, Any], str, "os.PathLike[str]"]  # what replays accept
+
+
+def load_record(record: RecordLike) -> GameRecord:
+    """A GameRecord from a record, its dict, or a saved file's path."""
     if isinstance(record, GameRecord):
         return record
     if isinstance(record, dict):
@@ -35,7 +39,7 @@ def replay(record: Union[GameRecord, Mapping[str, Any], str, "os.PathLike[str]"]
     from . import render as R
     if render_mode not in (None, "ansi", "rgb_array"):
         raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', got {render_mode!r}")
-    rec = _load(record)
+    rec = load_record(record)
     actions = [-1] + [a for a, _ in rec.actions]
     for i, state in enumerate(rec.replay()):
         frame = None

@@ -24,10 +24,9 @@ import numpy as np
 
 from .core import layout as L
 from .core.record import GameRecord
-from .playback import replay
+from .playback import RecordLike, replay
 from .words import event_words
 
-RecordLike = Union[GameRecord, Mapping[str, Any], str, "os.PathLike[str]"]
 SWING_THRESHOLD = 0.1  # a swing: some seat's own estimate moved this much in one step
 SWING_TOP = 8          # at most this many swings are marked, the largest
 
@@ -113,7 +112,7 @@ def _percent(x: float) -> str:
     return f"{100 * x:.0f}%"
 
 
-def chart_layout(timeline: Mapping[str, Any], width: int, height: int) -> Tuple[float, float, float, float]:
+def chart_layout(width: int, height: int) -> Tuple[float, float, float, float]:
     """The plot area (x0, x1, y_top, y_bottom) of a chart of that size (the page's
     cursor uses it): step 0 at x0, the last step at x1, 100% at y_top, 0% at y_bottom."""
     return 44.0, float(width - 12), 30.0, float(height - 30)
@@ -129,7 +128,7 @@ def chart_svg(timeline: Mapping[str, Any], names: Sequence[str], colours: Sequen
     chances = timeline["chances"]
     turns = timeline["turns"]
     n_points = len(turns)
-    x0, x1, yt, yb = chart_layout(timeline, width, height)
+    x0, x1, yt, yb = chart_layout(width, height)
 
     def x_of(i: int) -> float:
         return x0 + (x1 - x0) * (i / (n_points - 1) if n_points > 1 else 0.0)

@@ -24,12 +24,11 @@ from .core.topology import EDGE_VERTICES, HEX_XY, N_HEXES, VERTEX_HEXES, VERTEX_
 from .render import PLAYER_NAMES
 
 RESOURCE_WORDS = L.RESOURCE_NAMES  # brick, lumber, wool, grain, ore
-DEV_CARD_WORDS = {L.KNIGHT: "a Knight", L.VICTORY_POINT: "a Victory Point card",
-                  L.ROAD_BUILDING: "a Road Building card", L.YEAR_OF_PLENTY: "a Year of Plenty card",
-                  L.MONOPOLY: "a Monopoly card"}
 DEV_CARD_NAMES = tuple(name for _, name in sorted({   # by type, for cards and tables
     L.KNIGHT: "Knight", L.VICTORY_POINT: "Victory Point", L.ROAD_BUILDING: "Road Building",
     L.YEAR_OF_PLENTY: "Year of Plenty", L.MONOPOLY: "Monopoly"}.items()))
+DEV_CARD_WORDS = {t: ("a Knight" if name == "Knight" else f"a {name} card")  # in a sentence
+                  for t, name in enumerate(DEV_CARD_NAMES)}
 Cards = Tuple[int, int]  # (count, resource)
 
 
@@ -110,6 +109,13 @@ def _hexes_at(v: int) -> List[int]:
     return [int(h) for h in VERTEX_HEXES[v] if h >= 0]
 
 
+def harbour_label(kind: int) -> str:
+    """A harbour's short label for the board: "3:1", "2:1 wool"."""
+    if kind == L.GENERIC_PORT:
+        return f"{GENERIC_PORT_RATE}:1"
+    return f"{SPECIAL_PORT_RATE}:1 {RESOURCE_WORDS[kind]}"
+
+
 def _harbour(state: np.ndarray, i: int) -> str:
     """Harbour slot i as players name it: "3:1 harbour", "wool 2:1 harbour"."""
     kind = int(state[L.PORT_TYPE + i])
@@ -164,6 +170,42 @@ def _writable(state: np.ndarray) -> np.ndarray:
     return state if state.flags.writeable and state.dtype == np.int64 else np.array(state, dtype=np.int64)
 
 
+def _menu_terms(m: int) -> Tuple[Cards, Cards]:
+    """(give, get) of trade menu entry m, in the frame of whoever offers or counters it."""
+    return (int(A.MENU_GIVE_N[m]), int(A.MENU_GIVE_RES[m])), (int(A.MENU_GET_N[m]), int(A.MENU_GET_RES[m]))
+
+
+def offer_words(state: np.ndarray, viewer: Optional[int] = None) -> Optional[str]:
+    """The domestic offer on the table ("Red offers 1 grain for 1 brick"), None if none."""
+    s = state
+    if int(s[L.PHASE]) not in (L.PH_TRADE_RESPONSE, L.PH_TRADE_CONFIRM):
+        return None
+    proposer = int(s[L.TURN_PLAYER])
+    give = cards_words(int(s[L.TRADE_GIVE_N]), int(s[L.TRADE_GIVE_RES]))
+    get = cards_words(int(s[L.TRADE_GET_N]), int(s[L.TRADE_GET_RES]))
+    return f"{_does(proposer, viewer, 'offer')} {give} for {get}"
+
+
+def answer_words(state: np.ndarray, seat: int, viewer: Optional[int] = None) -> str:
+    """A partner's answer to the offer on the table, a counter with the terms it would
+    execute for the proposer: "Orange counters: you would give 1 grain and get 1 wool"."""
+    s = state
+    code = int(s[L.TRADE_RESP + seat])
+    name = player_name(seat, viewer, capital=True)
+    if code == L.RESP_NOT_ASKED:
+        return f"{name}: not asked yet"
+    if code == L.RESP_PENDING:
+        return f"{name}: {'your answer is awaited' if seat == viewer else 'thinking'}"
+    if code == L.RESP_REJECT:
+        return _does(seat, viewer, "decline")
+    if code == L.RESP_ACCEPT:
+        return _does(seat, viewer, "accept")
+    partner_gives, partner_gets = _menu_terms(code - L.RESP_COUNTER)
+    whom = player_name(int(s[L.TURN_PLAYER]), viewer)
+    return (f"{_does(seat, viewer, 'counter')}: {whom} would give {cards_words(*partner_gets)} "
+            f"and get {cards_words(*partner_gives)}")
+
+
 def _trade(state: np.ndarray, action: int) -> Optional[Tuple[Optional[int], Cards, Cards, bool]]:
     """(partner, give, get, counter) of a trade action, from the decider's point of view."""
     s, a = state, int(action)
@@ -172,9 +214,7 @@ def _trade(state: np.ndarray, action: int) -> Optional[Tuple[Optional[int], Card
     offer_give = (int(s[L.TRADE_GIVE_N]), int(s[L.TRADE_GIVE_RES]))  # the proposer's frame
     offer_get = (int(s[L.TRADE_GET_N]), int(s[L.TRADE_GET_RES]))
     if kind in ("TRADE_OFFER", "TRADE_COUNTER"):  # menu m in the mover's own frame
-        m = a - (A.OFFER0 if kind == "TRADE_OFFER" else A.COUNTER0)
-        give = (int(A.MENU_GIVE_N[m]), int(A.MENU_GIVE_RES[m]))
-        get = (int(A.MENU_GET_N[m]), int(A.MENU_GET_RES[m]))
+        give, get = _menu_terms(a - (A.OFFER0 if kind == "TRADE_OFFER" else A.COUNTER0))
         partner = None if kind == "TRADE_OFFER" else int(s[L.TURN_PLAYER])
         return partner, give, get, kind == "TRADE_COUNTER"
     if kind == "TRADE_ACCEPT":
@@ -184,10 +224,9 @@ def _trade(state: np.ndarray, action: int) -> Optional[Tuple[Optional[int], Card
         resp = int(s[L.TRADE_RESP + partner])
         if resp == L.RESP_ACCEPT:
             return partner, offer_give, offer_get, False
-        if resp >= L.RESP_COUNTER:  # the partner's counter m: it gives MENU_GIVE, gets MENU_GET
-            m = resp - L.RESP_COUNTER
-            return (partner, (int(A.MENU_GET_N[m]), int(A.MENU_GET_RES[m])),
-                    (int(A.MENU_GIVE_N[m]), int(A.MENU_GIVE_RES[m])), True)
+        if resp >= L.RESP_COUNTER:
+            partner_gives, partner_gets = _menu_terms(resp - L.RESP_COUNTER)
+            return partner, partner_gets, partner_gives, True
         raise ValueError(f"{player_name(partner)} has not accepted or countered: no trade to confirm")
     if kind == "MARITIME_TRADE":
         r1, r2 = A.action_args(a)

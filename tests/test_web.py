@@ -74,6 +74,10 @@ def run(coro):
     return asyncio.run(coro)
 
 
+def legal_id(state):
+    return state["legal"][0]["id"]
+
+
 def serve(game, delay=0.0, **kw):
     server = PlayServer(game, delay=delay, **kw)
     return server, TestClient(TestServer(server.app()))
@@ -108,6 +112,7 @@ def test_bad_requests_are_refused_with_a_reason_and_change_nothing():
         async with client:
             assert (await client.get("/")).status == 403
             assert (await client.get("/?token=nope")).status == 403
+            assert (await client.get("/?token=%C3%A9t%C3%A9")).status == 403  # not ASCII: refused, no crash
             assert (await client.get(f"/?token={server.host_token}")).status == 200
             assert (await client.get(f"/static/app.js?token={server.host_token}")).status == 200
             assert (await client.get("/static/../session.py")).status == 404
@@ -126,6 +131,10 @@ def test_bad_requests_are_refused_with_a_reason_and_change_nothing():
                                 ({"type": "discard", "cards": [1, 0, 0, 0, 0]}, "nothing to discard"),
                                 ({"type": "speed", "delay": 1e9}, "0-10"),
                                 ({"type": "act", "action": 1, "pad": "x" * 5000}, "at most 4096 bytes"),
+                                ("[" * 2000 + "]" * 2000, "one JSON object"),
+                                ({"type": "act", "action": A.CONFIRM0}, "not possible now"),
+                                ({"type": "act", "action": legal_id(state), "seq": state["seq"] - 1}, "moved on"),
+                                ({"type": "step"}, "while the agents are paused"),
                                 ({"type": "fly"}, "unknown message")):
                 await (me.send_str(bad) if isinstance(bad, str) else me.send_json(bad))
                 assert reason in (await next_error(me))["reason"]
@@ -274,6 +283,70 @@ def test_a_reloaded_page_resumes_its_seat_with_the_whole_log_and_a_gone_person_e
     run(go())
 
 
+def test_a_seat_waits_a_whole_grace_period_after_its_last_page_closes():
+    """Drop, come back, drop again just before the first drop's deadline: the seat waits
+    the whole grace period from the second drop."""
+    async def go():
+        game = WebGame(["human", "random"], seed=11)
+        server, client = serve(game, limits=Limits(grace_seconds=1.5))
+        async with client:
+            me = await connect(client, server.host_token)
+            await me.close()
+            await asyncio.sleep(1.0)
+            me = await connect(client, server.host_token)
+            await asyncio.sleep(0.2)
+            await me.close()
+            await asyncio.sleep(1.0)  # 2.2 s after the first drop, 1.0 s after the second
+            assert not game.over
+            await asyncio.sleep(1.5)
+            assert game.over and game.result()["abandoned"]
+    run(go())
+
+
+def test_the_host_may_start_a_new_game_once_the_other_person_is_gone():
+    async def go():
+        game = WebGame(["human", "random", "human"], seed=5)
+        server, client = serve(game, limits=Limits(grace_seconds=0.8))
+        async with client:
+            host = await connect(client, server.host_token)
+            friend = await connect(client, game.token(2))
+            form = {"type": "new_game", "players": ["human", "random"], "you": 0, "seed": 1}
+            await host.send_json(form)
+            assert "Orange still plays" in (await next_error(host))["reason"]
+            await friend.close()  # Orange leaves for good
+            await asyncio.sleep(1.2)
+            assert not game.over  # the host is still there: the game goes on ...
+            await host.send_json(form)  # ... but the host may start another
+            await next_of(host, "new_game")
+            assert server.game is not game and game.result()["abandoned"]
+            await host.close()
+        # a person who never opens their page counts as gone once the grace period passed
+        game = WebGame(["human", "random", "human"], seed=6)
+        server, client = serve(game, limits=Limits(grace_seconds=0.5))
+        async with client:
+            host = await connect(client, server.host_token)
+            await asyncio.sleep(0.8)
+            await host.send_json(form)
+            await next_of(host, "new_game")
+            await host.close()
+    run(go())
+
+
+def test_a_new_game_that_fails_to_build_leaves_the_old_one_running():
+    async def go():
+        game = WebGame(["random", "random", "random"], seed=2)
+        server, client = serve(game, delay=0.02, roster=Roster({"broken": "mcts:playouts=0"}))
+        async with client:
+            host = await connect(client, server.host_token)
+            await host.send_json({"type": "new_game", "players": ["broken", "random"], "you": None})
+            assert "new game:" in (await next_error(host))["reason"] and server.game is game
+            before = len(game.log)
+            await asyncio.sleep(0.6)
+            assert len(game.log) > before  # the agents went on
+            await host.close()
+    run(go())
+
+
 def test_an_agents_only_game_waits_for_someone_to_watch():
     async def go():
         game = WebGame(["random", "random", "random"], seed=2)
@@ -354,9 +427,12 @@ def test_a_whole_discard_in_one_message():
     due = int(game.true_state()[L.DISCARDS + seat])
     hand = L.view(game.true_state(), "hand")[seat].copy()
     assert "exactly" in game.discard(seat, [0, 0, 0, 0, 0])
-    over = [int(hand[0]) + 1, 0, 0, 0, 0]
-    over[1] = max(0, due - over[0])
-    assert game.discard(seat, over) is not None
+    r = int(np.argmin(hand))  # more of one resource than the hand holds, the right total
+    over = [0] * L.N_RES
+    over[r] = int(hand[r]) + 1
+    over[(r + 1) % L.N_RES] = max(0, due - over[r])
+    if sum(over) == due:
+        assert "you do not hold that many" in game.discard(seat, over)
     pick = np.zeros(L.N_RES, np.int64)
     left = hand.copy()
     for _ in range(due):
@@ -478,6 +554,32 @@ def test_catan_play_web_binds_localhost_prints_pages_and_exits_promptly_on_sigte
         proc.wait(timeout=30)
 
 
+def test_sigterm_stops_the_server_at_once_while_an_agent_thinks():
+    proc, port = start_cli("--players", "mcts:playouts=400000,random", "--delay", "0")
+    try:
+        lines = [proc.stdout.readline() for _ in range(2)]
+        url = lines[0].split(": ", 1)[1].strip()
+
+        async def watch_then_terminate():
+            import aiohttp
+            for _ in range(300):
+                try:
+                    async with aiohttp.ClientSession() as session:
+                        async with session.ws_connect(url.replace("http", "ws").replace("/?", "/ws?")) as ws:
+                            assert (await ws.receive_json())["type"] == "board"
+                            await asyncio.sleep(2.0)  # the agent is thinking now
+                            t0 = time.monotonic()
+                            proc.send_signal(signal.SIGTERM)
+                            await asyncio.get_running_loop().run_in_executor(None, proc.wait, 60)
+                            return time.monotonic() - t0
+                except aiohttp.ClientConnectorError:
+                    await asyncio.sleep(0.1)
+        assert run(watch_then_terminate()) < 5
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
 def test_catan_play_web_names_an_unknown_agent_in_one_line():
     proc, _ = start_cli("--players", "best,jsettlers", "--check")
     out, err = proc.communicate(timeout=120)
@@ -487,4 +589,3 @@ def test_catan_play_web_names_an_unknown_agent_in_one_line():
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert out.startswith("host, watching:") and "spectators:" in out
-    assert os.path.basename(sys.executable)  # (the CLI ran in this interpreter)

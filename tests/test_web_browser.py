@@ -158,7 +158,7 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
         # a move that is not legal (ending the turn while placing a settlement) is refused, in words
         page.evaluate(f"act({A.END_TURN})")
         page.wait_for_function("document.getElementById('error').textContent.length > 0")
-        assert "End your turn is not possible now" in page.inner_text("#error")
+        assert "that move is not possible now (Your turn: place your first settlement" in page.inner_text("#error")
         rng = np.random.default_rng(0)
         clicks, shown, shots, t0 = 0, [], set(), time.monotonic()
         while True:

@@ -21,19 +21,46 @@ import asyncio
 import json
 import logging
 import os
-import secrets
+import threading
 import webbrowser
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Set
+from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Set, TypeVar
 
 from .. import words as W
 from .limits import Limits, RateLimit
+from .presence import Presence
+from .roles import HOST, PERSON, WATCHER, Tokens, new_token
 from .roster import HUMAN, Roster, new_game_settings
 from .session import WebGame
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 FILES = {"app.js": "application/javascript", "style.css": "text/css"}
-HOST, PERSON, WATCHER = "host", "person", "watcher"
 log = logging.getLogger("catan_env.web")
+T = TypeVar("T")
+
+
+def off_loop(fn: Callable[[], T]) -> Awaitable[T]:
+    """Run ``fn`` in a daemon thread (an agent thinking, a game being built) and await its
+    result: the event loop never waits on it, and a server told to stop does not either."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future = loop.create_future()
+
+    def settle(setter: Callable[[Any], None], value: Any) -> None:
+        if not future.done():
+            setter(value)
+
+    def run() -> None:
+        try:
+            result = fn()
+        except BaseException as e:  # handed to the awaiting coroutine
+            outcome: Any = (future.set_exception, e)
+        else:
+            outcome = (future.set_result, result)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:
+            pass  # the loop closed: the server has stopped
+    threading.Thread(target=run, daemon=True).start()
+    return future
 
 
 class Page:
@@ -47,43 +74,55 @@ class Page:
         self.token = token
         self.rate = RateLimit(limits.messages_per_second, limits.burst)
         self.log_sent = 0
-        self.seq = 0
+        self.seq = 0  # the last state sent: a move sent with an older one is refused
 
 
 class PlayServer:
-    """The state of one browser-play server: the game now served, the pages open, the
-    agents' pace.  ``app()`` gives the aiohttp application."""
+    """The state of one browser-play server: the game now served, its people's pages,
+    the agents' pace.  ``app()`` gives the aiohttp application."""
 
     def __init__(self, game: WebGame, delay: float = 0.4, limits: Optional[Limits] = None,
                  roster: Optional[Roster] = None, host_token: Optional[str] = None,
                  spectator_token: Optional[str] = None) -> None:
-        self.game = game
-        self.delay = float(delay)
         self.limits = limits or Limits()
         self.roster = roster or Roster()
         # the host's token: the first person's seat of the first game, else a watching page
-        self.host_token = host_token or (game.token(game.people[0]) if game.people else secrets.token_urlsafe(18))
-        self.spectator_token = spectator_token or secrets.token_urlsafe(18)
-        self.former: Set[str] = set()  # person tokens of earlier games: they watch now
+        self.tokens = Tokens(host_token or (game.token(game.people[0]) if game.people else new_token()),
+                             spectator_token)
         self.pages: Dict[Any, Page] = {}
+        self.delay = float(delay)
         self.paused = False
         self.steps = 0
         self.starting = False  # a new game is being built
-        self.chart: Optional[Dict[str, Any]] = None  # the finished game's win-chance chart
-        self._chart_for: Optional[WebGame] = None
         self._wake: Optional[asyncio.Event] = None
-        self._tasks: List[asyncio.Task] = []
+        self._tasks: Set[asyncio.Task] = set()
+        self._serve(game)
+
+    def _serve(self, game: WebGame) -> None:
+        self.game = game
+        self.presence = Presence(game.people)
+        self.chart: Optional[Dict[str, Any]] = None  # the finished game's win-chance chart
+        self._chart_started = False
+        self.paused, self.steps = False, 0
+
+    @property
+    def host_token(self) -> str:
+        """The host page's token."""
+        return self.tokens.host
+
+    @property
+    def spectator_token(self) -> str:
+        """The spectators' token."""
+        return self.tokens.spectator
 
     # ---- who is who
     def role(self, token: Optional[str]) -> Optional[str]:
         """HOST, PERSON or WATCHER for a known token, None for any other."""
-        if not isinstance(token, str) or not token:
-            return None
-        if secrets.compare_digest(token, self.host_token):
+        if self.tokens.is_host(token):
             return HOST
         if self.game.seat_of(token) is not None:
             return PERSON
-        if secrets.compare_digest(token, self.spectator_token) or token in self.former:
+        if self.tokens.watches(token):
             return WATCHER
         return None
 
@@ -103,12 +142,17 @@ class PlayServer:
         out.append(["spectators", f"{base}?token={self.spectator_token}"])
         return out
 
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     # ---- sending
     async def _send(self, page: Page, msg: Dict[str, Any]) -> None:
-        try:  # a page that stops reading must not stall the others
-            await asyncio.wait_for(page.ws.send_json(msg), 10)
+        try:  # a page that stops reading is dropped, not waited for
+            await asyncio.wait_for(page.ws.send_json(msg), self.limits.send_seconds)
         except (asyncio.TimeoutError, ConnectionError, RuntimeError):
-            await page.ws.close()
+            self._spawn(page.ws.close())
 
     async def _send_state(self, page: Page) -> None:
         msg = self.game.state(self.seat(page.token), page.log_sent)
@@ -125,23 +169,20 @@ class PlayServer:
         await self._send(page, msg)
 
     async def broadcast(self) -> None:
-        """Every open page gets the state as its seat sees it."""
-        for page in list(self.pages.values()):
-            if not page.ws.closed:
-                await self._send_state(page)
-        if self.chart is not None:
-            return
-        if self.game.over and not self.game.abandoned and self._chart_for is not self.game:
-            self._chart_for = self.game
-            self._tasks.append(asyncio.get_running_loop().create_task(self._make_chart(self.game)))
+        """Every open page gets the state as its seat sees it (all at once: a slow page
+        delays nobody)."""
+        await asyncio.gather(*(self._send_state(p) for p in list(self.pages.values()) if not p.ws.closed))
+        game = self.game
+        if game.over and game.winner >= 0 and not self._chart_started:
+            self._chart_started = True
+            self._spawn(self._make_chart(game))
 
     async def _make_chart(self, game: WebGame) -> None:
-        """After the game: each seat's chance to win along it (everything is public now)."""
+        """After a won game: each seat's chance to win along it (everything is public now)."""
         from ..win_chart import chart_svg, win_timeline
-        loop = asyncio.get_running_loop()
         try:
             record = game.env.record()
-            timeline = await loop.run_in_executor(None, win_timeline, record)
+            timeline = await off_loop(lambda: win_timeline(record))
             board = game.board(None)
             chart = {"type": "win_chart", "svg": chart_svg(timeline, board["names"], board["colours"]),
                      "swings": timeline["swings"]}
@@ -150,17 +191,15 @@ class PlayServer:
             chart = {"type": "win_chart", "error": f"the win-chance chart could not be drawn: {e}"}
         if game is self.game:
             self.chart = chart
-            for page in list(self.pages.values()):
-                await self._send(page, chart)
+            await asyncio.gather(*(self._send(p, chart) for p in list(self.pages.values())))
 
-    # ---- the agents
+    # ---- the agents, and people who leave
     def _wake_agents(self) -> None:
         if self._wake is not None:
             self._wake.set()
 
     async def _agents(self) -> None:
         assert self._wake is not None
-        loop = asyncio.get_running_loop()
         while True:
             game = self.game
             if self.starting or not self.pages or not game.agent_to_move() or (self.paused and self.steps <= 0):
@@ -170,27 +209,27 @@ class PlayServer:
             if self.paused:
                 self.steps -= 1
             try:
-                await loop.run_in_executor(None, game.agent_step)
-            except Exception as e:  # an agent's failure is shown and pauses the game
+                await off_loop(game.agent_step)
+            except Exception:  # an agent's failure is logged and pauses the game
                 log.exception("agent failed")
                 self.paused, self.steps = True, 0
-                for page in list(self.pages.values()):
-                    await self._send(page, {"type": "error", "reason":
-                                            f"{W.player_name(game.decider)}'s agent failed: {e}; the game is paused"})
+                reason = (f"{W.player_name(game.decider)}'s agent failed (the server's log says why); "
+                          "the game is paused")
+                await asyncio.gather(*(self._send(p, {"type": "error", "reason": reason})
+                                       for p in list(self.pages.values())))
             if game is self.game:
                 await self.broadcast()
             if self.delay > 0:
                 await asyncio.sleep(self.delay)
 
-    async def _abandon_after(self, game: WebGame) -> None:
-        """The game ends if no person's page comes back within the grace period."""
-        await asyncio.sleep(self.limits.grace_seconds)
-        if game is self.game and not game.over and not self._people_present(game):
-            game.abandoned = True
-            await self.broadcast()
-
-    def _people_present(self, game: WebGame) -> bool:
-        return any(game.seat_of(p.token) is not None for p in self.pages.values() if not p.ws.closed)
+    async def _watch_absence(self) -> None:
+        """End the game once every person left for longer than the grace period."""
+        while True:
+            await asyncio.sleep(min(1.0, max(0.05, self.limits.grace_seconds / 4)))
+            game = self.game
+            if not game.over and self.presence.everyone_gone(self.limits.grace_seconds):
+                game.abandoned = True
+                await self.broadcast()
 
     # ---- the page's messages
     def _new_game_refusal(self, token: str) -> Optional[str]:
@@ -198,8 +237,8 @@ class PlayServer:
             return "only the host's page starts a new game"
         if self.starting:
             return "a new game is being set up"
-        game = self.game
-        others = [s for s in game.people if s != self.seat(self.host_token)]
+        game, grace = self.game, self.limits.grace_seconds
+        others = [s for s in game.people if s != self.seat(self.host_token) and not self.presence.gone(s, grace)]
         if others and not game.over:
             who = ", ".join(W.player_name(s) for s in others)
             return f"{who} still play{'s' if len(others) == 1 else ''} this game: start a new one when it is over"
@@ -207,21 +246,24 @@ class PlayServer:
 
     async def handle(self, page: Page, text: str) -> Optional[str]:
         """Apply one page message; the reason it was refused, or None."""
-        if len(text.encode("utf-8")) > self.limits.message_bytes:
+        if len(text.encode("utf-8", "surrogatepass")) > self.limits.message_bytes:
             return f"a message is at most {self.limits.message_bytes} bytes"
         try:
             msg = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return "a message is one JSON object"
         if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
             return 'a message is a JSON object with a "type"'
         kind, role = msg["type"], self.role(page.token)
         if role is None:
             return "this page's token is no longer valid"
-        if kind == "act":
-            return self.game.play(self.seat(page.token), msg.get("action"))
-        if kind == "discard":
-            return self.game.discard(self.seat(page.token), msg.get("cards"))
+        if kind in ("act", "discard"):
+            seen = msg.get("seq", page.seq)
+            if seen != page.seq:
+                return "the game moved on since your page last updated: look again"
+            seat = self.seat(page.token)
+            return self.game.play(seat, msg.get("action")) if kind == "act" else \
+                self.game.discard(seat, msg.get("cards"))
         if kind == "new_game":
             return await self._new_game(page, msg)
         if kind in ("pause", "step", "speed"):
@@ -230,8 +272,10 @@ class PlayServer:
             if kind == "pause":
                 if not isinstance(msg.get("paused"), bool):
                     return "pause: paused is true or false"
-                self.paused = msg["paused"]
+                self.paused, self.steps = msg["paused"], 0
             elif kind == "step":
+                if not self.paused:
+                    return "one move at a time works while the agents are paused"
                 self.steps += 1
             else:
                 delay = msg.get("delay")
@@ -252,20 +296,24 @@ class PlayServer:
         you = settings["you"]
         self.starting = True
         try:  # agents load networks and compile: off the event loop
-            game = await asyncio.get_running_loop().run_in_executor(None, lambda: WebGame(
+            game = await off_loop(lambda: WebGame(
                 settings["players"], seed=settings["seed"], options=settings["options"],
                 tokens={} if you is None else {you: self.host_token}, labels=settings["names"]))
         except Exception as e:
+            log.exception("new game failed")
             return f"new game: {e}"
         finally:
             self.starting = False
-        self.former |= set(self.game.tokens) - {self.host_token}
-        self.former -= set(game.tokens)
-        self.game, self.chart = game, None
+            self._wake_agents()
+        old = self.game
+        old.abandoned = old.abandoned or not old.over
+        self.tokens.retire(old.tokens, game.tokens)
+        self._serve(game)
+        for p in self.pages.values():
+            self.presence.arrive(self.seat(p.token))
         pages = {str(s): f"/?token={game.token(s)}" for s in game.people if s != you}
         await self._send(page, {"type": "new_game", "pages": pages})
-        for other in list(self.pages.values()):
-            await self._send_board(other)
+        await asyncio.gather(*(self._send_board(p) for p in list(self.pages.values())))
         return None
 
     # ---- HTTP and WebSocket routes
@@ -300,36 +348,54 @@ class PlayServer:
         return web.Response(text=text, content_type="application/json",
                             headers={"Content-Disposition": 'attachment; filename="catan-game.json"'})
 
+    def _refuse_page(self, token: str) -> Optional[Any]:
+        """The HTTP error for a page beyond the caps, or None."""
+        from aiohttp import web
+        pages = [p for p in self.pages.values() if not p.ws.closed]
+        if len(pages) >= self.limits.pages:
+            return web.HTTPServiceUnavailable(text=f"at most {self.limits.pages} pages may be open at once")
+        if self.role(token) == WATCHER:
+            if sum(self.role(p.token) == WATCHER for p in pages) >= self.limits.watcher_pages:
+                return web.HTTPTooManyRequests(text=f"at most {self.limits.watcher_pages} spectator pages")
+        elif sum(p.token == token for p in pages) >= self.limits.pages_per_token:
+            return web.HTTPTooManyRequests(text=f"at most {self.limits.pages_per_token} pages per address")
+        return None
+
     async def _socket(self, request: Any) -> Any:
         from aiohttp import WSMsgType, web
         token = self._token(request)
-        open_pages = [p for p in self.pages.values() if not p.ws.closed]
-        if len(open_pages) >= self.limits.pages:
-            raise web.HTTPServiceUnavailable(text=f"at most {self.limits.pages} pages may be open at once")
-        if sum(p.token == token for p in open_pages) >= self.limits.pages_per_token:
-            raise web.HTTPTooManyRequests(text=f"at most {self.limits.pages_per_token} pages per address")
+        refused = self._refuse_page(token)
+        if refused is not None:
+            raise refused
         ws = web.WebSocketResponse(heartbeat=20, max_msg_size=4 * self.limits.message_bytes, compress=False)
-        await ws.prepare(request)
         page = Page(ws, token, self.limits)
-        self.pages[ws] = page
-        await self._send_board(page)
-        if self.chart is not None:
-            await self._send(page, self.chart)
-        self._wake_agents()
-        await self.broadcast()
+        self.pages[ws] = page  # counted before the handshake's await: the caps hold
+        seat = self.seat(token)
+        game = self.game
+        self.presence.arrive(seat)
         try:
+            await ws.prepare(request)
+            await self._send_board(page)
+            if self.chart is not None:
+                await self._send(page, self.chart)
+            self._wake_agents()
+            await self.broadcast()
             async for msg in ws:
-                if msg.type == WSMsgType.BINARY:
-                    reply: Optional[str] = "binary frames are not accepted: send one JSON object as text"
-                elif msg.type != WSMsgType.TEXT:
+                if msg.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
                     continue
-                elif not page.rate.allow():
+                if not page.rate.allow():
                     if page.rate.refused > self.limits.refused_before_close:
                         await ws.close(message=b"too many messages")
                         break
-                    reply = f"too many messages: at most {self.limits.messages_per_second:g} a second"
+                    reply: Optional[str] = f"too many messages: at most {self.limits.messages_per_second:g} a second"
+                elif msg.type == WSMsgType.BINARY:
+                    reply = "binary frames are not accepted: send one JSON object as text"
                 else:
-                    reply = await self.handle(page, msg.data)
+                    try:
+                        reply = await self.handle(page, msg.data)
+                    except Exception as e:  # a message the checks above missed: refused, logged
+                        log.exception("message refused")
+                        reply = f"the server could not handle that message ({type(e).__name__})"
                 if reply is not None:
                     await self._send(page, {"type": "error", "reason": reply})
                     continue
@@ -337,23 +403,23 @@ class PlayServer:
                 await self.broadcast()
         finally:
             self.pages.pop(ws, None)
-            game = self.game
-            if game.people and not game.over and not self._people_present(game):
-                self._tasks.append(asyncio.get_running_loop().create_task(self._abandon_after(game)))
+            if game is self.game:
+                self.presence.leave(seat)
         return ws
 
     async def _start(self, app: Any) -> None:
         self._wake = asyncio.Event()
-        self._tasks.append(asyncio.get_running_loop().create_task(self._agents()))
+        self._spawn(self._agents())
+        self._spawn(self._watch_absence())
 
     async def _shutdown(self, app: Any) -> None:
         """Close every page at once, so the server exits promptly (SIGTERM, Ctrl-C)."""
         from aiohttp import WSCloseCode
-        for page in list(self.pages.values()):
-            await page.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutting down")
+        await asyncio.gather(*(p.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutting down")
+                               for p in list(self.pages.values())))
 
     async def _stop(self, app: Any) -> None:
-        for task in self._tasks:
+        for task in list(self._tasks):
             task.cancel()
 
     def app(self) -> Any:

@@ -11,8 +11,11 @@ from .. import words as W
 from ..aec_env import raw_env
 from ..agents.registry import make_agent
 from ..core import layout as L
-from ..core.actions import DISCARD0, MARITIME0, N_ACTIONS, ROLL
+from ..core import actions as A
+from ..core import cards as C
+from ..core.actions import CONFIRM0, DISCARD0, MARITIME0, N_ACTIONS, ROBBER0, ROLL
 from ..core.layout import N_RES
+from .roles import same_token
 from .roster import HUMAN
 from .view import board_message, final_message, state_message
 
@@ -45,7 +48,6 @@ class WebGame:
         # one entry per move: {"turn", "seat", "roll", "lines": [lines for seat 0..n-1, public]}
         self.log: List[Dict[str, Any]] = []
         self.abandoned = False
-        self.watched = False  # an agents-only game waits until someone watches
         # agents think in a worker thread: every read or change of the env takes this lock,
         # held only for quick steps (never while an agent thinks)
         self._lock = threading.Lock()
@@ -57,7 +59,11 @@ class WebGame:
         for seat in [*range(self.n_players), None]:
             self.board(seat)
             self.state(seat)
-        W.trade_terms(self.true_state(), MARITIME0)
+        s = self.true_state()
+        W.trade_terms(s, MARITIME0)
+        W.action_words(s, ROBBER0 + 1, 0)
+        A.confirm_partner(CONFIRM0, 0, self.n_players)
+        C.total_vp(s, 0)
 
     # ---- who is who
     @property
@@ -76,10 +82,7 @@ class WebGame:
 
     def seat_of(self, token: Optional[str]) -> Optional[int]:
         """The seat of a person's token; None when the token plays no seat here."""
-        for t, seat in self.tokens.items():
-            if token is not None and secrets.compare_digest(t, token):
-                return seat
-        return None
+        return next((seat for t, seat in self.tokens.items() if same_token(t, token)), None)
 
     # ---- the game
     @property
@@ -87,6 +90,11 @@ class WebGame:
         """Whether the game has ended: won, capped or abandoned."""
         return self.abandoned or int(self.env.game_state[L.PHASE]) == L.PH_GAME_OVER or \
             any(self.env.truncations.values())
+
+    @property
+    def winner(self) -> int:
+        """The winning seat, -1 while none (or for a game capped or abandoned)."""
+        return int(self.env.game_state[L.WINNER])
 
     @property
     def decider(self) -> int:
@@ -119,8 +127,9 @@ class WebGame:
             msg["log_size"] = len(self.log)
             msg["final"] = final_message(self.env.game_state, self.result()) if self.over else None
             if self.over:  # everything is public now: the phase line from the true state
-                msg["phase"] = W.phase_words(self.env.game_state, seat) if not self.abandoned else \
-                    "The game was abandoned"
+                msg["phase"] = "The game was abandoned" if self.abandoned else \
+                    W.phase_words(self.env.game_state, seat) if self.winner >= 0 else \
+                    "No winner: the turn limit was reached"
         return msg
 
     def play(self, seat: Optional[int], action: Any) -> Optional[str]:
@@ -135,7 +144,7 @@ class WebGame:
             if self.decider != seat:
                 return "it is not your move any more"
             if not self.env.observe(self.env.possible_agents[seat])["action_mask"][action]:
-                return f"{W.action_words(self.env.game_state, action, seat)} is not possible now"
+                return f"that move is not possible now ({W.phase_words(self.env.game_state, seat)})"
             self._step(seat, action)
         return None
 

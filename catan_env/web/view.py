@@ -14,10 +14,9 @@ import numpy as np
 
 from .. import words as W
 from ..core import layout as L
-from ..core import actions as A
 from ..core.actions import DISCARD0, action_args, action_kind
 from ..core.topology import EDGE_VERTICES, HEX_XY, VERTEX_XY
-from ..html_replay import _px, _static_board, board_viewbox
+from ..html_replay import board_svg, board_viewbox, pixel
 from ..infoset import InfoSet
 from ..render import PLAYER_COLOURS
 
@@ -31,10 +30,10 @@ def board_message(info: InfoSet) -> Dict[str, Any]:
     """The static board (SVG of hexes, numbers and harbours) and the clickable geometry."""
     s = info.public_state()
     n = info.n_players
-    return {"type": "board", "svg": _static_board(s), "viewbox": board_viewbox(s),
-            "vertices": [_px(*VERTEX_XY[v]) for v in range(len(VERTEX_XY))],
+    return {"type": "board", "svg": board_svg(s), "viewbox": board_viewbox(s),
+            "vertices": [pixel(*VERTEX_XY[v]) for v in range(len(VERTEX_XY))],
             "edges": [[int(a), int(b)] for a, b in EDGE_VERTICES],
-            "hexes": [_px(*HEX_XY[h]) for h in range(len(HEX_XY))],
+            "hexes": [pixel(*HEX_XY[h]) for h in range(len(HEX_XY))],
             "colours": [f"rgb({c[0]},{c[1]},{c[2]})" for c in PLAYER_COLOURS[:n]],
             "names": [W.player_name(p) for p in range(n)],
             "resources": list(W.RESOURCE_WORDS), "dev_cards": list(W.DEV_CARD_NAMES),
@@ -103,38 +102,13 @@ def state_message(info: InfoSet, spectator: bool = False) -> Dict[str, Any]:
 def _offer(s: np.ndarray, viewer: Optional[int]) -> Optional[Dict[str, Any]]:
     """The domestic offer on the table (public), in words: the proposer's terms and each
     partner's answer, a counter with the terms it would execute for the proposer."""
-    if int(s[L.PHASE]) not in (L.PH_TRADE_RESPONSE, L.PH_TRADE_CONFIRM):
+    words = W.offer_words(s, viewer)
+    if words is None:
         return None
     proposer = int(s[L.TURN_PLAYER])
-    give = W.cards_words(int(s[L.TRADE_GIVE_N]), int(s[L.TRADE_GIVE_RES]))
-    get = W.cards_words(int(s[L.TRADE_GET_N]), int(s[L.TRADE_GET_RES]))
-    who = W.player_name(proposer, viewer, capital=True)
-    verb = "offer" if proposer == viewer else "offers"
-    answers = []
-    for p in range(int(s[L.OPT_PLAYERS])):
-        if p != proposer:
-            answers.append({"seat": p, "words": _answer(s, p, proposer, viewer)})
-    return {"proposer": proposer, "words": f"{who} {verb} {give} for {get}", "answers": answers}
-
-
-def _answer(s: np.ndarray, p: int, proposer: int, viewer: Optional[int]) -> str:
-    """One partner's answer to the offer on the table, in words."""
-    code = int(s[L.TRADE_RESP + p])
-    name = W.player_name(p, viewer, capital=True)
-    you = p == viewer
-    if code == L.RESP_NOT_ASKED:
-        return f"{name}: not asked yet"
-    if code == L.RESP_PENDING:
-        return f"{name}: {'your answer is awaited' if you else 'thinking'}"
-    if code == L.RESP_REJECT:
-        return f"{name} {'decline' if you else 'declines'}"
-    if code == L.RESP_ACCEPT:
-        return f"{name} {'accept' if you else 'accepts'}"
-    m = code - L.RESP_COUNTER  # the partner's frame: it gives MENU_GIVE and gets MENU_GET
-    gives = W.cards_words(int(A.MENU_GIVE_N[m]), int(A.MENU_GIVE_RES[m]))
-    gets = W.cards_words(int(A.MENU_GET_N[m]), int(A.MENU_GET_RES[m]))
-    whom = W.player_name(proposer, viewer)
-    return f"{name} {'counter' if you else 'counters'}: {whom} would give {gets} and get {gives}"
+    return {"proposer": proposer, "words": words,
+            "answers": [{"seat": p, "words": W.answer_words(s, p, viewer)}
+                        for p in range(int(s[L.OPT_PLAYERS])) if p != proposer]}
 
 
 def final_message(state: np.ndarray, stats: Dict[str, Any]) -> Dict[str, Any]:
@@ -148,10 +122,13 @@ def final_message(state: np.ndarray, stats: Dict[str, Any]) -> Dict[str, Any]:
         cities = int(np.sum((owner == p) & (level == 2)))
         lr = 2 if int(state[L.LR_HOLDER]) == p else 0
         la = 2 if int(state[L.LA_HOLDER]) == p else 0
+        vp_cards = int(L.view(state, "dev_hand")[p, L.VICTORY_POINT]) + int(state[L.VP_REVEALED + p])
         total = int(stats["vp"][p])
+        if settlements + 2 * cities + lr + la + vp_cards != total:  # the parts must add up
+            raise ValueError(f"seat {p}'s VP do not add up: {total} counted, parts "
+                             f"{settlements} + {2 * cities} + {lr} + {la} + {vp_cards}")
         rows.append({"settlements": settlements, "cities": 2 * cities, "longest_road": lr,
-                     "largest_army": la, "vp_cards": total - settlements - 2 * cities - lr - la,
-                     "total": total})
+                     "largest_army": la, "vp_cards": vp_cards, "total": total})
     table = [("turns", stats["turns"]), ("moves", stats["moves"])]
     per_seat = [("domestic offers made", stats["offers"]), ("domestic trades", stats["trades"]),
                 ("trades with the bank", stats["maritime"])]

@@ -14,12 +14,18 @@ function connect() {
   ws.onopen = () => { retry = 0; };
   ws.onclose = () => {  // a dropped connection: come back (the seat waits for us a while)
     $("status").textContent = "connection lost: reconnecting...";
-    if (!state || !state.final) setTimeout(connect, Math.min(10000, 500 * 2 ** retry++));
+    setTimeout(connect, Math.min(10000, 500 * 2 ** retry++));
   };
 }
 
 function send(msg) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg)); }
-function act(id) { $("error").textContent = ""; $("choose").innerHTML = ""; send({type: "act", action: id}); }
+let sent = 0;  // the state a move was sent from: one move per state (a double click sends one)
+function act(id) {
+  if (!state || sent === state.seq) return;
+  sent = state.seq;
+  $("error").textContent = ""; $("choose").innerHTML = "";
+  send({type: "act", action: id, seq: state.seq});
+}
 function svgEl(tag, attrs, parent) {
   const e = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
@@ -152,7 +158,10 @@ function discardPanel(box) {
     go.textContent = n === due ? `Discard ${chosen().map((k, r) => k ? `${k} ${board.resources[r]}` : "").filter(Boolean).join(", ")}` : `choose ${due} cards (${n} chosen)`;
     go.disabled = n !== due;
   };
-  go.onclick = () => { $("error").textContent = ""; send({type: "discard", cards: chosen()}); };
+  go.onclick = () => {
+    if (sent === state.seq) return;
+    sent = state.seq; $("error").textContent = ""; send({type: "discard", cards: chosen(), seq: state.seq});
+  };
   refresh();
 }
 
@@ -333,7 +342,7 @@ function receive(msg) {
     }
     return;
   }
-  if (msg.type === "error") { $("error").textContent = msg.reason; return; }
+  if (msg.type === "error") { $("error").textContent = msg.reason; sent = 0; return; }
   if (msg.type === "win_chart") {
     $("chart").innerHTML = msg.svg ? "<h3>Each player's chance to win, as the win-probability network saw it from their own seat</h3>" + msg.svg
                                    : `<p>${escape(msg.error)}</p>`;
