@@ -28,9 +28,10 @@ from numba import njit
 
 from catan_env.core import actions as A
 from catan_env.core.cards import current_decider, total_vp
+from catan_env.core.chance import CHANCE_DRAW, CHANCE_NONE, CHANCE_STEAL, chance_kind, recorded_outcome
 from catan_env.core.determinize import determinize
 from catan_env.core.layout import (
-    BANK, LAST_DRAW, LAST_ROLL, LAST_STEAL, MAX_PLAYERS, N_RES, OPT_PLAYERS, OPT_TRADE,
+    BANK, MAX_PLAYERS, N_RES, OPT_PLAYERS, OPT_TRADE,
     OPT_VP, PHASE, PH_GAME_OVER, RNG, STATE_SIZE, TURN, WINNER, hand_i,
 )
 from catan_env.core.playout import action_weights, pick_action
@@ -161,19 +162,17 @@ def builtin_prior(s, seat, actions, n, out):
 
 @njit(cache=True)
 def _outcome_kind(s, a, seat):
-    """Which chance outcome the searcher observes after action a: 1 dice, 2 own steal
-    (thief or victim), 3 own draw, 0 none (or unseen: stays open loop)."""
-    if a == A.ROLL:
-        return 1
-    if a == A.BUY_DEV:
-        return 3 if current_decider(s) == seat else 0
-    if A.is_robber(a):
+    """The chance the searcher observes after action a (``core.chance`` kinds): the dice,
+    its own steal (thief or victim), its own draw; CHANCE_NONE for none or unseen (it
+    stays open loop)."""
+    kind = chance_kind(s, a)
+    if kind == CHANCE_DRAW:
+        return kind if current_decider(s) == seat else CHANCE_NONE
+    if kind == CHANCE_STEAL:
         mover = current_decider(s)
         victim = A.robber_victim_seat(a, mover, s[OPT_PLAYERS])
-        if victim < 0:
-            return 0
-        return 2 if (mover == seat or victim == seat) else 0
-    return 0
+        return kind if (mover == seat or victim == seat) else CHANCE_NONE
+    return kind
 
 
 @njit(cache=True)
@@ -184,13 +183,6 @@ def _find_child(key, first, nxt, node, k):
     return c
 
 
-@njit(cache=True)
-def _read_outcome(s, kind):
-    if kind == 1:
-        return s[LAST_ROLL]
-    if kind == 2:
-        return s[LAST_STEAL]
-    return s[LAST_DRAW]
 
 
 @njit(cache=True)
@@ -404,15 +396,15 @@ def _chance_child(key, first, nxt, chance, visits, real, avail, wins, count, s, 
         k = nxt[k]
     if n_out < width:
         apply_action(s, a, FROM_RNG)
-        oc = _find_child(key, first, nxt, chosen, _read_outcome(s, kind))
+        oc = _find_child(key, first, nxt, chosen, recorded_outcome(s, kind))
         if oc < 0 and count[0] < key.shape[0]:
             oc = _new_node(key, first, nxt, chance, visits, real, avail, wins, count,
-                           chosen, _read_outcome(s, kind))
+                           chosen, recorded_outcome(s, kind))
         return oc
     for attempt in range(32):
         trial = s.copy()
         apply_action(trial, a, FROM_RNG)
-        oc = _find_child(key, first, nxt, chosen, _read_outcome(trial, kind))
+        oc = _find_child(key, first, nxt, chosen, recorded_outcome(trial, kind))
         if oc >= 0:
             s[:] = trial
             return oc
@@ -519,13 +511,13 @@ def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
             if key[chosen] >= OPTIMISTIC:
                 if not optimistic_swap(s, d, a):
                     break   # the cards cannot be had in this world: score it from here
-            kind = 0
+            kind = CHANCE_NONE
             if ci[I_CHANCE] == 1 and layers < ci[I_CHANCE_DEPTH]:
                 kind = _outcome_kind(s, a, seat)
             depth += 1
             path[depth] = chosen
             node = chosen
-            if kind == 0:
+            if kind == CHANCE_NONE:
                 apply_action(s, a, FROM_RNG)
             else:
                 layers += 1

@@ -15,6 +15,7 @@ import numpy as np
 from . import actions as A
 from . import layout as L
 from . import cards as C
+from . import chance as CH
 from . import rules as R
 from .board import read_board, write_board
 from .determinize import determinize as _determinize
@@ -165,13 +166,8 @@ def chance_outcome(state: np.ndarray, action: int) -> Optional[int]:
     """Which chance outcome the last applied action had: dice total, stolen resource
     or drawn card type; None for actions without chance (a robber move without a
     victim included)."""
-    if action == A.ROLL:
-        return int(state[L.LAST_ROLL])
-    if A.is_robber(action):
-        return int(state[L.LAST_STEAL]) if A.robber_victim(action) else None
-    if action == A.BUY_DEV:
-        return int(state[L.LAST_DRAW])
-    return None
+    kind = CH.chance_kind(state, int(action))
+    return None if kind == CH.CHANCE_NONE else int(CH.recorded_outcome(state, kind))
 
 
 def observe(state: np.ndarray, player: int, kind: str = "vector") -> np.ndarray:

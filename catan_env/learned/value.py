@@ -4,8 +4,8 @@ A forward pass from one seat's features (``features.encode_features``) to a logi
 relative seat, and the softmax over the seats in the game: each player's chance to win,
 the observer first (``relative_win_probs``, ``state_win_probs``).  A move's one-ply value
 is the expected network value of its result with its chance expanded exactly
-(``chance_outcomes``: the dice by their odds, a development card by the deck in the
-state, a stolen card by the victim's hand there); a finished game is worth 1 or 0.
+(``core.chance.chance_outcomes``: the dice by their odds under the game's sevens rule, a
+development card by the deck in the state, a stolen card by the victim's hand there); a finished game is worth 1 or 0.
 Builds that up to ``MAX_PLAN`` maritime trades would pay for are valued as one macro
 move (``macro_values``).  The agents' deeper search (``agents/value/search.py``), the
 greedy decision (``greedy``) and the batched env's value opponents all use these.
@@ -15,12 +15,11 @@ from numba import njit
 
 from .mlp import mlp_forward
 from catan_env.core import actions as A
-from catan_env.core.cards import current_decider
 from catan_env.core.layout import (
-    BANK, DECK, MAX_PLAYERS, N_DEV, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, WINNER, hand_i,
+    BANK, MAX_PLAYERS, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, WINNER, hand_i,
 )
 from catan_env.core.rules import FROM_RNG, action_cost, apply_action, legal_actions, trade_rate
-from catan_env.core.tables import DICE_WAYS
+from catan_env.core.chance import MAX_OUTCOMES, chance_outcomes  # noqa: F401 (the one chance model)
 
 from .features import N_FEATURES, encode_features
 
@@ -63,44 +62,8 @@ def state_win_probs(params, layers, net, s, observer, width):
     return out
 
 
-MAX_OUTCOMES = 11  # the most chance outcomes of one move (the dice totals)
 SEARCHABLE = np.ones(A.N_ACTIONS, dtype=np.int8)  # candidates: everything but domestic trade
 SEARCHABLE[A.OFFER0:A.TRADE_CANCEL + 1] = 0
-
-
-@njit(cache=True)
-def chance_outcomes(s, a, outs, probs):
-    """The chance outcomes of action a in s and their odds into outs, probs; returns
-    how many (0: the action has no chance)."""
-    if a == A.ROLL:
-        for t in range(2, 13):
-            outs[t - 2] = t
-            probs[t - 2] = DICE_WAYS[t] / 36.0
-        return 11
-    if a == A.BUY_DEV:
-        total = 0
-        for t in range(N_DEV):
-            total += s[DECK + t]
-        k = 0
-        for t in range(N_DEV):
-            if s[DECK + t] > 0:
-                outs[k] = t
-                probs[k] = s[DECK + t] / total
-                k += 1
-        return k
-    if A.is_robber(a) and A.robber_victim(a) > 0:
-        victim = A.robber_victim_seat(a, current_decider(s), s[OPT_PLAYERS])
-        total = 0
-        for r in range(N_RES):
-            total += s[hand_i(victim, r)]
-        k = 0
-        for r in range(N_RES):
-            if s[hand_i(victim, r)] > 0:
-                outs[k] = r
-                probs[k] = s[hand_i(victim, r)] / total
-                k += 1
-        return k
-    return 0
 
 
 @njit(cache=True)

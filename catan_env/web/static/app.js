@@ -349,7 +349,15 @@ function receive(msg) {
     return;
   }
   if (msg.type === "state" && board) {
+    const fresh = logEntries.length > 0 && msg.log_from >= logEntries.length;  // new moves, not a resent history
     msg.log.forEach((e, i) => { logEntries[msg.log_from + i] = e; });  // merged by place
+    const aboutYou = fresh ? msg.log.flatMap((e) => e.lines).filter((l) => /from you\b|^You stole|^You bought/.test(l)) : [];
+    if (aboutYou.length) {  // what was taken from you (or what you got in secret), where you look
+      $("notice").textContent = aboutYou.join(" \u2014 ");
+      $("notice").hidden = false;
+      clearTimeout(receive.noticeTimer);
+      receive.noticeTimer = setTimeout(() => { $("notice").hidden = true; }, 8000);
+    }
     if (msg.seq < lastSeq) return;  // an older state that arrived late
     lastSeq = msg.seq;
     state = msg;
