@@ -22,9 +22,10 @@ from .core.cards import hand_size
 from .core.tables import DICE_WAYS
 from .core.topology import EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_PORTS, VERTEX_XY
 from .core.record import GameRecord
-from .render import PLAYER_COLOURS, PLAYER_NAMES, TERRAIN_COLOURS, board_px, harbour_geometry
+from .render import PLAYER_COLOURS, TERRAIN_COLOURS, board_px, harbour_geometry
 from .playback import RecordLike, load_record, replay
-from .words import harbour_label
+from .core.actions import action_name
+from .words import event_words, harbour_label, phase_words, player_name
 
 
 OX, OY = 300, 320  # board origin, as in render_rgb
@@ -116,8 +117,12 @@ def game_data(record: RecordLike) -> Tuple[Dict[str, Any], np.ndarray]:
     prev = None
     first = None
     actor = -1
+    before: Optional[np.ndarray] = None
     for st in replay(record):
         s = st.state
+        said = "The start" if before is None else \
+            " ".join(event_words(before, s, actor, st.action, None)) or action_name(st.action)
+        before = s.copy()
         pieces = (L.view(s, "v_owner").tolist(), L.view(s, "v_level").tolist(),
                   L.view(s, "e_owner").tolist())
         if prev is None:
@@ -128,9 +133,9 @@ def game_data(record: RecordLike) -> Tuple[Dict[str, Any], np.ndarray]:
                              if (pieces[0][v], pieces[1][v]) != (prev[0][v], prev[1][v])],
                        "e": [[e, pieces[2][e]] for e in range(len(pieces[2])) if pieces[2][e] != prev[2][e]]}
         prev = pieces
-        steps.append({"a": st.action_name, "by": actor, "d": changes, "r": int(s[L.ROBBER]),
+        steps.append({"a": said, "by": actor, "d": changes, "r": int(s[L.ROBBER]),
                       "t": int(s[L.TURN]), "tp": int(s[L.TURN_PLAYER]),
-                      "ph": L.PHASE_NAMES[int(s[L.PHASE])], "roll": int(s[L.LAST_ROLL]),
+                      "ph": phase_words(s), "roll": int(s[L.LAST_ROLL]),
                       "p": _public(s), "w": int(s[L.WINNER]),
                       "bank": L.view(s, "bank").tolist(), "deck": int(L.view(s, "deck").sum())})
         actor = int(s[L.DECIDER]) if s[L.PHASE] != L.PH_GAME_OVER else -1
@@ -141,7 +146,7 @@ def game_data(record: RecordLike) -> Tuple[Dict[str, Any], np.ndarray]:
         "vertices": [pixel(*VERTEX_XY[v]) for v in range(len(VERTEX_XY))],
         "edges": [[int(a), int(b)] for a, b in EDGE_VERTICES],
         "hexes": [pixel(*HEX_XY[h]) for h in range(len(HEX_XY))],
-        "colours": [_rgb(c) for c in PLAYER_COLOURS[:n]], "names": PLAYER_NAMES[:n],
+        "colours": [_rgb(c) for c in PLAYER_COLOURS[:n]], "names": [player_name(p) for p in range(n)],
         "init": {"v": [[v, o, lv] for v, (o, lv) in enumerate(zip(L.view(first, "v_owner").tolist(),
                                                                    L.view(first, "v_level").tolist()))
                        if o >= 0],
@@ -222,7 +227,7 @@ slider.max = N - 1;
 const moves = document.getElementById("moves");
 G.steps.forEach((st, i) => {
   const li = document.createElement("li");
-  li.textContent = (st.by >= 0 ? G.names[st.by] + " " : "") + st.a;
+  li.textContent = st.a;
   li.onclick = () => show(i);
   moves.appendChild(li);
 });
@@ -249,8 +254,8 @@ function show(i) {
     fill: "#141414", stroke: "#fff", "stroke-width": 1.5, id: "robber-disc"}));
   slider.value = cur;
   document.getElementById("stepno").textContent = "step " + cur + " / " + (N - 1);
-  document.getElementById("status").textContent = "turn " + st.t + ", " + G.names[st.tp] + " to play, phase "
-    + st.ph + (st.roll ? ", last roll " + st.roll : "") + (st.w >= 0 ? " \u2014 " + G.names[st.w] + " wins" : "");
+  document.getElementById("status").textContent = (st.t ? "Turn " + st.t + ": " : "") + st.ph
+    + (st.roll ? " (last roll " + st.roll + ")" : "");
   const body = document.querySelector("#players tbody"); body.replaceChildren();
   st.p.forEach((p, k) => { const tr = document.createElement("tr");
     const tags = (p[8] ? "Longest Road " : "") + (p[9] ? "Largest Army" : "");

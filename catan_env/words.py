@@ -201,9 +201,12 @@ def answer_words(state: np.ndarray, seat: int, viewer: Optional[int] = None) -> 
     if code == L.RESP_ACCEPT:
         return _does(seat, viewer, "accept")
     partner_gives, partner_gets = _menu_terms(code - L.RESP_COUNTER)
-    whom = player_name(int(s[L.TURN_PLAYER]), viewer)
-    return (f"{_does(seat, viewer, 'counter')}: {whom} would give {cards_words(*partner_gets)} "
-            f"and get {cards_words(*partner_gives)}")
+    proposer = int(s[L.TURN_PLAYER])
+    text = (f"{_does(seat, viewer, 'counter')}: {player_name(proposer, viewer)} would give "
+            f"{cards_words(*partner_gets)} and get {cards_words(*partner_gives)}")
+    if proposer == viewer and int(L.view(s, "hand")[proposer, partner_gets[1]]) < partner_gets[0]:
+        text += " (you cannot pay it)"  # the proposer's own hand: no confirm button for it
+    return text
 
 
 def _trade(state: np.ndarray, action: int) -> Optional[Tuple[Optional[int], Cards, Cards, bool]]:
@@ -392,8 +395,10 @@ def _move_lines(before: np.ndarray, after: np.ndarray, seat: int, a: int, viewer
         _, give, get, _ = trade
         if kind == "TRADE_OFFER":
             return [f"{who} offered {cards_words(*give)} for {cards_words(*get)}"]
+        proposer = int(s[L.TURN_PLAYER])  # a counter in the proposer's terms, as the offer panel says it
         lines = [f"{who} accepted" if kind == "TRADE_ACCEPT" else
-                 f"{who} countered with {cards_words(*give)} for {cards_words(*get)}"]
+                 f"{who} countered: {player_name(proposer, viewer)} would give {cards_words(*get)} "
+                 f"and get {cards_words(*give)}"]
     if int(after[L.PHASE]) == L.PH_MAIN:  # the last answer, and nothing the proposer can take
         lines.append(f"{possessive(int(s[L.TURN_PLAYER]), viewer).capitalize()} offer lapsed")
     return lines

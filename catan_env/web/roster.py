@@ -35,7 +35,7 @@ class Roster:
                 raise ValueError(f"allowed agent name {name!r}: letters, digits, '_' or '-', not 'human'")
             from ..agents.registry import parse_spec
             parse_spec(spec)  # an unknown agent names the known ones
-            self._agents[name] = (spec, spec)
+            self._agents[name] = (spec, name)
         if len(self._agents) > MAX_ALLOWED:
             raise ValueError(f"at most {MAX_ALLOWED} allowed agents")
 
@@ -45,6 +45,17 @@ class Roster:
             raise ValueError(f"{name!r} is not an agent this server offers; choose one of: "
                              f"{', '.join(sorted(self._agents))} (or 'human')")
         return self._agents[name][0]
+
+    def name_of(self, label: str) -> Optional[str]:
+        """The allowed name a seat's label (a name or a spec) stands for, if any."""
+        if label in self._agents:
+            return label
+        return next((n for n, (spec, _) in self._agents.items() if spec == label), None)
+
+    def describe(self, label: str) -> str:
+        """What a player reads for a seat's agent: its description, else the label."""
+        name = self.name_of(label)
+        return self._agents[name][1] if name is not None else label
 
     def choices(self) -> List[Dict[str, str]]:
         """The names and descriptions the page's form offers."""

@@ -164,8 +164,13 @@ class PlayServer:
 
     async def _send_board(self, page: Page) -> None:
         page.log_sent = 0
-        msg = self.game.board(self.seat(page.token))
+        game, seat = self.game, self.seat(page.token)
+        msg = game.board(seat)
         msg["agents"] = self.roster.choices()
+        msg["labels"] = ["you" if p == seat else "a person" if spec == HUMAN else self.roster.describe(game.labels[p])
+                         for p, spec in enumerate(game.players)]
+        msg["lineup"] = [HUMAN if spec == HUMAN else self.roster.name_of(game.labels[p]) or ""
+                         for p, spec in enumerate(game.players)]
         await self._send(page, msg)
 
     async def broadcast(self) -> None:

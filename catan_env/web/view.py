@@ -130,7 +130,7 @@ def final_message(state: np.ndarray, stats: Dict[str, Any]) -> Dict[str, Any]:
         rows.append({"settlements": settlements, "cities": 2 * cities, "longest_road": lr,
                      "largest_army": la, "vp_cards": vp_cards, "total": total})
     table = [("turns", stats["turns"]), ("moves", stats["moves"])]
-    per_seat = [("domestic offers made", stats["offers"]), ("domestic trades", stats["trades"]),
+    per_seat = [("trade offers made", stats["offers"]), ("trades between players", stats["trades"]),
                 ("trades with the bank", stats["maritime"])]
     return {"winner": int(stats["winner"]), "vp": rows, "abandoned": bool(stats["abandoned"]),
             "game": [[label, int(v)] for label, v in table],

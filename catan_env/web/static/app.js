@@ -24,6 +24,7 @@ function act(id) {
   if (!state || sent === state.seq) return;
   sent = state.seq;
   $("error").textContent = ""; $("choose").innerHTML = "";
+  document.querySelectorAll("#actions button").forEach((b) => { b.disabled = true; });
   send({type: "act", action: id, seq: state.seq});
 }
 function svgEl(tag, attrs, parent) {
@@ -61,7 +62,7 @@ function drawPieces() {
     if (o < 0) return;
     const [x, y] = board.vertices[v];
     const pts = state.v_level[v] >= 2 ?  // a city: a house with a tower
-      [[-11, 9], [11, 9], [11, -3], [2, -3], [2, -9], [-4, -14], [-11, -9]] :
+      [[-14, 11], [14, 11], [14, -3], [3, -3], [3, -11], [-5, -18], [-14, -11]] :
       [[-8, 8], [8, 8], [8, -3], [0, -10], [-8, -3]];
     svgEl("polygon", {points: pts.map(([dx, dy]) => `${x + dx},${y + dy}`).join(" "), fill: board.colours[o],
                       stroke: "#111", "stroke-width": 2, class: "piece"}, g);
@@ -105,7 +106,7 @@ function drawTargets() {
     t.onclick = () => {
       if (moves.length === 1) { act(moves[0].id); return; }
       const box = $("choose"); box.innerHTML = "";
-      html("div", {class: "hint"}, box, "Choose:");
+      html("div", {class: "hint"}, box, "Choose whom to steal from:");
       for (const a of moves) moveButton(a, box);
     };
   }
@@ -160,7 +161,8 @@ function discardPanel(box) {
   };
   go.onclick = () => {
     if (sent === state.seq) return;
-    sent = state.seq; $("error").textContent = ""; send({type: "discard", cards: chosen(), seq: state.seq});
+    sent = state.seq; $("error").textContent = ""; go.disabled = true;
+    send({type: "discard", cards: chosen(), seq: state.seq});
   };
   refresh();
 }
@@ -206,8 +208,9 @@ function drawActions() {
 function drawSide() {
   const n = state.players.length;
   $("status").innerHTML = "";
-  html("span", {class: "turn"}, $("status"), state.turn ? `Turn ${state.turn}` : "Set-up");
-  html("span", {}, $("status"), ` \u2014 ${state.phase}`);
+  if (state.turn) html("span", {class: "turn"}, $("status"), `Turn ${state.turn} \u2014 `);
+  html("span", {}, $("status"), state.phase);
+  if (state.paused && !state.final) html("span", {class: "paused"}, $("status"), " (agents paused)");
   $("dice").textContent = state.roll ? `${DICE[state.dice[0]]}${DICE[state.dice[1]]} ${state.roll}` : "";
   const body = $("players").querySelector("tbody"); body.innerHTML = "";
   state.players.forEach((p, i) => {
@@ -241,6 +244,7 @@ function drawSide() {
   drawLog();
   $("pause").textContent = state.paused ? "resume" : "pause";
   $("controls").hidden = state.role === "watcher";
+  $("autodecline-box").hidden = state.seat === null;
   $("newgame").hidden = state.role !== "host";
   $("newform").querySelector("button[type=submit]").disabled = !state.can_start;
   drawEnd();
@@ -248,19 +252,40 @@ function drawSide() {
 
 function escape(text) { const d = document.createElement("div"); d.textContent = text; return d.innerHTML; }
 
+function subject(line, fallback) {  // whose line it is: the player it starts with
+  if (/^You\b/.test(line) && state.seat !== null) return state.seat;
+  const i = board.names.findIndex((nm) => line.startsWith(nm + " ") || line.startsWith(nm + "'s "));
+  return i >= 0 ? i : fallback;
+}
+
+function logLines() {  // the whole log in order, one card discarded at a time merged into one line
+  const out = [];
+  for (const e of logEntries) {
+    if (!e) continue;
+    for (const line of e.lines) {
+      const m = /^(.+) discarded (\d+) (\w+)$/.exec(line), last = out[out.length - 1];
+      if (m && last && last.discard && last.discard.who === m[1] && last.turn === e.turn) {
+        last.discard.cards[m[3]] = (last.discard.cards[m[3]] || 0) + Number(m[2]);
+        last.text = `${m[1]} discarded ` + Object.entries(last.discard.cards).map(([r, k]) => `${k} ${r}`).join(", ");
+        continue;
+      }
+      out.push({turn: e.turn, seat: e.seat, text: line,
+                discard: m ? {who: m[1], cards: {[m[3]]: Number(m[2])}} : null});
+    }
+  }
+  return out;
+}
+
 function drawLog() {
   const log = $("log"); log.innerHTML = "";
   let turn = null;
-  for (const e of logEntries) {
-    if (!e) continue;
-    if (e.turn !== turn) {
-      turn = e.turn;
-      html("li", {class: "sep"}, log, turn ? `Turn ${turn} \u2014 ${board.names[e.seat]}` : "Set-up");
+  for (const l of logLines()) {
+    if (l.turn !== turn) {
+      turn = l.turn;
+      html("li", {class: "sep"}, log, turn ? `Turn ${turn} \u2014 ${board.names[l.seat]}` : "Set-up");
     }
-    for (const line of e.lines) {
-      const li = html("li", {class: /\byou\b/i.test(line) ? "private" : ""}, log);
-      li.innerHTML = `${swatch(e.seat)} ${escape(line)}`;
-    }
+    const li = html("li", {class: /\byou\b/i.test(l.text) ? "private" : ""}, log);
+    li.innerHTML = `${swatch(subject(l.text, l.seat))} ${escape(l.text)}`;
   }
   log.scrollTop = log.scrollHeight;
 }
@@ -305,7 +330,9 @@ function seatInputs() {
     const sel = html("select", {name: `seat${i}`}, label);
     html("option", {value: "human"}, sel, "a person");
     for (const a of (board && board.agents) || []) html("option", {value: a.name}, sel, a.label);
-    sel.value = old[i] || (i === 0 ? "human" : "jsettlers");
+    const chosen = board && board.lineup ? board.lineup[i] : undefined;
+    sel.value = old[i] || chosen || (i === 0 ? "human" : "jsettlers");
+    if (!sel.value) sel.value = "jsettlers";
     sel.onchange = youOptions;
   }
   youOptions();
@@ -319,6 +346,7 @@ function youOptions() {
 $("newform").n.onchange = seatInputs;
 $("newform").onsubmit = (e) => {
   e.preventDefault();
+  if (state && !state.final && !confirm("Start a new game? The game now running ends.")) return;
   const form = $("newform"), n = parseInt(form.n.value, 10);
   send({type: "new_game", players: [...Array(n).keys()].map((i) => form[`seat${i}`].value),
         you: form.you.value === "" ? null : parseInt(form.you.value, 10),
@@ -344,8 +372,15 @@ function receive(msg) {
   }
   if (msg.type === "error") { $("error").textContent = msg.reason; sent = 0; return; }
   if (msg.type === "win_chart") {
-    $("chart").innerHTML = msg.svg ? "<h3>Each player's chance to win, as the win-probability network saw it from their own seat</h3>" + msg.svg
+    $("chart").innerHTML = msg.svg ? "<h3>How the game swung: each player's chance to win, as the win-probability network saw it from their own seat</h3>" + msg.svg
                                    : `<p>${escape(msg.error)}</p>`;
+    if (msg.svg && msg.swings.length) {
+      const ol = html("ol", {id: "swings"}, $("chart"));
+      for (const sw of msg.swings) {
+        const moved = sw.seats.map((p) => `${board.names[p]} ${Math.round(100 * sw.before[p])}% \u2192 ${Math.round(100 * sw.after[p])}%`);
+        html("li", {}, ol, `${sw.turn ? "Turn " + sw.turn : "Set-up"}: ${sw.words} (${moved.join(", ")})`);
+      }
+    }
     return;
   }
   if (msg.type === "state" && board) {
@@ -362,6 +397,8 @@ function receive(msg) {
     lastSeq = msg.seq;
     state = msg;
     drawPieces(); drawTargets(); drawActions(); drawSide();
+    const reject = state.legal.find((a) => a.kind === "TRADE_REJECT");
+    if (reject && $("autodecline").checked) act(reject.id);  // the person asked for it
     if (!state.legal.some((a) => a.target)) $("choose").innerHTML = "";
     document.body.dataset.turn = state.turn;
     document.body.dataset.over = state.final ? "1" : "0";
