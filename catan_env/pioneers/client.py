@@ -29,12 +29,19 @@ AGENT_MAX_OFFERS = 3      # domestic calls an agent may make per turn
 VP_CODES = (3, 4, 5, 6, 7)
 
 
+class MirrorMismatch(RuntimeError):
+    """The server reported an event the seat's mirror cannot follow."""
+
+
 class PioneersClient(ServerEvents):
     """One seat of a Pioneers game played by ``agent`` (see the module docstring)."""
 
     def __init__(self, host, port, agent, name="catan_env", seed=0, timeout=120.0,
-                 keep_transcript=False):
+                 keep_transcript=False, stop_on_mismatch=True):
         self.host, self.port, self.agent, self.name = host, port, agent, name
+        # a mirror that disagrees with the server cannot be trusted: the game ends at once
+        # (MirrorMismatch names it) instead of the seat acting on a wrong game
+        self.stop_on_mismatch = stop_on_mismatch
         self.seed = seed
         self.timeout = timeout
         self.transcript = [] if keep_transcript else None
@@ -153,7 +160,12 @@ class PioneersClient(ServerEvents):
                     continue
                 raise TimeoutError(f"no line from the server within {self.timeout} s")
             self._raw = line
+            mirror = getattr(self, "mirror", None)
+            known = len(mirror.mismatches) if mirror is not None else 0
             self._on_line(line)
+            if self.stop_on_mismatch and mirror is not None and len(mirror.mismatches) > known:
+                raise MirrorMismatch(f"the mirror disagrees with the server ({mirror.mismatches[known]}); "
+                                     f"the game stops here")
             self._maybe_close_call()
 
     # ================================================================== decisions

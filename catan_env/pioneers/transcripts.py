@@ -22,16 +22,17 @@ class _TranscriptConnection:
         pass
 
 
-def replay_transcript(transcript):
+def replay_transcript(transcript, stop_on_mismatch=False):
     """Rebuild a seat's mirror from a recorded session without a server: transcript is a
     list of ("S" | "C", line) or lines "S ..."/"C ...".  Returns the client, whose
-    ``mirror`` holds the game and its ``mismatches``; nothing is decided or sent."""
+    ``mirror`` holds the game and its ``mismatches``; nothing is decided or sent
+    (``stop_on_mismatch``: raise MirrorMismatch at the first, as a live client does)."""
     server = []
     for item in transcript:
         d, line = item if isinstance(item, tuple) else (item[:1], item[2:])
         if d == "S":
             server.append(line)
-    client = PioneersClient("transcript", 0, agent=None)
+    client = PioneersClient("transcript", 0, agent=None, stop_on_mismatch=stop_on_mismatch)
     client.conn = _TranscriptConnection(server)
     client._maybe_act = lambda: None
     client._discard = lambda k: None
