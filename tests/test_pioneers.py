@@ -255,3 +255,32 @@ def test_after_road_building_the_server_hears_done_before_a_vp_card():
     client.pending = None  # the server's OK
     client._maybe_act()
     assert sent == ["done", "play-develop 0"]
+
+
+def test_a_dropped_connection_fails_the_game_and_keeps_its_partial_record(tmp_path, capsys):
+    """A server that goes away mid-game (here: one replaying a recorded session's first
+    250 lines, then closing): the joined game is reported failed, with the reason, and the
+    mirror's record so far is saved and replays."""
+    import socket
+    import threading
+    from catan_env.pioneers.match import main
+    server_lines = [line[2:] for line in _load(LOST) if line.startswith("S ")]
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.sendall(("\n".join(server_lines[:250]) + "\n").encode())
+        threading.Event().wait(0.5)
+        conn.close()
+        listener.close()
+    threading.Thread(target=serve, daemon=True).start()
+    rc = main(["--host", "127.0.0.1", "--port", str(port), "--agent", "random", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert rc != 0 and "failed" in err and "partial record" in err
+    saved = list(tmp_path.glob("joined-*-partial.json"))
+    assert len(saved) == 1
+    record = GameRecord.load(saved[0])
+    assert len(record.actions) > 20 and int(record.final_state()[L.TURN]) >= 1

@@ -21,7 +21,7 @@ from ..agents.arena import play_game, wilson
 from ..agents.registry import make_agent
 from ..core import layout as L
 from ..cli import UserError, compile_notice, parser, positive_int, user_errors
-from .client import PioneersClient
+from .client import MirrorMismatch, PioneersClient
 from .protocol import ProtocolError
 from .server import LocalServer, pioneers_available
 
@@ -62,6 +62,17 @@ def play_local_game(agent_spec, ours=1, first_seat=0, seed=0, vp=10, log_dir=Non
             if not res:
                 res["error"] = "the game did not finish in time"
     return results, clients
+
+
+def _save_partial(client, args, host, port):
+    """Save the mirror's record of a game cut short; its path, or None without a mirror."""
+    mirror = getattr(client, "mirror", None)
+    if mirror is None:
+        return None
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, f"joined-{host}-{port}-seat{client.seat}-partial.json")
+    mirror.record().save(path)
+    return path
 
 
 def _run_client(client, out):
@@ -121,8 +132,12 @@ def main(argv=None):
             res = client.play()
         except ProtocolError as exc:
             raise UserError(f"cannot play on {args.host}:{args.port}: {exc}") from None
-        except (OSError, TimeoutError) as exc:
-            raise UserError(f"lost the server at {args.host}:{args.port}: {exc}") from None
+        except (OSError, TimeoutError, MirrorMismatch) as exc:
+            # the game is failed; what the mirror followed so far is kept (the protocol lets a
+            # seat reconnect, but the mirror could not replay the events it missed)
+            saved = _save_partial(client, args, args.host, args.port)
+            raise UserError(f"the game on {args.host}:{args.port} failed: {exc}; "
+                            + (f"the partial record is in {saved}" if saved else "no record to save")) from None
         os.makedirs(args.out, exist_ok=True)
         path = os.path.join(args.out, f"joined-{args.host}-{args.port}-seat{res['seat']}.json")
         client.mirror.record().save(path)
