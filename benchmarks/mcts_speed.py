@@ -7,7 +7,8 @@ Positions come from one seeded game played by the pruning policy, taken at turns
 (early: just after set-up), 40 (mid) and 70 (late).  Each line prints the median over
 repeats of one decision's search (compiled beforehand).  The last lines compare
 mp_ensemble with 1 and 2 threads at the same playouts (the speed-up on this machine's
-cores) and print the "10,000 playouts" figure of the pruning preset (mp_uct).
+cores), print the "10,000 playouts" figure of the pruning preset (mp_uct), and how far
+past a time budget (``seconds=``) a search runs.
 """
 import argparse
 import time
@@ -73,6 +74,11 @@ def main():
     for stage, (view, seat) in views.items():
         took, _ = timed(view, seat, make_config("mp_uct", playouts=10000), args.repeats)
         print(f"mp_uct (pruning preset) {stage:6s}: 10,000 playouts in {took:.3f} s on one core")
+    print()
+    for budget in (0.05, 0.3):  # a time budget: how close the search keeps to it
+        for v in ("ismcts", "mp_ensemble"):
+            took, its = timed(views["mid"][0], views["mid"][1], make_config(v, seconds=budget), args.repeats)
+            print(f"{v:14s} seconds={budget}: took {took:.3f} s ({took - budget:+.3f} s over), {its:,} playouts")
 
 
 if __name__ == "__main__":
