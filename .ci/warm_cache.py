@@ -1,0 +1,47 @@
+"""Compile the numba kernels the test suite uses once, before pytest's parallel workers
+start, so each worker loads them from the cache instead of compiling them again (every
+worker would otherwise compile the same kernels at the same time).  Two processes split
+the work over the machine's two cores: ``python .ci/warm_cache.py core`` (the rules, the
+envs, the batched env) and ``python .ci/warm_cache.py agents`` (MCTS, the value network,
+JSettlersAgent)."""
+import sys
+
+import numpy as np
+
+
+def core() -> None:
+    import gymnasium
+
+    import catan_env
+    from catan_env.batched.env import BatchedCatan
+    for trade in (True, False):  # a whole random game in the AEC env, trading on and off
+        env = catan_env.raw_env(domestic_trade=trade)
+        env.reset(seed=1)
+        rng = np.random.default_rng(0)
+        for name in env.agent_iter(3000):
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        env.infoset("player_0").determinize(1)
+    gym = gymnasium.make("catan_env/Catan-v0")
+    gym.reset(seed=0)
+    for mode in ("learner", "all_seats"):
+        b = BatchedCatan(4, mode=mode)
+        b.reset(seed=0)
+        for _ in range(50):
+            b.step(b.sample_actions())
+
+
+def agents() -> None:
+    import catan_env
+    from catan_env.agents import make_agent
+    for spec in ("jsettlers", "mcts:playouts=50", "pretrained:search=0", "pretrained", "pretrained_policy"):
+        agent = make_agent(spec, seed=0)
+        env = catan_env.raw_env()
+        env.reset(seed=2)
+        for _ in range(40):
+            name = env.agent_selection
+            env.step(int(agent.act(env.observe(name), env.infoset(name))))
+
+
+if __name__ == "__main__":
+    {"core": core, "agents": agents}[sys.argv[1]]()
