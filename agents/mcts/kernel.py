@@ -22,6 +22,7 @@ Per iteration:
   5. backup of the reward vector (one-hot winner or VP-scaled) along the path.
 """
 import types
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -423,15 +424,20 @@ def _backup(visits, real, wins, path, depth, reward):
             wins[nd, p] += reward[p]
 
 
+# a search tree's arrays, indexed by node (see tree.Tree), as grow takes them
+TreeArrays = namedtuple("TreeArrays", ["key", "first", "nxt", "chance", "visits", "real", "avail", "wins",
+                                       "count", "world"])
+
+
 @njit(cache=True, nogil=True)
-def grow(key, first, nxt, chance, visits, real, avail, wins, count, world,
-         view, seat, n_iter, seed, ci, cf, optimistic, root_allowed):
+def grow(tree, view, seat, n_iter, seed, ci, cf, optimistic, root_allowed):
     """Grow the tree by n_iter iterations from the searcher's view (see the module doc).
     optimistic: action ids offered at the root as trade-optimistic moves.
     root_allowed[a] == 0 keeps action a out of the root.  Returns the iterations done.
     Leaves are scored by ``evaluate_hook`` and PUCT reads ``prior_hook``: the built-ins
     here (cached), or your own in a kernel from :func:`make_grow` (the two hooks are
     called here, in grow itself, so that make_grow can swap them)."""
+    key, first, nxt, chance, visits, real, avail, wins, count, world = tree
     max_nodes = key.shape[0]
     width = A.N_ACTIONS + optimistic.shape[0]
     buf = np.empty(width, dtype=np.int64)

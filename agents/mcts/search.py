@@ -79,10 +79,10 @@ def run_search(view, seat, config, seed, allowed=None, optimistic=None, grow=Non
     def grow_tree(k):
         tree = trees[k]
         if budget[k] is not None:
-            grow(*tree.arrays, view, seat, budget[k], seeds[k], ci, cf, optimistic, allowed)
+            grow(tree.arrays, view, seat, budget[k], seeds[k], ci, cf, optimistic, allowed)
             return
         while True:
-            grow(*tree.arrays, view, seat, CHUNK, seeds[k], ci, cf, optimistic, allowed)
+            grow(tree.arrays, view, seat, CHUNK, seeds[k], ci, cf, optimistic, allowed)
             if time.perf_counter() >= deadlines[k] or tree.nodes + 3 * CHUNK + 3 > len(tree.key):
                 return
 

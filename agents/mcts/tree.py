@@ -13,6 +13,8 @@ import numpy as np
 
 from catan_env.core.layout import MAX_PLAYERS, STATE_SIZE
 
+from .kernel import TreeArrays
+
 
 class Tree:
     """One search tree (see the module docstring)."""
@@ -47,8 +49,9 @@ class Tree:
 
     @property
     def arrays(self):
-        return (self.key, self.first, self.nxt, self.chance, self.visits, self.real,
-                self.avail, self.wins, self.count, self.world)
+        """The arrays as the search kernel takes them (one named tuple)."""
+        return TreeArrays(self.key, self.first, self.nxt, self.chance, self.visits, self.real,
+                          self.avail, self.wins, self.count, self.world)
 
     @property
     def nodes(self):
