@@ -260,7 +260,11 @@ def test_illegal_action_leaves_game_unchanged_and_is_penalised():
     assert r[0] == -0.5 and not term[0] and not trunc[0]
     np.testing.assert_array_equal(b.states, before)
     b.step([bad])
-    _, r, term, trunc, _ = b.step([C.N_ACTIONS + 5])
+    held = b.states.copy()
+    with pytest.raises(C.InvalidActionError, match="must be 0-"):  # not an action at all: refused
+        b.step([C.N_ACTIONS + 5])
+    np.testing.assert_array_equal(b.states, held)
+    _, r, term, trunc, _ = b.step([bad])
     assert trunc[0] and b.episode_stats()[0]["r"] == pytest.approx(-1.5)
 
 

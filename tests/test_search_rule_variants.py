@@ -8,6 +8,8 @@ violations) under every mode: a determinization per iteration or per search, ope
 or sparse chance nodes, every playout policy.  Each variant's check is first shown to
 fire on a root that breaks it (a search ignoring the variant would produce such leaves),
 then shown silent on searches from legal roots."""
+import functools
+
 import numpy as np
 import pytest
 from numba import njit
@@ -200,3 +202,58 @@ def _after(s, a):
     t = s.copy()
     G.step(t, int(a))
     return t
+
+
+# ---- the value agent's search: the same leaves watched, through a leaf hook
+@njit
+def _flag_leaf(params, layers, net, s, root, x, h1, h2, rel):
+    """The value search's leaf, replaced: 1 for the root where the leaf breaks a variant."""
+    return 1.0 if violations(s) != 0 else 0.0
+
+
+@functools.lru_cache(maxsize=None)
+def _hooked_value_search(leaf):
+    """``search_values`` and the one-ply value it builds on, compiled with ``leaf`` in place
+    of the network's leaf value (as ``make_grow`` swaps MCTS's evaluator)."""
+    import types
+    from catan_env.agents.value import search as S
+    from catan_env.learned import value as LV
+    g1 = dict(LV.one_ply_value.py_func.__globals__, leaf_value=leaf)
+    one_ply = njit(types.FunctionType(LV.one_ply_value.py_func.__code__, g1, "one_ply_hooked"))
+    g2 = dict(S.search_values.py_func.__globals__, leaf_value=leaf, one_ply_value=one_ply)
+    for name in ("_v2", "_q2", "_v3", "_q3", "search_values"):
+        g2[name] = njit(types.FunctionType(getattr(S, name).py_func.__code__, g2, name))
+    return g2["search_values"]
+
+
+def _value_count(search, s, seat, depth):
+    """Expected violations of each move the value search weighs from s, summed."""
+    from catan_env.agents.value.agent import load_network
+    from catan_env.learned.value import SEARCHABLE
+    net = load_network()
+    moves = np.array([a for a in G.legal_actions(s) if SEARCHABLE[a]], np.int64)
+    q = np.zeros(moves.shape[0])
+    search(net.params, net.layers, net.net, net.width, s, seat, moves, depth, 3, q)
+    return float(np.sum(q + (q < 0)))  # moves outside the beam carry their value minus 1
+
+
+@pytest.mark.parametrize("variant", sorted(v for v in VARIANTS if v != "strict trade"))
+def test_the_value_search_check_fires_on_a_root_that_breaks_the_variant(variant):
+    """(Strict trade breaks only with an offer open, where the value search has no move to
+    weigh: it leaves domestic trade out of its candidates.)"""
+    rules, bit = VARIANTS[variant]
+    s = _root(**rules)
+    broken = _broken(s, bit)
+    view = G.determinize(broken, 0, 3) if bit != V_DECK else broken
+    assert _value_count(_hooked_value_search(_flag_leaf), view, 0, 1) > 0
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_the_value_search_follows_the_variant(variant, depth):
+    """The value agent's search (the shipped ``pretrained``'s) reaches no leaf that breaks
+    a variant: its chance is the core's (a 7 under the sevens rule never comes up), its
+    moves the rules'."""
+    rules, _ = VARIANTS[variant]
+    s = _root(pre_roll="sevens" in variant, **rules)
+    assert _value_count(_hooked_value_search(_flag_leaf), G.determinize(s, 0, 5), 0, depth) == 0
