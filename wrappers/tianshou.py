@@ -53,7 +53,9 @@ class MaskedActor(nn.Module):
     def __init__(self, hidden: Sequence[int] = (256, 256)) -> None:
         super().__init__()
         self.net = _mlp(VECTOR_SIZE, N_ACTIONS, hidden)
-        nn.init.orthogonal_(self.net[-1].weight, 0.01)
+        last = self.net[-1]
+        assert isinstance(last, nn.Linear)
+        nn.init.orthogonal_(last.weight, 0.01)
 
     def forward(self, obs: Any, state: Any = None, info: Any = None) -> Tuple[torch.Tensor, Any]:
         x = torch.as_tensor(obs.obs, dtype=torch.float32)
@@ -131,7 +133,9 @@ class PerSeatCollector(BaseCollector):
         pending = list(done)
         seat_of = self.games.envs[0].agent_name_mapping
         while pending:
-            wave, rest, seen = [], [], set()
+            wave: List[Tuple[Any, Any]] = []
+            rest: List[Tuple[Any, Any]] = []
+            seen = set()
             for stream, t in pending:
                 (rest if stream in seen else wave).append((stream, t))
                 seen.add(stream)
@@ -157,7 +161,7 @@ class PerSeatCollector(BaseCollector):
         steps, returns, lens = 0, [], []
         while True:
             _, observations = self.games.pending()
-            n, r, ln = self._store(self.games.step(self._actions(observations, random)))
+            n, r, ln = self._store(self.games.step([int(a) for a in self._actions(observations, random)]))
             steps += n
             returns += r
             lens += ln

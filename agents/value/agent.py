@@ -139,8 +139,9 @@ class ValueSearchAgent(Agent):
         self._memory = new_memory()
         self._step_cost[:] = 0.0
         self._leaf_cost[:] = 0.0
-        if getattr(self, "_opener", None) is not None:
-            self._opener.reset(seed)
+        opener = getattr(self, "_opener", None)
+        if opener is not None:
+            opener.reset(seed)
 
     def _seed(self) -> int:
         return int(self.rng.integers(2 ** 62))
@@ -248,7 +249,7 @@ class ValueSearchAgent(Agent):
             tried[depth] = True
             return float(out)
 
-        def deepen(v: np.ndarray, depth: int, rows: Sequence[int], out: np.ndarray) -> bool:
+        def deepen(v: np.ndarray, depth: int, rows: Any, out: np.ndarray) -> bool:
             """out[rows] := the moves' values at depth; False when the budget stopped it."""
             for i in rows:
                 if clock() + cost[depth] > deadline:
@@ -345,7 +346,7 @@ def leaf_hook(path: Optional[str] = None) -> object:
         params, layers, net, width = network.params, network.layers, network.net, network.width
 
         @njit
-        def evaluate(s, seat):  # pragma: no cover (compiled)
+        def evaluate(s: Any, seat: Any) -> Any:  # pragma: no cover (compiled)
             return state_win_probs(params, layers, net, s, seat, width)
         _MCTS_HOOKS[key] = evaluate
     return _MCTS_HOOKS[key]

@@ -48,7 +48,7 @@ def record_game(specs: Sequence[Any], seed: int, sample: float = 0.25, max_turns
     value_seats: List[int] = []
     deciding: List[Any] = [None]  # the agent about to decide when its state was kept, else None
 
-    def before(env, seat, agent):
+    def before(env: Any, seat: int, agent: Any) -> None:
         deciding[0] = None
         if rng.random() < sample:
             s = np.array(env.game_state, dtype=np.int64)
@@ -58,7 +58,7 @@ def record_game(specs: Sequence[Any], seed: int, sample: float = 0.25, max_turns
             value_seats.append(-1)
             deciding[0] = agent
 
-    def after(seat, obs, action, infoset):
+    def after(seat: int, obs: Any, action: int, infoset: Any) -> None:
         estimate = getattr(deciding[0], "last_values", None)  # a search agent's root estimate
         if estimate is not None:
             values[-1][:] = estimate
@@ -70,7 +70,7 @@ def record_game(specs: Sequence[Any], seed: int, sample: float = 0.25, max_turns
     final = np.zeros(MAX_PLAYERS, np.int64)
     final[:n] = stats["vp"]
     k = len(states)
-    rows = {"state": np.array(states, np.int32).reshape(k, STATE_SIZE),
+    rows: Dict[str, np.ndarray] = {"state": np.array(states, np.int32).reshape(k, STATE_SIZE),
             "winner": np.full(k, stats["winner"], np.int64),
             "final_vp": np.tile(final, (k, 1)),
             "value": np.array(values, np.float32).reshape(k, MAX_PLAYERS),
@@ -170,7 +170,7 @@ def _seats(arrays: Dict[str, np.ndarray]) -> np.ndarray:
 
 
 @njit(cache=True)
-def _featurize(states, rows_state, rows_seat, out):
+def _featurize(states: Any, rows_state: Any, rows_seat: Any, out: Any) -> None:
     s = np.empty(states.shape[1], np.int64)
     x = np.empty(out.shape[1], np.float32)
     for i in range(rows_state.shape[0]):
