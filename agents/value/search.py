@@ -18,6 +18,8 @@ trade offers are left out of the candidates (the agent answers offers separately
 States come from a determinization of the root's information set (``agent.py``); the
 leaves read only what the root may know, so only the chance odds depend on it.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -31,26 +33,40 @@ from catan_env.learned.value import (  # noqa: F401 (re-exported: the search's p
 )
 
 
+# what every ply reads: the network, the searching seat, the beam and the scratch buffers
+Ply = namedtuple("Ply", ["params", "layers", "net", "root", "beam", "x", "h1", "h2", "rel"])
+
+
 @njit(cache=True)
-def _v2(params, layers, net, s, root, x, h1, h2, rel):
+def _leaf(p, s):
+    return leaf_value(p.params, p.layers, p.net, s, p.root, p.x, p.h1, p.h2, p.rel)
+
+
+@njit(cache=True)
+def _one_ply(p, s, a, c):
+    return one_ply_value(p.params, p.layers, p.net, s, a, p.root, p.x, p.h1, p.h2, p.rel, c)
+
+
+@njit(cache=True)
+def _v2(p, s):
     """Value of s with one more ply of root's own: the best one-ply move while root
     decides, else the leaf."""
-    if current_decider(s) != root:
-        return leaf_value(params, layers, net, s, root, x, h1, h2, rel)
+    if current_decider(s) != p.root:
+        return _leaf(p, s)
     buf = np.empty(A.N_ACTIONS, np.int64)
     n = legal_actions(s, buf)
     c = np.empty_like(s)
     best = -1.0
     for j in range(n):
         if SEARCHABLE[buf[j]]:
-            best = max(best, one_ply_value(params, layers, net, s, buf[j], root, x, h1, h2, rel, c))
+            best = max(best, _one_ply(p, s, buf[j], c))
     if best < 0.0:
-        return leaf_value(params, layers, net, s, root, x, h1, h2, rel)
+        return _leaf(p, s)
     return best
 
 
 @njit(cache=True)
-def _q2(params, layers, net, s, a, root, x, h1, h2, rel):
+def _q2(p, s, a):
     """Expected two-ply value of action a."""
     outs = np.empty(MAX_OUTCOMES, np.int64)
     probs = np.empty(MAX_OUTCOMES)
@@ -58,19 +74,19 @@ def _q2(params, layers, net, s, a, root, x, h1, h2, rel):
     k = chance_outcomes(s, a, outs, probs)
     if k == 0:
         after_move(s, a, outs, -1, c)
-        return _v2(params, layers, net, c, root, x, h1, h2, rel)
+        return _v2(p, c)
     total = 0.0
     for i in range(k):
         after_move(s, a, outs, i, c)
-        total += probs[i] * _v2(params, layers, net, c, root, x, h1, h2, rel)
+        total += probs[i] * _v2(p, c)
     return total
 
 
 @njit(cache=True)
-def _v3(params, layers, net, s, root, beam, x, h1, h2, rel):
+def _v3(p, s):
     """Value of s with two more plies of root's own (beam-limited)."""
-    if current_decider(s) != root:
-        return leaf_value(params, layers, net, s, root, x, h1, h2, rel)
+    if current_decider(s) != p.root:
+        return _leaf(p, s)
     buf = np.empty(A.N_ACTIONS, np.int64)
     n = legal_actions(s, buf)
     moves = np.empty(n, np.int64)
@@ -80,31 +96,32 @@ def _v3(params, layers, net, s, root, beam, x, h1, h2, rel):
             moves[m] = buf[j]
             m += 1
     if m == 0:
-        return leaf_value(params, layers, net, s, root, x, h1, h2, rel)
+        return _leaf(p, s)
     q = np.empty(m)
     c = np.empty_like(s)
     for j in range(m):
-        q[j] = one_ply_value(params, layers, net, s, moves[j], root, x, h1, h2, rel, c)
+        q[j] = _one_ply(p, s, moves[j], c)
     order = np.argsort(-q)
     best = -1.0
-    for j in range(min(beam, m)):
-        best = max(best, _q2(params, layers, net, s, moves[order[j]], root, x, h1, h2, rel))
+    for j in range(min(p.beam, m)):
+        best = max(best, _q2(p, s, moves[order[j]]))
     return best
 
 
 @njit(cache=True)
-def _q3(params, layers, net, s, a, root, beam, x, h1, h2, rel):
+def _q3(p, s, a):
+    """Expected three-ply value of action a (beam-limited)."""
     outs = np.empty(MAX_OUTCOMES, np.int64)
     probs = np.empty(MAX_OUTCOMES)
     c = np.empty_like(s)
     k = chance_outcomes(s, a, outs, probs)
     if k == 0:
         after_move(s, a, outs, -1, c)
-        return _v3(params, layers, net, c, root, beam, x, h1, h2, rel)
+        return _v3(p, c)
     total = 0.0
     for i in range(k):
         after_move(s, a, outs, i, c)
-        total += probs[i] * _v3(params, layers, net, c, root, beam, x, h1, h2, rel)
+        total += probs[i] * _v3(p, c)
     return total
 
 
@@ -126,12 +143,10 @@ def search_values(params, layers, net, width, s, root, moves, depth, beam, q):
     order = np.argsort(-q[:m])
     for j in range(m):
         q[j] -= 1.0
+    p = Ply(params, layers, net, root, beam, x, h1, h2, rel)
     for j in range(min(beam, m)):
         i = order[j]
-        if depth == 2:
-            q[i] = _q2(params, layers, net, s, moves[i], root, x, h1, h2, rel)
-        else:
-            q[i] = _q3(params, layers, net, s, moves[i], root, beam, x, h1, h2, rel)
+        q[i] = _q2(p, s, moves[i]) if depth == 2 else _q3(p, s, moves[i])
     return m
 
 
@@ -147,9 +162,9 @@ def move_value(params, layers, net, width, s, root, a, depth, beam):
     if depth <= 1:
         v = one_ply_value(params, layers, net, s, a, root, x, h1, h2, rel, np.empty_like(s))
     elif depth == 2:
-        v = _q2(params, layers, net, s, a, root, x, h1, h2, rel)
+        v = _q2(Ply(params, layers, net, root, beam, x, h1, h2, rel), s, a)
     else:
-        v = _q3(params, layers, net, s, a, root, beam, x, h1, h2, rel)
+        v = _q3(Ply(params, layers, net, root, beam, x, h1, h2, rel), s, a)
     return v, rel[MAX_PLAYERS]
 
 
