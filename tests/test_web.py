@@ -517,7 +517,7 @@ def free_port():
 
 def start_cli(*args):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "catan_env.agents.terminal_play", "--web", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "catan_env.play", "--web", "--port", str(port),
                              *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return proc, port
 
@@ -555,6 +555,10 @@ def test_catan_play_web_binds_localhost_prints_pages_and_exits_promptly_on_sigte
 
 
 def test_sigterm_stops_the_server_at_once_while_an_agent_thinks():
+    from catan_env.agents import make_agent
+    env = catan_env.raw_env()
+    env.reset(seed=0)
+    make_agent("mcts:playouts=20", seed=0).act(env.observe("player_0"), env.infoset("player_0"))  # compiled
     proc, port = start_cli("--players", "mcts:playouts=400000,random", "--delay", "0")
     try:
         lines = [proc.stdout.readline() for _ in range(2)]

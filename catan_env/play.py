@@ -1,10 +1,10 @@
-"""``catan-play``: one person plays a seat in the terminal against agents (the
-``human`` agent in an arena game)."""
+"""``catan-play``: one person plays a seat against agents, in the terminal (the
+``human`` agent in an arena game) or in a browser (``--web``, the web server).  An
+application: it sits above the agents and the web server, which import nothing of it."""
 import sys
 
-from catan_env.cli import parser
-
-from .arena import play_game
+from .agents.arena import play_game
+from .cli import parser
 
 
 def main(argv=None):
@@ -33,8 +33,8 @@ def main(argv=None):
                    help="with --web: build the first game, print the addresses and exit")
     args = p.parse_args(argv)
     if args.web:
-        from catan_env.web.limits import Limits
-        from catan_env.web.server import serve
+        from .web.limits import Limits
+        from .web.server import serve
         allow = {}
         for item in args.allow:
             name, eq, spec = item.partition("=")
