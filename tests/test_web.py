@@ -433,15 +433,20 @@ def test_a_whole_discard_in_one_message():
     over[(r + 1) % L.N_RES] = max(0, due - over[r])
     if sum(over) == due:
         assert "you do not hold that many" in game.discard(seat, over)
-    pick = np.zeros(L.N_RES, np.int64)
-    left = hand.copy()
+    pick = np.array(greedy_discard(hand, due))
+    assert game.discard(seat, [int(x) for x in pick]) is None
+    after = game.true_state()
+    assert np.array_equal(L.view(after, "hand")[seat], hand - pick) and int(after[L.DISCARDS + seat]) == 0
+
+
+def greedy_discard(hand, due):
+    """``due`` cards to discard, one at a time from the resource held most."""
+    left, pick = [int(x) for x in hand], [0] * L.N_RES
     for _ in range(due):
         r = int(np.argmax(left))
         left[r] -= 1
         pick[r] += 1
-    assert game.discard(seat, [int(x) for x in pick]) is None
-    after = game.true_state()
-    assert np.array_equal(L.view(after, "hand")[seat], hand - pick) and int(after[L.DISCARDS + seat]) == 0
+    return pick
 
 
 def _discard_state(seed):
@@ -479,12 +484,7 @@ def test_a_person_plays_a_whole_game_and_the_end_screen_agrees_with_the_record(t
                 if msg["decider"] == 0 and msg["legal"]:
                     discard = [m for m in msg["legal"] if m["kind"] == "DISCARD"]
                     if discard:
-                        due = msg["players"][0]["discards"]
-                        hand, pick = list(msg["hand"]), [0] * 5
-                        for _ in range(due):
-                            r = int(np.argmax(hand))
-                            hand[r] -= 1
-                            pick[r] += 1
+                        pick = greedy_discard(msg["hand"], msg["players"][0]["discards"])
                         await me.send_json({"type": "discard", "cards": pick})
                     else:
                         await me.send_json({"type": "act", "action": int(rng.choice([a["id"] for a in msg["legal"]]))})
