@@ -9,7 +9,7 @@ Every decision with more than one legal move of every seat is kept: the true sta
 the observation encoding may change), the seat, the teacher's move, the teacher's
 estimate of its own chance to win (NaN where it gave none: trade decisions, a teacher
 without one) and the game's winner (-1 when the turn cap ended it).  A shard (``.npz``,
-written by ``agents.deep.data`` like the value network's) holds whole games:
+written by ``agents.training.shards`` like the value network's) holds whole games:
 
   state   (N, STATE_SIZE) int32   the true state (RNG zeroed)
   seat    (N,) int64              the seat that decided
@@ -47,13 +47,11 @@ from catan_env.core.rules import legal_actions
 from catan_env.learned.greedy import ValueOpponent
 
 from .arena import play_game
-from .deep.data import load_shard, read_manifest, save_shard, write_manifest
 from .registry import make_agent
-from .value.positions import map_jobs
+from .training.shards import BACKENDS, load_shard, map_jobs, read_manifest, save_shard, write_manifest
 
 KEYS = ("state", "seat", "action", "value", "winner", "game", "score_ids", "score_values")
 TOP = 16  # scored moves kept per decision
-BACKENDS = ("process", "ray")
 SEED_STRIDE = 1_000_003  # shard k's games start from seed + k * SEED_STRIDE
 
 

@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-from catan_env.batched.mlp import MLPWeights, masked_logits, pack
+from catan_env.learned.mlp import MLPWeights, masked_logits, pack
 
 from .base import Agent, choose_from_logits, legal_from
 

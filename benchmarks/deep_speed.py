@@ -35,7 +35,7 @@ def main():
         temperature = meta.get("temperature", 0.05)
     else:
         from catan_env.agents.deep.nets import ValueNet, local_net
-        from catan_env.batched.mlp import from_torch
+        from catan_env.learned.mlp import from_torch
         params, spec = ValueNet().export()
         local, temperature = from_torch(local_net()), 0.05
     rng = np.random.default_rng(0)

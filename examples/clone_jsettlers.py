@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 
 from catan_env.agents.arena import play_game, wilson
-from catan_env.batched.mlp import from_torch
+from catan_env.learned.mlp import from_torch
 from catan_env.core.actions import N_ACTIONS
 from catan_env.cli import HelpFormatter
 

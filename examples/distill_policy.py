@@ -119,7 +119,7 @@ def main(argv=None):
     args = parse_args(argv)
     import torch
     from catan_env.agents import distill
-    from catan_env.batched.mlp import from_torch
+    from catan_env.learned.mlp import from_torch
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     os.makedirs(args.out, exist_ok=True)

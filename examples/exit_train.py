@@ -8,17 +8,17 @@ that search guided by the networks of iteration k-1: the value network scores le
 after ``--rollout-turns`` turns of playout and the local network is the PUCT prior (the
 ``exit:`` agent).  Each iteration writes ``data-k/`` (shards + manifest, resumable),
 ``nets-k.npz`` (the value and local networks, exported for numba) and adds its losses
-to ``losses.json`` (and ``losses.png`` with matplotlib).  Networks play as agents:
+to ``losses.json`` (and ``losses.png`` with matplotlib); the rounds are driven by
+``agents.training.rounds`` as the value network's are.  Networks play as agents:
 ``exit:path=OUT/nets-2.npz``, ``uctnet:path=OUT/nets-2.npz``.  Needs the [rl] extra.
 """
 import argparse
-import json
 import os
-import time
 
 from catan_env.agents.deep.data import load_folder
 from catan_env.agents.deep.nets import save_networks, train_local, train_value
 from catan_env.agents.deep.selfplay import generate
+from catan_env.agents.training.rounds import RoundLog, run_rounds
 from catan_env.cli import HelpFormatter
 
 
@@ -37,11 +37,12 @@ def plot(losses, path):
     except ImportError:
         return None
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
-    for it in losses:
-        axes[0].plot(it["value_train"], label=f"iteration {it['iteration']} train")
-        if it["value_test"]:
-            axes[0].plot(it["value_test"], "--", label=f"iteration {it['iteration']} held out")
-        axes[1].plot(it["local"], label=f"iteration {it['iteration']}")
+    for entry in (e for e in losses if "train" in e):
+        it, t = entry["round"], entry["train"]
+        axes[0].plot(t["value_train"], label=f"iteration {it} train")
+        if t["value_test"]:
+            axes[0].plot(t["value_test"], "--", label=f"iteration {it} held out")
+        axes[1].plot(t["local"], label=f"iteration {it}")
     axes[0].set(title="value network (MAE)", xlabel="epoch")
     axes[1].set(title="local network (weighted BCE)", xlabel="epoch")
     for ax in axes:
@@ -74,49 +75,51 @@ def main(argv=None):
     ap.add_argument("--out", default="results/deep/exit", help="folder for data-k/, nets-k.npz and losses")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
-    losses_path = os.path.join(args.out, "losses.json")
-    losses = json.load(open(losses_path)) if os.path.exists(losses_path) else []
-    nets = None
-    for it in range(1, args.iterations + 1):
-        target = os.path.join(args.out, f"nets-{it}.npz")
-        if os.path.exists(target):  # resumable: this iteration is done
-            print(f"iteration {it}: {target} exists, kept")
-            nets = target
-            continue
+    log = RoundLog(os.path.join(args.out, "losses.json"), settings=vars(args))
+    data_dir = lambda it: os.path.join(args.out, f"data-{it}")  # noqa: E731
+
+    def record(it, nets):
         spec = expert_spec(args, nets)
         print(f"iteration {it}: self-play with {spec}", flush=True)
-        t0 = time.perf_counter()
-        data_dir = os.path.join(args.out, f"data-{it}")
-        manifest = generate(data_dir, [spec] * args.players, args.games, seed=args.seed * 1000 + it,
+        manifest = generate(data_dir(it), [spec] * args.players, args.games, seed=args.seed * 1000 + it,
                             sample=args.sample, max_turns=args.max_turns, options={"domestic_trade": False},
                             workers=args.workers, shard_games=max(1, min(10, args.games // max(args.workers, 1))),
                             progress=lambda line: print("  " + line, flush=True))
-        played = time.perf_counter() - t0
-        data = load_folder(*[os.path.join(args.out, f"data-{k}") for k in range(max(1, it - args.window + 1), it + 1)])
-        t0 = time.perf_counter()
+        return {"expert": spec, "positions": sum(s["positions"] for s in manifest["shards"])}
+
+    def train(it, nets, target):
+        data = load_folder(*[data_dir(k) for k in range(max(1, it - args.window + 1), it + 1)])
         value, vh = train_value(data, epochs=args.epochs, loss=args.loss, target=args.target, seed=args.seed,
                                 channels=args.channels, blocks=args.blocks)
         local, lh = train_local(data, epochs=args.epochs, seed=args.seed)
-        trained = time.perf_counter() - t0
         save_networks(target, value=value, local=local,
-                      meta={"iteration": it, "expert": spec, "positions": int(len(data["players"])),
+                      meta={"iteration": it, "expert": expert_spec(args, nets), "positions": int(len(data["players"])),
                             "moves": int(len(data["local_q"])), "loss": args.loss, "target": args.target})
-        losses = [x for x in losses if x["iteration"] != it] + [
-            {"iteration": it, "value_train": vh["train"], "value_test": vh["test"], "local": lh,
-             "test_picks_winner": vh.get("test_picks_winner"), "test_vp_leader": vh.get("test_vp_leader"),
-             "positions": int(len(data["players"])), "selfplay_s": played, "train_s": trained}]
-        with open(losses_path, "w") as f:
-            json.dump(losses, f, indent=1)
-        plot(losses, os.path.join(args.out, "losses.png"))
-        new = sum(s["positions"] for s in manifest["shards"])
-        print(f"iteration {it}: {new} new positions in {played:.0f} s ({new / max(played, 1e-9):.1f}/s), "
-              f"trained on {len(data['players'])} in {trained:.0f} s; value loss "
-              f"{vh['train'][0]:.3f} -> {vh['train'][-1]:.3f} (held-out games {vh['test'][-1] if vh['test'] else float('nan'):.3f}; "
-              f"picks their winner {vh.get('test_picks_winner', float('nan')):.3f}, "
-              f"the VP leader {vh.get('test_vp_leader', float('nan')):.3f}); "
-              f"saved {target}", flush=True)
-        nets = target
-    return nets
+        return {"value_train": vh["train"], "value_test": vh["test"], "local": lh,
+                "test_picks_winner": vh.get("test_picks_winner"), "test_vp_leader": vh.get("test_vp_leader"),
+                "positions": int(len(data["players"]))}
+
+    def report(entry):
+        plot(log.rounds, os.path.join(args.out, "losses.png"))
+        print(_line(entry, os.path.join(args.out, f"nets-{entry['round']}.npz")), flush=True)
+
+    rounds = run_rounds(log, range(1, args.iterations + 1), lambda it: os.path.join(args.out, f"nets-{it}.npz"),
+                        record, train, report=report)
+    return os.path.join(args.out, f"nets-{rounds[-1]['round']}.npz") if rounds else None
+
+
+def _line(entry, path):
+    if "train" not in entry:  # a round finished before its figures were logged
+        return f"iteration {entry['round']}: {path} exists, kept"
+    t, secs = entry["train"], entry["seconds"]
+    new, played = entry["data"].get("positions", 0), secs.get("data", 0.0)
+    nan = float("nan")
+    return (f"iteration {entry['round']}: {new} positions in {played:.0f} s ({new / max(played, 1e-9):.1f}/s), "
+            f"trained on {t['positions']} in {secs.get('train', 0.0):.0f} s; value loss "
+            f"{t['value_train'][0]:.3f} -> {t['value_train'][-1]:.3f} (held-out games "
+            f"{t['value_test'][-1] if t['value_test'] else nan:.3f}; picks their winner "
+            f"{t.get('test_picks_winner') or nan:.3f}, the VP leader {t.get('test_vp_leader') or nan:.3f}); "
+            f"saved {path}")
 
 
 if __name__ == "__main__":

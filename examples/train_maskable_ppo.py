@@ -219,7 +219,7 @@ def train_until(model, args, callbacks):
     from stable_baselines3.common.callbacks import BaseCallback
 
     from catan_env.agents.arena import WinRateCurve
-    from catan_env.batched.mlp import from_torch
+    from catan_env.learned.mlp import from_torch
 
     class StopAt(BaseCallback):
         def __init__(self):

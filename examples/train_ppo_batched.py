@@ -26,7 +26,7 @@ import torch.nn as nn
 
 from catan_env.agents.arena import wilson, win_rate
 from catan_env.batched import BatchedCatan, snapshot_pool
-from catan_env.batched.mlp import from_torch
+from catan_env.learned.mlp import from_torch
 from catan_env.core.actions import N_ACTIONS
 from catan_env.core.observe import VECTOR_SIZE
 from catan_env.cli import HelpFormatter
@@ -122,7 +122,7 @@ def main(argv=None):
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
     step, elapsed_before = 0, 0.0
     if args.init and os.path.isdir(args.init):
-        from catan_env.batched.mlp import MLPWeights, load_into
+        from catan_env.learned.mlp import MLPWeights, load_into
         load_into(agent.actor, MLPWeights.load(os.path.join(args.init, "actor.npz")), "actor")
         load_into(agent.critic, MLPWeights.load(os.path.join(args.init, "critic.npz")), "critic")
         print(f"initialised from the exported actor and critic in {args.init}")

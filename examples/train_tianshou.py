@@ -29,7 +29,7 @@ from tianshou.algorithm.optim import AdamOptimizerFactory
 from tianshou.utils.torch_utils import policy_within_training_step
 
 from catan_env.agents.arena import WinRateCurve
-from catan_env.batched.mlp import from_torch
+from catan_env.learned.mlp import from_torch
 from catan_env.cli import HelpFormatter
 from catan_env.wrappers.per_seat import PerSeatGames
 from catan_env.wrappers.tianshou import ACTION_SPACE, MaskedActor, MaskedCritic, PerSeatCollector
@@ -94,7 +94,7 @@ def main(argv=None):
         steps, trained = ckpt["steps"], ckpt["trained"]
         print(f"resumed at {steps} steps ({trained / 60:.1f} min trained)")
     elif args.init:
-        from catan_env.batched.mlp import MLPWeights, load_into
+        from catan_env.learned.mlp import MLPWeights, load_into
         load_into(actor.net, MLPWeights.load(os.path.join(args.init, "actor.npz")), "actor")
         load_into(algorithm.critic.net, MLPWeights.load(os.path.join(args.init, "critic.npz")), "critic")
         print(f"initialised from the exported actor and critic in {args.init}")

@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -26,6 +25,8 @@ from catan_env.agents.arena import run_tournament, summarise, wilson
 from catan_env.agents.value.net import ValueNetwork
 from catan_env.agents.value.positions import generate, load_positions
 from catan_env.agents.value.train import train
+from catan_env.agents.training.rounds import RoundLog, run_rounds
+from catan_env.agents.training.shards import read_manifest
 from catan_env.cli import HelpFormatter
 
 ROBOT = "jsettlers"
@@ -67,60 +68,47 @@ def main(argv=None):
     args = ap.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they come
     os.makedirs(args.out, exist_ok=True)
-    log_path = os.path.join(args.out, "rounds.json")
-    rounds = json.load(open(log_path)) if os.path.exists(log_path) else []
+    log = RoundLog(os.path.join(args.out, "rounds.json"), settings=vars(args))
     ray_kw = dict(workers=args.workers, backend=args.backend, address=args.address)
+    data_dir = lambda k: os.path.join(args.out, f"data-{k}")  # noqa: E731
 
-    for k in range(args.rounds + 1):
-        entry = next((r for r in rounds if r["round"] == k), None)
-        if entry is not None and "eval" in entry:
-            print(_line(entry))
-            continue
-        entry = entry or {"round": k, "seconds": {}}
-        data = os.path.join(args.out, f"data-{k}")
-        t = time.perf_counter()
-        if k == 0:
-            manifest = generate(data, [ROBOT] * 4, args.robot_games, seed=args.seed, sample=args.sample,
+    def record(k, prev):
+        if prev is None:
+            manifest = generate(data_dir(k), [ROBOT] * 4, args.robot_games, seed=args.seed, sample=args.sample,
                                 progress=print, note="round 0: four JSettlersAgent", **ray_kw)
         else:
-            prev = os.path.join(args.out, f"round-{k - 1}.npz")
             seats = [agent_spec(prev, args) if s == "agent" else s for s in args.lineup.split(",")]
-            manifest = generate(data, seats, args.games, seed=args.seed + k, sample=args.sample,
+            manifest = generate(data_dir(k), seats, args.games, seed=args.seed + k, sample=args.sample,
                                 progress=print, note=f"round {k}: {args.lineup}", **ray_kw)
-        entry["seconds"].setdefault("data", time.perf_counter() - t)
-        entry["positions_per_s"] = manifest.get("positions_per_s")
-        net_path = os.path.join(args.out, f"round-{k}.npz")
-        if not os.path.exists(net_path):
-            t = time.perf_counter()
-            folders = [os.path.join(args.out, f"data-{j}") for j in range(k + 1)] + list(args.extra_data)
-            rows = load_positions(*folders, workers=args.workers, backend=args.backend, address=args.address)
-            if k:  # the agent's own games weigh more than the robots' (they show its own mistakes)
-                first_self = _rows_of(os.path.join(args.out, "data-0"))
-                rows["weight"] = np.ones(len(rows["game"]), np.float32)
-                rows["weight"][first_self:] = args.self_weight
-                rows["weight"][len(rows["game"]) - _extra_rows(args.extra_data):] = 1.0
-            print(f"round {k}: training on {len(rows['game'])} positions from {len(folders)} data folders")
-            fit = train(rows, hidden=args.hidden, epochs=args.epochs, lr=args.lr, batch=args.batch,
-                        dropout=args.dropout, weight_decay=args.weight_decay,
-                        value_weight=args.value_weight if k else 0.0, seed=args.seed, progress=print)
-            fit["network"].meta.update(round=k, positions=int(len(rows["game"])))
-            fit["network"].save(net_path)
-            entry["heldout"] = dict(fit["heldout"] or {})
-            entry["history"] = fit["history"]
-            entry["seconds"]["train"] = time.perf_counter() - t
-            del rows
-        _save(rounds, entry, log_path)
-        t = time.perf_counter()
+        return {"positions_per_s": manifest.get("positions_per_s")}
+
+    def train_round(k, prev, net_path):
+        folders = [data_dir(j) for j in range(k + 1)] + list(args.extra_data)
+        rows = load_positions(*folders, **ray_kw)
+        if k:  # the agent's own games weigh more than the robots' (they show its own mistakes)
+            first_self = _rows_of(data_dir(0))
+            rows["weight"] = np.ones(len(rows["game"]), np.float32)
+            rows["weight"][first_self:] = args.self_weight
+            rows["weight"][len(rows["game"]) - _extra_rows(args.extra_data):] = 1.0
+        print(f"round {k}: training on {len(rows['game'])} positions from {len(folders)} data folders")
+        fit = train(rows, hidden=args.hidden, epochs=args.epochs, lr=args.lr, batch=args.batch,
+                    dropout=args.dropout, weight_decay=args.weight_decay,
+                    value_weight=args.value_weight if k else 0.0, seed=args.seed, progress=print)
+        fit["network"].meta.update(round=k, positions=int(len(rows["game"])))
+        fit["network"].save(net_path)
+        ValueNetwork.load(net_path)  # the file reads back
+        return {"heldout": dict(fit["heldout"] or {}), "history": fit["history"]}
+
+    def evaluate(k, net_path):
         players = [agent_spec(net_path, args), ROBOT, ROBOT, ROBOT]
         games = run_tournament(players, args.eval_games, seed=10_000 + k, progress=False, **ray_kw)
         stats = summarise(games, players)["agents"][players[0]]
         wins, n = stats["wins"], stats["seat_games"]
-        entry["eval"] = {"opponents": "3 x jsettlers", "games": n, "wins": wins, "win_rate": wins / n,
-                         "ci": list(wilson(wins, n))}
-        entry["seconds"]["eval"] = time.perf_counter() - t
-        ValueNetwork.load(net_path)  # the file reads back
-        _save(rounds, entry, log_path)
-        print(_line(entry))
+        return {"opponents": "3 x jsettlers", "games": n, "wins": wins, "win_rate": wins / n,
+                "ci": list(wilson(wins, n))}
+
+    rounds = run_rounds(log, range(args.rounds + 1), lambda k: os.path.join(args.out, f"round-{k}.npz"),
+                        record, train_round, evaluate, report=lambda entry: print(_line(entry)))
     if args.ship:
         ship(os.path.join(args.out, f"round-{args.rounds}.npz"), rounds[-1])
     return 0
@@ -136,14 +124,14 @@ def ship(net_path, entry):
     os.makedirs(os.path.dirname(PRETRAINED), exist_ok=True)
     shutil.copyfile(net_path, PRETRAINED)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    plot = reliability_plot(entry["heldout"]["calibration"], os.path.join(root, "docs", "value_calibration.png"),
-                            title=f"round {entry['round']} network, {entry['heldout']['games']} held-out games")
+    heldout = entry["train"]["heldout"]
+    plot = reliability_plot(heldout["calibration"], os.path.join(root, "docs", "value_calibration.png"),
+                            title=f"round {entry['round']} network, {heldout['games']} held-out games")
     print(f"shipped {net_path} as {PRETRAINED}" + (f"; calibration plot {plot}" if plot else ""))
 
 
 def _rows_of(folder):
     """Rows load_positions made from the first folder (its positions come first)."""
-    from catan_env.agents.deep.data import read_manifest
     return sum(s["positions"] for s in read_manifest(folder)["shards"])
 
 
@@ -151,17 +139,8 @@ def _extra_rows(folders):
     return sum(_rows_of(f) for f in folders)
 
 
-def _save(rounds, entry, path):
-    rounds[:] = [r for r in rounds if r["round"] != entry["round"]] + [entry]
-    rounds.sort(key=lambda r: r["round"])
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(rounds, f, indent=1)
-    os.replace(tmp, path)
-
-
 def _line(entry):
-    e, h = entry["eval"], entry.get("heldout") or {}
+    e, h = entry["eval"], (entry.get("train") or {}).get("heldout") or {}
     return (f"round {entry['round']}: {e['wins']}/{e['games']} = {e['win_rate']:.3f} "
             f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}] against {e['opponents']}; held-out accuracy "
             f"{h.get('accuracy', float('nan')):.3f} (VP leader {h.get('vp_leader_accuracy', float('nan')):.3f}); "

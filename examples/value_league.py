@@ -25,7 +25,6 @@ import json
 import os
 import shutil
 import sys
-import time
 
 import numpy as np
 
@@ -34,6 +33,7 @@ from catan_env.agents.value.net import PRETRAINED, ValueNetwork
 from catan_env.agents.value.positions import generate, load_positions
 from catan_env.agents.value.train import evaluate as heldout_figures
 from catan_env.agents.value.train import train
+from catan_env.agents.training.rounds import RoundLog, run_rounds
 from catan_env.cli import HelpFormatter
 from catan_env.core.options import PIONEERS_RULES
 
@@ -121,59 +121,37 @@ def main(argv=None):
             ap.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     sys.stdout.reconfigure(line_buffering=True)
     os.makedirs(args.out, exist_ok=True)
-    log_path = os.path.join(args.out, "league.json")
-    log = {"rounds": [], "settings": vars(args)}
-    if os.path.exists(log_path):
-        with open(log_path) as f:
-            log = json.load(f)
-        # the rounds are compared on the same evaluation games by the same agent: those settings must hold
-        fixed = ("eval_games", "search", "determinizations", "seed", "sample")
-        changed = {k: (log["settings"].get(k), getattr(args, k)) for k in fixed if log["settings"].get(k) != getattr(args, k)}
-        if changed:
-            ap.error(f"{args.out} holds a league run with other settings (saved, given): {changed}; use another --out")
-    rounds = log["rounds"]
+    # the rounds are compared on the same evaluation games by the same agent: those settings must hold
+    try:
+        log = RoundLog(os.path.join(args.out, "league.json"), settings=vars(args),
+                       fixed=("eval_games", "search", "determinizations", "seed", "sample"))
+    except ValueError as e:
+        ap.error(str(e))
 
     first = os.path.join(args.out, "round-0.npz")
     if not os.path.exists(first):  # the shipped network, widened to today's features, as round 0
         ValueNetwork.load(PRETRAINED).save(first)
-    for k in range(args.max_rounds + 1):
-        entry = next((r for r in rounds if r["round"] == k), None)
-        if entry is not None and "eval" in entry:
-            print(_line(entry))
-            if stopped(rounds, args.patience):
-                break
-            continue
-        entry = entry or {"round": k, "seconds": {}}
-        net_path = os.path.join(args.out, f"round-{k}.npz")
-        if k and not os.path.exists(net_path):
-            t = time.perf_counter()
-            record_round(k, args, args.out)
-            entry["seconds"]["data"] = time.perf_counter() - t
-            t = time.perf_counter()
-            folders = [os.path.join(args.out, f"data-{j}", name) for j in range(max(1, k - args.window + 1), k + 1)
-                       for name in TABLE]
-            rows = load_positions(*folders)
-            print(f"round {k}: fine-tuning round {k - 1} on {len(rows['game'])} positions from {len(folders)} folders")
-            prev = ValueNetwork.load(os.path.join(args.out, f"round-{k - 1}.npz"))
-            hidden = [w.shape[1] for w, _, _ in prev.weights.layers[:-1]]
-            fit = train(rows, hidden=hidden, epochs=args.epochs, lr=args.lr, dropout=args.dropout,
-                        weight_decay=args.weight_decay, value_weight=args.value_weight, seed=args.seed + k,
-                        init=prev, progress=print)
-            fit["network"].meta.update(round=k, positions=int(len(rows["game"])), league=list(TABLE))
-            fit["network"].save(net_path)
-            entry["heldout"] = {key: v for key, v in (fit["heldout"] or {}).items() if key != "calibration"}
-            before = heldout_figures(prev, rows, fit["heldout_mask"])  # round k-1 on the same held-out games
-            entry["heldout_before"] = {key: v for key, v in before.items() if key != "calibration"}
-            entry["seconds"]["train"] = time.perf_counter() - t
-            del rows
-            _save(log, entry, log_path)
-        t = time.perf_counter()
-        entry["eval"] = evaluate(net_path, args, k)
-        entry["seconds"]["eval"] = time.perf_counter() - t
-        _save(log, entry, log_path)
-        print(_line(entry))
-        if stopped(rounds, args.patience):
-            break
+
+    def fine_tune(k, prev_path, net_path):
+        folders = [os.path.join(args.out, f"data-{j}", name) for j in range(max(1, k - args.window + 1), k + 1)
+                   for name in TABLE]
+        rows = load_positions(*folders)
+        print(f"round {k}: fine-tuning round {k - 1} on {len(rows['game'])} positions from {len(folders)} folders")
+        prev = ValueNetwork.load(prev_path)
+        hidden = [w.shape[1] for w, _, _ in prev.weights.layers[:-1]]
+        fit = train(rows, hidden=hidden, epochs=args.epochs, lr=args.lr, dropout=args.dropout,
+                    weight_decay=args.weight_decay, value_weight=args.value_weight, seed=args.seed + k,
+                    init=prev, progress=print)
+        fit["network"].meta.update(round=k, positions=int(len(rows["game"])), league=list(TABLE))
+        fit["network"].save(net_path)
+        before = heldout_figures(prev, rows, fit["heldout_mask"])  # round k-1 on the same held-out games
+        return {"heldout": {key: v for key, v in (fit["heldout"] or {}).items() if key != "calibration"},
+                "heldout_before": {key: v for key, v in before.items() if key != "calibration"}}
+
+    rounds = run_rounds(log, range(args.max_rounds + 1), lambda k: os.path.join(args.out, f"round-{k}.npz"),
+                        lambda k, prev: {"folders": record_round(k, args, args.out)}, fine_tune,
+                        lambda k, path: evaluate(path, args, k), stop=lambda rounds: stopped(rounds, args.patience),
+                        report=lambda entry: print(_line(entry)))
     best = max(rounds, key=lambda r: r["eval"]["win_rate"])
     print(f"best: round {best['round']} ({best['eval']['win_rate']:.3f}); its network: "
           f"{os.path.join(args.out, 'round-%d.npz' % best['round'])}")
@@ -189,18 +167,9 @@ def stopped(rounds, patience):
     return max(rates[-patience:]) <= max(rates[:-patience])
 
 
-def _save(log, entry, path):
-    log["rounds"][:] = sorted([r for r in log["rounds"] if r["round"] != entry["round"]] + [entry],
-                              key=lambda r: r["round"])
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(log, f, indent=1)
-    os.replace(tmp, path)
-
-
 def _line(entry):
-    e, h = entry["eval"], entry.get("heldout") or {}
-    b = entry.get("heldout_before") or {}
+    e, t = entry["eval"], entry.get("train") or {}
+    h, b = t.get("heldout") or {}, t.get("heldout_before") or {}
     return (f"round {entry['round']}: {e['wins']}/{e['games']} = {e['win_rate']:.3f} "
             f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}] against {e['opponents']}; held-out log loss "
             f"{h.get('log_loss', float('nan')):.3f} (the round before: {b.get('log_loss', float('nan')):.3f}); stage seconds "

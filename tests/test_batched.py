@@ -318,7 +318,7 @@ def test_sb3_vecenv_trains_maskable_ppo_and_reports_episodes():
 
 def test_numba_mlp_forward_equals_torch():
     torch = pytest.importorskip("torch")
-    from catan_env.batched.mlp import from_torch, masked_logits, mlp_forward, pack
+    from catan_env.learned.mlp import from_torch, masked_logits, mlp_forward, pack
     torch.manual_seed(0)
     for act in (torch.nn.ReLU, torch.nn.Tanh):
         seq = torch.nn.Sequential(torch.nn.Linear(50, 64), act(), torch.nn.Linear(64, 32), act(),
@@ -343,7 +343,7 @@ def test_sb3_policy_exports(tmp_path):
     pytest.importorskip("sb3_contrib")
     import torch
     from sb3_contrib import MaskablePPO
-    from catan_env.batched.mlp import from_torch
+    from catan_env.learned.mlp import from_torch
     from catan_env.wrappers.sb3 import make_batched_vec_env
     model = MaskablePPO("MlpPolicy", make_batched_vec_env(2, seed=0), n_steps=16, batch_size=32)
     w = from_torch(model.policy)

@@ -11,12 +11,13 @@ torch = pytest.importorskip("torch")
 
 from catan_env.agents.arena import play_game  # noqa: E402
 from catan_env.agents.deep import load_networks  # noqa: E402
-from catan_env.agents.deep.data import load_folder, load_shard, save_shard  # noqa: E402
+from catan_env.agents.deep.data import KEYS, load_folder  # noqa: E402
+from catan_env.agents.training.shards import load_shard, save_shard  # noqa: E402
 from catan_env.agents.deep.features import F_CONTEXT, F_VERTEX, KIND_OF, N_FEATURES, move_features  # noqa: E402
 from catan_env.agents.deep.forward import state_value, value_forward  # noqa: E402
 from catan_env.agents.deep.nets import ValueNet, local_net, save_networks  # noqa: E402
 from catan_env.agents.registry import make_agent  # noqa: E402
-from catan_env.batched.mlp import from_torch, mlp_forward, pack  # noqa: E402
+from catan_env.learned.mlp import from_torch, mlp_forward, pack  # noqa: E402
 from catan_env.core import actions as A  # noqa: E402
 from catan_env.core import game as G  # noqa: E402
 from catan_env.core.layout import HEX_NUMBER, HEX_TERRAIN, MAX_PLAYERS, N_RES  # noqa: E402
@@ -127,16 +128,16 @@ def test_shard_round_trip(tmp_path):
               "game": np.array([0, 0, 1]), "local_x": rng.random((5, N_FEATURES)).astype(np.float32),
               "local_q": rng.random(5).astype(np.float32), "local_visits": np.arange(5, dtype=np.float32),
               "local_pos": np.array([0, 0, 1, 2, 2])}
-    path = save_shard(str(tmp_path / "s.npz"), arrays)
-    back = load_shard(path)
+    path = save_shard(str(tmp_path / "s.npz"), arrays, KEYS)
+    back = load_shard(path, KEYS)
     for k, v in arrays.items():
         tol = 1e-3 if k == "planes" else 0  # planes are stored as float16
         assert back[k].shape == v.shape and np.allclose(back[k], v, atol=tol), k
     with pytest.raises(ValueError, match="misses"):
-        save_shard(str(tmp_path / "bad.npz"), {"planes": arrays["planes"]})
+        save_shard(str(tmp_path / "bad.npz"), {"planes": arrays["planes"]}, KEYS)
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="is not a shard holding"):
-        load_shard(str(tmp_path / "junk.npz"))
+        load_shard(str(tmp_path / "junk.npz"), KEYS)
 
 
 def load_example(name):
@@ -162,7 +163,7 @@ def test_one_tiny_expert_iteration_end_to_end(tmp_path, capsys):
     # the second iteration's expert was guided by the first network
     import json
     manifest = json.loads((out / "data-2" / "manifest.json").read_text())
-    assert "nets-1.npz" in manifest["agents"][0]
+    assert "nets-1.npz" in manifest["settings"]["players"][0]
     for spec in (f"exit:path={out / 'nets-2.npz'}:playouts=20", f"uctnet:path={out / 'nets-1.npz'}:playouts=20"):
         result = play_game([spec, "random"], seed=1, max_turns=15)
         assert result["steps"] > 20

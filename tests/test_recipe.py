@@ -115,7 +115,7 @@ def test_clone_then_fine_tune_with_maskable_ppo_and_the_single_file_ppo(tmp_path
     # the single-file PPO starts from the exported actor and critic
     T = example("train_ppo_batched")
     net = T.Agent(32)
-    from catan_env.batched.mlp import load_into
+    from catan_env.learned.mlp import load_into
     load_into(net.actor, MLPWeights.load(os.path.join(bc, "actor.npz")))
     x = torch.as_tensor(obs[:4])
     np.testing.assert_allclose(net.actor(x).detach().numpy(),

@@ -144,7 +144,7 @@ def test_train_tianshou_example_trains_to_its_budget_and_exports_the_arena_agent
 def test_train_tianshou_example_starts_from_a_cloned_actor_and_critic(tmp_path):
     """--init: the exported actor.npz and critic.npz of a cloned policy are the networks
     PPO starts from (the recipe's step 3 through Tianshou)."""
-    from catan_env.batched.mlp import MLPWeights
+    from catan_env.learned.mlp import MLPWeights
     from catan_env.core.actions import N_ACTIONS
     from catan_env.core.observe import VECTOR_SIZE
     rng = np.random.default_rng(0)
@@ -163,7 +163,7 @@ def test_train_tianshou_example_starts_from_a_cloned_actor_and_critic(tmp_path):
     spec.loader.exec_module(train)
     args = train.parse_args(["--hidden", "32", "32", "--init", str(init), "--games", "2"])
     algorithm, actor, collector = train.build(args)
-    from catan_env.batched.mlp import load_into
+    from catan_env.learned.mlp import load_into
     load_into(actor.net, actor_w)
     load_into(algorithm.critic.net, critic_w)
     x = rng.random((3, VECTOR_SIZE)).astype(np.float32)

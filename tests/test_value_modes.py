@@ -11,7 +11,7 @@ from catan_env.agents import make_agent
 from catan_env.agents.arena import play_game
 from catan_env.learned import features as F
 from catan_env.agents.value.net import EARLIER_LAYOUTS, PRETRAINED, ValueNetwork, feature_digest
-from catan_env.batched.mlp import MLPWeights
+from catan_env.learned.mlp import MLPWeights
 from catan_env.core import actions as A
 from catan_env.core import game as G
 from catan_env.core import layout as L
@@ -393,7 +393,7 @@ def test_tiny_league_round_end_to_end(tmp_path):
     log = json.loads((out / "league.json").read_text())
     assert [r["round"] for r in log["rounds"]] == [0, 1]
     assert all(r["eval"]["games"] == 2 for r in log["rounds"])
-    assert "log_loss" in log["rounds"][1]["heldout_before"]
+    assert "log_loss" in log["rounds"][1]["train"]["heldout_before"]
     league = _league_module()
     for name, (_, options, _) in league.TABLE.items():
         manifest = json.loads((out / "data-1" / name / "manifest.json").read_text())

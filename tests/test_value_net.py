@@ -14,7 +14,7 @@ from catan_env.learned import features as F
 from catan_env.agents.value.net import PRETRAINED, ValueNetwork, feature_digest
 from catan_env.agents.value.positions import generate, load_positions, record_game
 from catan_env.agents.value.search import SEARCHABLE, search_values
-from catan_env.batched.mlp import MLPWeights
+from catan_env.learned.mlp import MLPWeights
 from catan_env.core import actions as A
 from catan_env.core import game as G
 from catan_env.core import layout as L
@@ -300,7 +300,7 @@ def test_position_rows_are_each_seats_view(tmp_path):
     folder = str(tmp_path / "d")
     manifest = generate(folder, ["weighted"] * 4, 1, seed=1, sample=0.3, max_turns=30)
     rows = load_positions(folder, dtype=np.float32)
-    from catan_env.agents.deep.data import load_shard
+    from catan_env.agents.training.shards import load_shard
     from catan_env.agents.value.positions import KEYS
     raw = load_shard(os.path.join(folder, manifest["shards"][0]["file"]), KEYS)
     k = 0
@@ -379,7 +379,7 @@ def test_tiny_expert_iteration_round(tmp_path):
            "--lineup", "agent,jsettlers,jsettlers", "--out", str(out)]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
-    rounds = json.loads((out / "rounds.json").read_text())
+    rounds = json.loads((out / "rounds.json").read_text())["rounds"]
     assert [r["round"] for r in rounds] == [0, 1]
     for r in rounds:
         assert r["eval"]["games"] == 2 and 0 <= r["eval"]["win_rate"] <= 1

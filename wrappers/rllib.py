@@ -247,7 +247,7 @@ def export_policy(checkpoint, path, policy="default_policy"):
     from torch import nn
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    from catan_env.batched.mlp import from_torch
+    from catan_env.learned.mlp import from_torch
 
     module = RLModule.from_checkpoint(os.path.abspath(module_path(checkpoint, policy)))
     try:

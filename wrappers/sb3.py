@@ -231,7 +231,7 @@ def self_play_callback(venv, anchors=("weighted",), every=50_000, pool_size=8, a
     from stable_baselines3.common.callbacks import BaseCallback
 
     from catan_env.batched import snapshot_pool
-    from catan_env.batched.mlp import from_torch
+    from catan_env.learned.mlp import from_torch
 
     class SelfPlay(BaseCallback):
         def __init__(self):

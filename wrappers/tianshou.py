@@ -47,7 +47,7 @@ def _mlp(n_in: int, n_out: int, hidden: Sequence[int]) -> nn.Sequential:
 
 class MaskedActor(nn.Module):
     """Logits over the 432 actions from ``obs.obs``, illegal ones (``obs.mask`` False)
-    pushed to -1e8.  ``net`` is a plain Sequential: ``catan_env.batched.mlp.from_torch``
+    pushed to -1e8.  ``net`` is a plain Sequential: ``catan_env.learned.mlp.from_torch``
     exports it, and the arena plays it as ``ppo:path=actor.npz``."""
 
     def __init__(self, hidden: Sequence[int] = (256, 256)) -> None:

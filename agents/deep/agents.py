@@ -17,8 +17,8 @@ import os
 import numpy as np
 from numba import njit
 
-from catan_env.batched.mlp import mlp_forward, pack
-from catan_env.batched.mlp import MLPWeights
+from catan_env.learned.mlp import mlp_forward, pack
+from catan_env.learned.mlp import MLPWeights
 
 from ..mcts import MCTSAgent
 from .features import N_FEATURES, move_features

@@ -15,7 +15,7 @@ array ``spec`` (see :data:`SPEC_FIELDS`); convolution weights are stored input-m
 import numpy as np
 from numba import njit
 
-from catan_env.batched.mlp import dense_layer
+from catan_env.learned.mlp import dense_layer
 from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS
 from catan_env.learned.value import seat_softmax
 from catan_env.core.observe import BOARD_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE, encode_planes, encode_vector

@@ -7,7 +7,7 @@
   (:mod:`agents.deep.features`) to its estimated score for the mover.
 
 Trained networks leave torch through :func:`save_networks` as one ``.npz`` that the
-numba forward passes read (:mod:`agents.deep.forward`, ``catan_env.batched.mlp``).
+numba forward passes read (:mod:`agents.deep.forward`, ``catan_env.learned.mlp``).
 """
 import json
 
@@ -15,10 +15,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from catan_env.batched.mlp import from_torch
+from catan_env.learned.mlp import from_torch
 from catan_env.core.layout import MAX_PLAYERS
 from catan_env.core.observe import GRID_H, GRID_W, P_VP, PLANES, TAIL_SIZE, obs_view
 
+from ..training.fit import fit
 from .features import N_FEATURES
 from .forward import KH, KW, SPEC_FIELDS, param_count
 
@@ -85,18 +86,13 @@ def value_loss(logits, target, kind="mae"):
     raise ValueError(f"value loss must be 'mae' or 'ce', got {kind!r}")
 
 
-def _batches(n, size, rng):
-    order = rng.permutation(n)
-    for i in range(0, n, size):
-        yield order[i:i + size]
-
-
 def train_value(data, epochs=5, lr=1e-3, batch=128, loss="mae", target="mix", net=None, seed=0,
                 holdout=0.1, **net_options):
-    """Train (or go on training) a ValueNet on shard data; returns (net, history) where
-    history has the train and held-out loss per epoch (a tenth of the games held out
-    whole).  target: "outcome" (the game's
-    winner), "root" (the search's root estimates) or "mix" (their mean)."""
+    """Train (or go on training) a ValueNet on shard data with the shared loop
+    (:func:`agents.training.fit.fit`); returns (net, history) where history has the train
+    and held-out loss per epoch (a tenth of the games held out whole).  target:
+    "outcome" (the game's winner), "root" (the search's root estimates) or "mix" (their
+    mean)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     y = {"outcome": data["outcome"], "root": data["root"],
@@ -106,36 +102,21 @@ def train_value(data, epochs=5, lr=1e-3, batch=128, loss="mae", target="mix", ne
     held = rng.permutation(games)[:int(len(games) * holdout)] if len(games) >= 10 else games[:0]
     is_test = np.isin(data["game"], held)
     test, train = np.flatnonzero(is_test), np.flatnonzero(~is_test)
-    n_test = len(test)
     net = net or ValueNet(**net_options)
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
     tensors = (torch.as_tensor(data["planes"], dtype=torch.float32), torch.as_tensor(data["tail"]),
                torch.as_tensor(data["players"]), torch.as_tensor(y, dtype=torch.float32))
-    history = {"train": [], "test": []}
-    for _ in range(epochs):
-        net.train()
-        total = 0.0
-        for idx in _batches(len(train), batch, rng):
-            rows = torch.as_tensor(train[idx])
-            planes, tail, players, target_y = (t[rows] for t in tensors)
-            loss_value = value_loss(net(planes, tail, players), target_y, loss)
-            opt.zero_grad()
-            loss_value.backward()
-            opt.step()
-            total += loss_value.item() * len(idx)
-        history["train"].append(total / max(len(train), 1))
-        if n_test:
-            net.eval()
-            with torch.no_grad():
-                rows = torch.as_tensor(test)
-                planes, tail, players, target_y = (t[rows] for t in tensors)
-                history["test"].append(float(value_loss(net(planes, tail, players), target_y, loss)))
-    net.eval()
-    if n_test:
+
+    def loss_of(model, rows):
+        planes, tail, players, target_y = (t[torch.as_tensor(rows)] for t in tensors)
+        return value_loss(model(planes, tail, players), target_y, loss)
+
+    heldout = (lambda model: {"loss": float(loss_of(model, test))}) if len(test) else None
+    run = fit(net, train, loss_of, epochs=epochs, lr=lr, batch=batch, rng=rng, heldout=heldout)
+    history = {"train": [e["train_loss"] for e in run.history],
+               "test": [e["heldout"]["loss"] for e in run.history if "heldout" in e]}
+    if len(test):
         history.update(winner_accuracy(net, data, test))
     return net, history
-
-
 
 
 def winner_accuracy(net, data, rows):
@@ -157,28 +138,19 @@ def train_local(data, epochs=5, lr=1e-3, batch=256, net=None, seed=0, hidden=32)
     """Train the local network: each searched root move's features -> its mean reward
     for the mover (binary cross-entropy on the logit, weighted by the move's visits)."""
     torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
     net = net or local_net(hidden)
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
     x = torch.as_tensor(data["local_x"])
     y = torch.as_tensor(data["local_q"], dtype=torch.float32).clamp(0, 1)
     w = torch.as_tensor(data["local_visits"], dtype=torch.float32)
     w = w / w.mean().clamp(min=1e-6) if len(w) else w
-    history = []
-    for _ in range(epochs):
-        total = 0.0
-        for idx in _batches(len(y), batch, rng):
-            rows = torch.as_tensor(idx)
-            logit = net(x[rows])[:, 0]
-            loss_value = (nn.functional.binary_cross_entropy_with_logits(logit, y[rows], reduction="none")
-                          * w[rows]).mean()
-            opt.zero_grad()
-            loss_value.backward()
-            opt.step()
-            total += loss_value.item() * len(idx)
-        history.append(total / max(len(y), 1))
-    net.eval()
-    return net, history
+
+    def loss_of(model, rows):
+        rows = torch.as_tensor(rows)
+        logit = model(x[rows])[:, 0]
+        return (nn.functional.binary_cross_entropy_with_logits(logit, y[rows], reduction="none") * w[rows]).mean()
+
+    run = fit(net, np.arange(len(y)), loss_of, epochs=epochs, lr=lr, batch=batch, rng=np.random.default_rng(seed))
+    return net, [e["train_loss"] for e in run.history]
 
 
 def save_networks(path, value=None, local=None, temperature=0.05, meta=None):

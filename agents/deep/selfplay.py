@@ -1,19 +1,16 @@
 """Self-play games recorded for training: a search agent's sampled decisions become
 positions (its observation, its root's win-rate estimates, each searched move's
 features and score) labelled with the game's outcome."""
-import os
-import time
-from concurrent.futures import ProcessPoolExecutor
-
 import numpy as np
 
 from catan_env.core import actions as A
 from catan_env.core.layout import MAX_PLAYERS
 from catan_env.core.observe import GRID_H, GRID_W, PLANES, TAIL_SIZE
 
-from ..arena import play_game, schedule
+from ..arena import play_game
 from ..registry import make_agent
-from .data import read_manifest, save_shard, write_manifest
+from ..training.shards import record
+from .data import KEYS, KIND
 from .features import N_FEATURES, move_features
 
 
@@ -93,71 +90,25 @@ def to_arrays(games):
         "local_visits": np.array(lv, np.float32), "local_pos": np.array(lp, np.int64)}
 
 
-def _play_block(args):
-    """Worker job: the games of one shard -> the shard's arrays."""
-    specs_per_game, seeds, first_game, sample, max_turns, options = args
+def _play_block(block):
+    """Worker job: the games of one shard -> (the shard's arrays, the games' results)."""
+    games_of, first_game, sample, max_turns, options = block
     games = []
-    for k, (specs, seed) in enumerate(zip(specs_per_game, seeds)):
+    for k, (specs, seed) in enumerate(games_of):
         rows, local, stats = play_recorded(specs, seed, sample, max_turns, options)
         games.append((first_game + k, rows, local, stats))
     return to_arrays(games), [g[3] for g in games]
 
 
+def _counts(arrays):
+    return {"positions": int(len(arrays["players"])), "moves": int(len(arrays["local_q"]))}
+
+
 def generate(folder, players, games, seed=0, shard_games=10, sample=0.25, max_turns=200, options=None,
-             workers=1, progress=None, note=None):
+             workers=1, progress=None, note=""):
     """Self-play into folder: ``games`` games between ``players`` (one spec per seat,
-    seats shuffled per game from the seed), one shard per ``shard_games`` games, a
-    manifest updated after each shard.  Shards already listed are kept (resumable), so a
-    run stopped at any point goes on where it was.  Returns the manifest."""
-    os.makedirs(folder, exist_ok=True)
-    settings = {"players": list(players), "games": games, "seed": seed, "shard_games": shard_games,
-                "sample": sample, "max_turns": max_turns, "options": dict(options or {})}
-    manifest = read_manifest(folder)
-    fixed = lambda d: {k: v for k, v in d.items() if k != "games"}  # noqa: E731 (more games extend a run)
-    if manifest is not None and fixed(manifest["settings"]) != fixed(settings):
-        raise ValueError(f"{folder} holds a run with other settings ({manifest['settings']}); "
-                         f"use a new folder")
-    if manifest is not None:
-        manifest["settings"]["games"] = max(games, manifest["settings"]["games"])
-    else:
-        manifest = {"settings": settings, "agents": list(players), "note": note or "", "shards": []}
-    plan = schedule(list(players), games, seed)
-    done = {s["first_game"]: s["games"] for s in manifest["shards"]}
-    jobs = []
-    for first in range(0, games, shard_games):
-        block = plan[first:first + shard_games]
-        if done.get(first, 0) >= len(block):
-            continue
-        # a block cut short by a smaller earlier run is played again, whole
-        manifest["shards"] = [s for s in manifest["shards"] if s["first_game"] != first]
-        jobs.append((first, ([specs for specs, _ in block], [gseed for _, gseed in block], first, sample,
-                             max_turns, options)))
-    start = time.perf_counter()
-    positions = 0
-
-    def record(first, arrays, stats):
-        nonlocal positions
-        name = f"shard-{first:06d}.npz"
-        save_shard(os.path.join(folder, name), arrays)
-        manifest["shards"].append({"file": name, "first_game": first, "games": len(stats),
-                                   "positions": int(len(arrays["players"])),
-                                   "moves": int(len(arrays["local_q"])),
-                                   "winners": [int(s["winner"]) for s in stats]})
-        manifest["shards"].sort(key=lambda s: s["first_game"])
-        write_manifest(folder, manifest)
-        positions += len(arrays["players"])
-        if progress:
-            elapsed = time.perf_counter() - start
-            progress(f"{sum(s['games'] for s in manifest['shards'])}/{games} games, "
-                     f"{sum(s['positions'] for s in manifest['shards'])} positions "
-                     f"({positions / max(elapsed, 1e-9):.1f} positions/s this run)")
-
-    if workers <= 1:
-        for first, job in jobs:
-            record(first, *_play_block(job))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for (first, _), out in zip(jobs, pool.map(_play_block, [j for _, j in jobs])):
-                record(first, *out)
-    write_manifest(folder, manifest)
-    return manifest
+    seats shuffled per game from the seed), one shard per ``shard_games`` games, resumable
+    and extendable (:func:`agents.training.shards.record`).  Returns the manifest."""
+    return record(folder, KIND, _play_block, KEYS, players, games, seed=seed, shard_games=shard_games,
+                  sample=sample, max_turns=max_turns, options=options, counts=_counts, workers=workers,
+                  progress=progress, note=note or "")

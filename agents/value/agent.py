@@ -40,7 +40,7 @@ partner's answer (accept or counter) that raises its value, else cancels.
 to win after the chosen move (recorded as training targets).
 """
 import time
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 from numba import njit

@@ -2,7 +2,7 @@
 
 An MLP from one seat's features (``features.encode_features``) to a logit per relative
 seat; the softmax over the seats in the game is each player's chance to win, the
-observer first.  Weights travel as one ``.npz`` (``catan_env.batched.mlp`` layers plus a
+observer first.  Weights travel as one ``.npz`` (``catan_env.learned.mlp`` layers plus a
 JSON ``meta`` with the feature layout's digest, so a file made for other features is
 refused by name); no torch needed.  The package ships one: :data:`PRETRAINED`.
 """

@@ -5,7 +5,7 @@ expert iteration): a sampled share of the decisions keeps the game's true state,
 the game's result labels it.  Shards store whole states, not features, so the feature
 set can change without replaying a game; :func:`load_positions` turns each state into
 one row per seat, each from that seat's own view (``features.encode_features`` reads
-nothing a seat may not know).  A shard (``.npz``, written by ``agents.deep.data``):
+nothing a seat may not know).  A shard (``.npz``, written by ``agents.training.shards``):
 
   state       (N, STATE_SIZE) int32   the true state (RNG zeroed: nothing reads it)
   winner      (N,) int64              the game's winner, -1 when the turn cap ended it
@@ -16,14 +16,11 @@ nothing a seat may not know).  A shard (``.npz``, written by ``agents.deep.data`
   game        (N,) int64              the game's index in the run
 
 Runs are resumable and extendable: the folder's ``manifest.json`` records the settings
-and the shards written (``agents.deep.data``), and more games extend a run.  Games run
+and the shards written (``agents.training.shards``), and more games extend a run.  Games run
 in a process pool or as Ray tasks (``backend="ray"``, on a local Ray or a cluster at
 ``address``), the same games either way.
 """
-import os
-import time
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from numba import njit
@@ -31,11 +28,11 @@ from numba import njit
 from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS, PUBLIC_VP, RNG, STATE_SIZE, TURN
 from catan_env.learned.features import N_FEATURES, encode_features
 
-from ..arena import play_game, ray_session, schedule
-from ..deep.data import load_shard, read_manifest, save_shard, write_manifest
+from ..arena import play_game
+from ..training.shards import Block, BlockResult, load_shard, map_jobs, record, shard_files
 
+KIND = "positions"
 KEYS = ("state", "winner", "final_vp", "value", "value_seat", "game")
-BACKENDS = ("process", "ray")
 
 
 def record_game(specs: Sequence[Any], seed: int, sample: float = 0.25, max_turns: int = 200,
@@ -78,11 +75,11 @@ def record_game(specs: Sequence[Any], seed: int, sample: float = 0.25, max_turns
     return rows, stats
 
 
-def _play_block(job: Tuple[Any, ...]) -> Tuple[Dict[str, np.ndarray], List[Dict[str, Any]]]:
+def _play_block(block: Block) -> BlockResult:
     """Worker job: the games of one shard -> (the shard's arrays, the games' results)."""
-    block, first, sample, max_turns, options = job
+    games_of, first, sample, max_turns, options = block
     parts, results = [], []
-    for k, (specs, seed) in enumerate(block):
+    for k, (specs, seed) in enumerate(games_of):
         rows, stats = record_game(specs, seed, sample, max_turns, options)
         rows["game"] = np.full(len(rows["winner"]), first + k, np.int64)
         parts.append(rows)
@@ -90,28 +87,8 @@ def _play_block(job: Tuple[Any, ...]) -> Tuple[Dict[str, np.ndarray], List[Dict[
     return {k: np.concatenate([p[k] for p in parts]) for k in KEYS}, results
 
 
-def map_ray(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int, address: Optional[str]) -> Iterator[Any]:
-    """fn over jobs as Ray tasks, results in order (``arena.ray_session``: a local Ray with
-    ``workers`` CPUs, or the cluster at ``address`` / $RAY_ADDRESS)."""
-    with ray_session(workers, address) as ray:
-        task = ray.remote(num_cpus=1)(fn)
-        refs = [task.remote(job) for job in jobs]
-        for ref in refs:
-            yield ray.get(ref)
-
-
-def map_jobs(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int, backend: str,
-             address: Optional[str]) -> Iterator[Any]:
-    """fn over jobs, results in order: in this process (workers <= 1), a process pool, or
-    Ray tasks (backend "ray", :func:`map_ray`)."""
-    if backend == "ray":
-        yield from map_ray(fn, jobs, workers, address)
-    elif workers <= 1:
-        for job in jobs:
-            yield fn(job)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            yield from pool.map(fn, jobs)
+def _counts(arrays: Dict[str, np.ndarray]) -> Dict[str, int]:
+    return {"states": int(len(arrays["winner"])), "positions": int(_seats(arrays).sum())}
 
 
 def generate(folder: str, players: Sequence[str], games: int, seed: int = 0, shard_games: int = 50,
@@ -119,50 +96,12 @@ def generate(folder: str, players: Sequence[str], games: int, seed: int = 0, sha
              workers: int = 1, backend: str = "process", address: Optional[str] = None,
              progress: Optional[Callable[[str], None]] = None, note: str = "") -> Dict[str, Any]:
     """Record ``games`` games between ``players`` (one spec per seat, seats shuffled per
-    game from the seed) into folder, one shard per ``shard_games`` games and the manifest
-    updated after each.  Shards already there are kept: a stopped run resumes, a larger
-    ``games`` extends it.  Returns the manifest (``positions_per_s`` of this run added)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    if not 0 < sample <= 1:
-        raise ValueError(f"sample must be in (0, 1], got {sample}")
-    os.makedirs(folder, exist_ok=True)
-    settings = {"kind": "positions", "players": list(players), "seed": seed, "shard_games": shard_games,
-                "sample": sample, "max_turns": max_turns, "options": dict(options or {})}
-    manifest = read_manifest(folder)
-    if manifest is not None and manifest["settings"] != settings:
-        raise ValueError(f"{folder} holds a run with other settings ({manifest['settings']}); use a new folder")
-    if manifest is None:
-        manifest = {"settings": settings, "games": 0, "note": note, "shards": []}
-    manifest["games"] = max(games, manifest.get("games", 0))
-    plan = schedule(list(players), games, seed)
-    done = {s["first_game"]: s["games"] for s in manifest["shards"]}
-    jobs, firsts = [], []
-    for first in range(0, games, shard_games):
-        block = plan[first:first + shard_games]
-        if done.get(first, 0) >= len(block):
-            continue
-        manifest["shards"] = [s for s in manifest["shards"] if s["first_game"] != first]
-        jobs.append((block, first, sample, max_turns, options))
-        firsts.append(first)
-    start, made = time.perf_counter(), 0
-    for first, (arrays, results) in zip(firsts, map_jobs(_play_block, jobs, workers, backend, address)):
-        name = f"shard-{first:06d}.npz"
-        save_shard(os.path.join(folder, name), arrays, KEYS)
-        manifest["shards"].append({"file": name, "first_game": first, "games": len(results),
-                                   "states": int(len(arrays["winner"])),
-                                   "positions": int(_seats(arrays).sum()),
-                                   "winners": [r["winner"] for r in results]})
-        manifest["shards"].sort(key=lambda s: s["first_game"])
-        write_manifest(folder, manifest)
-        made += int(_seats(arrays).sum())
-        if progress:
-            rate = made / max(time.perf_counter() - start, 1e-9)
-            progress(f"{sum(s['games'] for s in manifest['shards'])}/{games} games, "
-                     f"{sum(s['positions'] for s in manifest['shards'])} positions ({rate:.0f} positions/s this run)")
-    manifest["positions_per_s"] = made / max(time.perf_counter() - start, 1e-9) if made else None
-    write_manifest(folder, manifest)
-    return manifest
+    game from the seed) into folder, one shard per ``shard_games`` games, resumable and
+    extendable (:func:`agents.training.shards.record`).  Returns the manifest
+    (``positions_per_s`` of this run added)."""
+    return record(folder, KIND, _play_block, KEYS, players, games, seed=seed, shard_games=shard_games,
+                  sample=sample, max_turns=max_turns, options=options, counts=_counts, workers=workers,
+                  backend=backend, address=address, progress=progress, note=note)
 
 
 def _seats(arrays: Dict[str, np.ndarray]) -> np.ndarray:
@@ -187,27 +126,8 @@ def load_positions(*folders: str, dtype: Any = np.float16, workers: int = 1, bac
     estimate for the seat that searched (relative seats, NaN elsewhere), ``players``,
     ``game`` (numbered across folders), ``public_vp`` (rows, 4), ``seat``, ``turn``.
     Shards are featurized in ``workers`` processes, or as Ray tasks (``backend="ray"``)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    jobs = []
-    game_base = 0
-    for folder in folders:
-        manifest = read_manifest(folder)
-        if manifest is None or manifest.get("settings", {}).get("kind") != "positions":
-            raise ValueError(f"{folder} is not a positions folder (no manifest.json of kind 'positions')")
-        for shard in manifest["shards"]:
-            jobs.append((os.path.join(folder, shard["file"]), game_base, np.dtype(dtype).str))
-        if manifest["shards"]:
-            game_base += max(s["first_game"] + s["games"] for s in manifest["shards"])
-    if not jobs:
-        raise ValueError(f"no positions in {folders}")
-    if backend == "ray":
-        parts = list(map_ray(shard_positions, jobs, workers, address))
-    elif workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(shard_positions, jobs))
-    else:
-        parts = [shard_positions(job) for job in jobs]
+    jobs = [(path, game_base, np.dtype(dtype).str) for path, _, game_base in shard_files(folders, KIND)]
+    parts = list(map_jobs(shard_positions, jobs, workers, backend, address))
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 

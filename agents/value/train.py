@@ -9,8 +9,6 @@ network can learn games by heart).  :func:`evaluate` reports
 accuracy (the predicted favourite won), the "public VP leader" baseline on the same
 positions, log loss and calibration bins.
 """
-import copy
-import time
 from typing import Any, Callable, Dict, Optional, Sequence
 
 import numpy as np
@@ -18,6 +16,7 @@ import numpy as np
 from catan_env.core.layout import MAX_PLAYERS
 
 from catan_env.learned.features import N_FEATURES
+from ..training.fit import fit, split_games
 from .net import ValueNetwork
 
 
@@ -35,17 +34,6 @@ def make_model(hidden: Sequence[int] = (256, 128), dropout: float = 0.0) -> Any:
     return nn.Sequential(*layers)
 
 
-def split_games(game: np.ndarray, holdout: float, seed: int) -> np.ndarray:
-    """A boolean mask of the rows whose game is held out (a ``holdout`` share of games)."""
-    games = np.unique(game)
-    rng = np.random.default_rng(seed)
-    size = int(round(len(games) * holdout))
-    if holdout > 0 and len(games) > 1:
-        size = min(max(size, 1), len(games) - 1)  # at least one game each side
-    held = rng.choice(games, size=size, replace=False)
-    return np.isin(game, held)
-
-
 def targets(data: Dict[str, np.ndarray], value_weight: float) -> np.ndarray:
     """Per-row targets: outcome, blended with the search's estimate where there is one."""
     y = data["outcome"].copy()
@@ -59,9 +47,11 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
           batch: int = 512, weight_decay: float = 1e-5, dropout: float = 0.0, holdout: float = 0.1, value_weight: float = 0.0,
           seed: int = 0, init: Optional[ValueNetwork] = None,
           progress: Optional[Callable[[str], None]] = None) -> Dict[str, Any]:
-    """Fit a network on ``data`` (from ``positions.load_positions``); returns
-    {"network": ValueNetwork, "history": per-epoch losses, "heldout": evaluate(...)}.
-    ``init``: start from these weights (same shape) instead of at random."""
+    """Fit a network on ``data`` (from ``positions.load_positions``) with the shared loop
+    (:func:`agents.training.fit.fit`: Adam, cosine-annealed, the best held-out epoch
+    kept); returns {"network": ValueNetwork, "history": per-epoch losses, "heldout":
+    evaluate(...) of the kept epoch, "heldout_mask"}.  ``init``: start from these
+    weights (same shape) instead of at random."""
     import torch
     torch.manual_seed(seed)
     model = make_model(hidden, dropout)
@@ -73,63 +63,43 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
     weights = data.get("weight")  # optional per-row loss weights (newer rounds' games count more)
     if weights is not None:
         weights = np.asarray(weights, np.float32)
-    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(1, epochs * (len(train_rows) // batch + 1)))
-    rng = np.random.default_rng(seed)
     seats = np.arange(MAX_PLAYERS)[None, :]
-    history = []
-    best = None  # (held-out log loss, epoch, weights): the network kept is the best epoch's
-    for epoch in range(epochs):
-        model.train()
-        t0, total, count = time.perf_counter(), 0.0, 0
-        order = rng.permutation(train_rows)
-        for i in range(0, len(order), batch):
-            rows = np.sort(order[i:i + batch])
-            x = torch.from_numpy(data["x"][rows].astype(np.float32))
-            y = torch.from_numpy(y_all[rows])
-            mask = torch.from_numpy(seats >= data["players"][rows][:, None])
-            logits = model(x).masked_fill(mask, -1e9)
-            per_row = -(y * torch.log_softmax(logits, dim=1)).sum(dim=1)
-            if weights is None:
-                loss = per_row.mean()
-            else:
-                w = torch.from_numpy(weights[rows])
-                loss = (per_row * w).sum() / w.sum()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(rows)
-            count += len(rows)
-        entry = {"epoch": epoch + 1, "train_loss": total / max(count, 1), "seconds": time.perf_counter() - t0}
-        if held.any():
-            model.eval()
-            entry["heldout"] = evaluate(export(model, {}), data, held)
-            if best is None or entry["heldout"]["log_loss"] < best[0]:
-                best = (entry["heldout"]["log_loss"], epoch + 1, copy.deepcopy(model.state_dict()))
-        history.append(entry)
+
+    def loss_of(model: Any, rows: np.ndarray) -> Any:
+        x = torch.from_numpy(data["x"][rows].astype(np.float32))
+        y = torch.from_numpy(y_all[rows])
+        mask = torch.from_numpy(seats >= data["players"][rows][:, None])
+        per_row = -(y * torch.log_softmax(model(x).masked_fill(mask, -1e9), dim=1)).sum(dim=1)
+        if weights is None:
+            return per_row.mean()
+        w = torch.from_numpy(weights[rows])
+        return (per_row * w).sum() / w.sum()
+
+    def report(entry: Dict[str, Any]) -> None:
         if progress:
             h = entry.get("heldout", {})
-            progress(f"epoch {epoch + 1}: train loss {entry['train_loss']:.4f}, held-out loss "
+            progress(f"epoch {entry['epoch']}: train loss {entry['train_loss']:.4f}, held-out loss "
                      f"{h.get('log_loss', float('nan')):.4f}, accuracy {h.get('accuracy', float('nan')):.3f} "
                      f"(VP leader {h.get('vp_leader_accuracy', float('nan')):.3f}), {entry['seconds']:.0f} s")
-    kept = epochs
-    if best is not None:
-        model.load_state_dict(best[2])
-        kept = best[1]
+
+    heldout = (lambda model: evaluate(export(model, {}), data, held)) if held.any() else None
+    run = fit(model, train_rows, loss_of, epochs=epochs, lr=lr, batch=batch, weight_decay=weight_decay,
+              cosine=True, rng=np.random.default_rng(seed), heldout=heldout, keep_best="log_loss",
+              progress=report)
+    history = run.history
     meta = {"hidden": list(hidden), "dropout": dropout, "weight_decay": weight_decay, "epochs": epochs,
-            "kept_epoch": kept, "lr": lr, "batch": batch,
+            "kept_epoch": run.kept_epoch, "lr": lr, "batch": batch,
             "value_weight": value_weight, "rows": int(len(train_rows)), "seed": seed}
     network = export(model, meta)
     return {"network": network, "history": history,
-            "heldout": history[kept - 1].get("heldout") if history else None, "heldout_mask": held}
+            "heldout": history[run.kept_epoch - 1].get("heldout") if history else None, "heldout_mask": held}
 
 
 def export(model: Any, meta: Dict[str, Any]) -> ValueNetwork:
     """The torch model as a ValueNetwork (numpy weights for the numba forward pass)."""
     from torch import nn
 
-    from catan_env.batched.mlp import from_torch
+    from catan_env.learned.mlp import from_torch
     plain = nn.Sequential(*[m for m in model if not isinstance(m, nn.Dropout)])  # identity at play time
     return ValueNetwork(from_torch(plain), meta)
 

@@ -4,7 +4,7 @@ Kernels are ``@njit(cache=True)``.  They read module constants (state offsets, t
 tables, action ids) that numba folds into the compiled code, and they call jitted
 functions of other modules, whose machine code is linked into theirs.  Numba invalidates
 a cached kernel only when the kernel's *own* file changes, so editing ``layout.py`` (or
-``batched/mlp.py``, whose ``dense_layer`` the Deep Catan kernels call) would leave every
+``learned/mlp.py``, whose ``dense_layer`` the Deep Catan kernels call) would leave every
 other module's cached kernels running the old code, silently.
 
 The rule here is the simplest honest one: one digest over every Python source of the

@@ -1,0 +1,141 @@
+"""The shared learned-value stack (``agents.training``): the resumable rounds driver, its
+log, the training loop's early stopping and the game-level split; the two learned agents
+(Deep Catan and the value network) are checked to stand on these parts."""
+import ast
+import json
+import os
+
+import numpy as np
+import pytest
+
+from catan_env.agents.training.fit import minibatches, split_games
+from catan_env.agents.training.rounds import RoundLog, run_rounds
+from catan_env.agents.training.shards import record
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _stages(out, calls, fail_at=None):
+    def record_stage(k, prev):
+        calls.append(("record", k, prev))
+        return {"positions": 10 * k}
+
+    def train(k, prev, path):
+        if k == fail_at:
+            raise RuntimeError("stopped")
+        calls.append(("train", k, prev))
+        with open(path, "w") as f:
+            f.write(str(k))
+        return {"loss": 1.0 / (k + 1)}
+
+    def evaluate(k, path):
+        calls.append(("eval", k))
+        return {"win_rate": 0.1 * k}
+    return record_stage, train, evaluate
+
+
+def test_rounds_resume_where_they_stopped(tmp_path):
+    path = lambda k: str(tmp_path / f"round-{k}.npz")  # noqa: E731
+    calls = []
+    log = RoundLog(str(tmp_path / "rounds.json"), settings={"seed": 1})
+    with pytest.raises(RuntimeError):
+        run_rounds(log, range(3), path, *_stages(tmp_path, calls, fail_at=2))
+    assert calls == [("record", 0, None), ("train", 0, None), ("eval", 0),
+                     ("record", 1, path(0)), ("train", 1, path(0)), ("eval", 1), ("record", 2, path(1))]
+    calls.clear()
+    log = RoundLog(str(tmp_path / "rounds.json"), settings={"seed": 1})
+    rounds = run_rounds(log, range(3), path, *_stages(tmp_path, calls))
+    assert calls == [("record", 2, path(1)), ("train", 2, path(1)), ("eval", 2)]  # rounds 0 and 1 were done
+    assert [r["round"] for r in rounds] == [0, 1, 2]
+    saved = json.loads((tmp_path / "rounds.json").read_text())
+    assert saved["settings"] == {"seed": 1}
+    assert [r["eval"]["win_rate"] for r in saved["rounds"]] == pytest.approx([0.0, 0.1, 0.2])
+    assert saved["rounds"][2]["data"] == {"positions": 20} and set(saved["rounds"][2]["seconds"]) == {
+        "data", "train", "eval"}
+    # a network file present but its evaluation missing: only the evaluation runs
+    entry = saved["rounds"][2]
+    del entry["eval"]
+    log = RoundLog(str(tmp_path / "rounds.json"))
+    log.save(entry)
+    calls.clear()
+    run_rounds(RoundLog(str(tmp_path / "rounds.json")), range(3), path, *_stages(tmp_path, calls))
+    assert calls == [("eval", 2)]
+
+
+def test_rounds_stop_early_and_logs_refuse_other_settings(tmp_path):
+    calls = []
+    log = RoundLog(str(tmp_path / "log.json"), settings={"seed": 1, "epochs": 2}, fixed=("seed",))
+    run_rounds(log, range(5), lambda k: str(tmp_path / f"n{k}"), *_stages(tmp_path, calls),
+               stop=lambda rounds: len(rounds) == 2)
+    assert [c[1] for c in calls if c[0] == "eval"] == [0, 1]
+    RoundLog(str(tmp_path / "log.json"), settings={"seed": 1, "epochs": 9}, fixed=("seed",))  # not fixed: fine
+    with pytest.raises(ValueError, match="other settings.*seed"):
+        RoundLog(str(tmp_path / "log.json"), settings={"seed": 2}, fixed=("seed",))
+    # a log written before the shared driver (a bare list of rounds) reads back
+    (tmp_path / "old.json").write_text(json.dumps([{"round": 0, "seconds": {}, "eval": {"win_rate": 0.5}}]))
+    assert RoundLog(str(tmp_path / "old.json")).entry(0)["eval"]["win_rate"] == 0.5
+
+
+def test_split_holds_out_whole_games_and_minibatches_cover_every_row():
+    game = np.repeat(np.arange(20), 7)
+    held = split_games(game, 0.2, seed=3)
+    assert len(np.unique(game[held])) == 4
+    assert not set(game[held]) & set(game[~held])  # no game on both sides
+    assert split_games(np.array([5, 5, 6]), 0.01, 0).any() and not split_games(np.array([5, 5, 6]), 0.99, 0).all()
+    rows = np.flatnonzero(~held)
+    batches = minibatches(rows, 16, np.random.default_rng(0))
+    assert all(np.all(np.diff(b) > 0) for b in batches)
+    np.testing.assert_array_equal(np.sort(np.concatenate(batches)), rows)
+
+
+def test_fit_keeps_the_best_held_out_epoch():
+    torch = pytest.importorskip("torch")
+    from catan_env.agents.training.fit import fit
+    torch.manual_seed(0)
+    model = torch.nn.Linear(1, 1)
+    x = torch.linspace(-1, 1, 64)[:, None]
+    y = 3 * x
+    seen = []
+
+    def heldout(m):  # a held-out figure that is lowest after epoch 2, whatever the weights
+        seen.append(m.weight.item())
+        return {"loss": [5.0, 1.0, 2.0, 3.0][len(seen) - 1]}
+
+    run = fit(model, np.arange(64), lambda m, rows: ((m(x[rows]) - y[rows]) ** 2).mean(), epochs=4, lr=0.05,
+              batch=8, heldout=heldout, keep_best="loss")
+    assert run.kept_epoch == 2 and [e["epoch"] for e in run.history] == [1, 2, 3, 4]
+    assert model.weight.item() == pytest.approx(seen[1])  # epoch 2's weights, not the last
+    assert run.history[0]["train_loss"] > run.history[-1]["train_loss"]  # it learned
+
+
+def test_record_refuses_bad_settings(tmp_path):
+    with pytest.raises(ValueError, match="sample"):
+        record(str(tmp_path), "positions", None, (), ["random"], 1, sample=0)
+    with pytest.raises(ValueError, match="backend"):
+        record(str(tmp_path), "positions", None, (), ["random"], 1, backend="spark")
+
+
+def _imports(path):
+    tree = ast.parse(open(path).read())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            names.add(("." * node.level) + (node.module or ""))
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return names
+
+
+def test_both_learned_agents_stand_on_the_shared_parts():
+    """Neither learned agent keeps its own shard writer, training loop or rounds driver."""
+    for path in ("agents/deep/selfplay.py", "agents/value/positions.py"):
+        assert "..training.shards" in _imports(os.path.join(ROOT, path)), path
+    for path in ("agents/deep/nets.py", "agents/value/train.py"):
+        assert "..training.fit" in _imports(os.path.join(ROOT, path)), path
+        source = open(os.path.join(ROOT, path)).read()
+        assert "optim.Adam" not in source and ".backward()" not in source, f"{path} has its own loop"
+    for path in ("examples/exit_train.py", "examples/value_exit.py", "examples/value_league.py"):
+        assert "catan_env.agents.training.rounds" in _imports(os.path.join(ROOT, path)), path
+    for path in ("agents/deep/forward.py", "agents/deep/agents.py", "agents/value/net.py"):
+        source = open(os.path.join(ROOT, path)).read()
+        assert "catan_env.learned.mlp" in source or "learned.mlp" in source, path
