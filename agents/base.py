@@ -10,26 +10,18 @@ An agent sees only what its seat may know: the PettingZoo observation dict
         env.step(action)
 """
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Dict, Optional, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+# the protocol is the env layer's (what its envs call); it is re-exported here
+from catan_env.agent_specs import AgentProtocol, Observation
+
 if TYPE_CHECKING:
     from catan_env.infoset import InfoSet
 
-# What an agent receives: {"observation": float32 vector (or {"board", "vector"} with
-# obs_type="planes"), "action_mask": int8[N_ACTIONS]}, as the PettingZoo env gives it.
-Observation = Dict[str, Any]
-
-
-@runtime_checkable
-class AgentProtocol(Protocol):
-    """What every env loop, the arena and the wrappers need of an agent."""
-
-    def act(self, observation: Observation, infoset: "InfoSet") -> int:
-        """The action id to play (legal under observation["action_mask"])."""
-        ...
+__all__ = ["Agent", "AgentProtocol", "Observation", "choose_from_logits", "legal_from"]
 
 
 class Agent:

@@ -4,6 +4,7 @@ only, no torch), ``pretrained_policy`` (the one shipped in the package) and
 ``sb3:path=model.zip`` (a saved Stable-Baselines3 model; needs the
 ``[rl]`` extra) and ``rllib:path=checkpoint`` (an RLlib checkpoint; needs the ``[rllib]``
 extra)."""
+import io
 import os
 
 import numpy as np
@@ -79,13 +80,68 @@ def pretrained_policy_agent(deterministic=True, seed=None):
     return agent
 
 
+class SB3PolicyAgent(Agent):
+    """Plays with an SB3 model (MaskablePPO uses the mask; a model without masking that
+    picks an illegal move is replaced by a random legal one, counted as a fallback).
+
+    model: a model object, or the path of one saved with ``model.save(path)`` (then
+    ``algo`` is its class, MaskablePPO by default), loaded on first use.  The agent
+    pickles (SubprocVecEnv sends opponents to its worker processes): a model object
+    travels as its saved bytes and is loaded again, on the CPU, in the child."""
+
+    name = "sb3_policy"
+
+    def __init__(self, model, deterministic=True, seed=None, algo=None):
+        super().__init__(seed)
+        self.deterministic = deterministic
+        self._blob = None
+        if isinstance(model, (str, os.PathLike)):
+            self._path, self._model = os.fspath(model), None
+            self._algo = algo
+        else:
+            self._path, self._model = None, model
+            self._algo = algo or type(model)
+
+    @property
+    def model(self):
+        if self._model is None:
+            algo = self._algo
+            if algo is None:
+                from sb3_contrib import MaskablePPO as algo
+            source = io.BytesIO(self._blob) if self._blob is not None else self._path
+            self._model = algo.load(source, device="cpu")
+        return self._model
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        if self._path is None and self._blob is None:
+            buf = io.BytesIO()
+            self._model.save(buf)
+            state["_blob"] = buf.getvalue()
+        state["_model"] = None
+        return state
+
+    def act(self, observation, infoset):
+        obs = observation["observation"]
+        mask = observation["action_mask"].astype(bool)
+        try:
+            action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
+        except TypeError:  # a model without masking support
+            action, _ = self.model.predict(obs, deterministic=self.deterministic)
+        action = int(np.asarray(action).reshape(-1)[0])
+        if not mask[action]:
+            legal = np.flatnonzero(mask)
+            return self.fall_back(infoset, "illegal_model_move", int(legal[self.rng.integers(len(legal))]))
+        return action
+
+
 def sb3_agent(path, deterministic=True, seed=None):
     """A saved SB3 model (MaskablePPO by default) as an agent (``sb3:path=model.zip``)."""
     try:
-        from catan_env.wrappers.sb3 import PolicyAgent
+        import sb3_contrib  # noqa: F401 (the model class loads on first use)
     except ImportError as e:  # pragma: no cover
         raise ImportError("the sb3 agent needs the [rl] extra: pip install 'catan_env[rl]'") from e
-    return PolicyAgent(path, deterministic=deterministic, seed=seed)
+    return SB3PolicyAgent(path, deterministic=deterministic, seed=seed)
 
 
 SHARED_POLICY = "shared"  # the RLModule id of a policy shared by every seat

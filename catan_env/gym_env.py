@@ -27,25 +27,25 @@ from .core.actions import N_ACTIONS
 from .aec_env import DEFAULT_MAX_TURNS, ENV_KEYWORDS, raw_env
 from .core.options import check_keywords
 
+from .agent_specs import AgentProtocol, resolve_agent
+
 if TYPE_CHECKING:
-    from .agents.base import AgentProtocol
     from .core.record import GameRecord
 
 # an opponent: an agent (act(observation, infoset)), a callable f(observation) -> action,
 # "random", or an agent spec string such as "jsettlers"
-Opponent = Union[str, "AgentProtocol", Callable[[Dict[str, Any]], int]]
+Opponent = Union[str, AgentProtocol, Callable[[Dict[str, Any]], int]]
 
 GYM_KEYWORDS = ("opponents", "learner_seat", "illegal_penalty", "max_illegal", "skip_forced")
 
 
 def _resolve_opponent(o: Opponent, i: int) -> Opponent:
     """An agent object, a callable, "random", or an agent spec as the CLIs take them
-    ("jsettlers", "weighted", "mcts:iterations=200"; built by ``catan_env.agents``)."""
+    ("jsettlers", "weighted", "mcts:iterations=200"; resolved by :mod:`.agent_specs`)."""
     if o == "random" or callable(o) or hasattr(o, "act"):
         return o
     if isinstance(o, str):
-        from .agents import make_agent  # the agents package is loaded only for specs
-        return make_agent(o, seed=i)
+        return resolve_agent(o, seed=i)
     raise ValueError(f"an opponent must be an agent spec such as 'random' or 'jsettlers', an "
                      f"agent (with act()) or a callable; got {o!r}")
 

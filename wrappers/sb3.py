@@ -12,12 +12,10 @@
 Env factories are module-level callables (picklable), as SubprocVecEnv's forkserver needs.
 """
 import functools
-import io
-import os
 
 import numpy as np
 
-from catan_env.agents.base import Agent
+from catan_env.agents.learned import SB3PolicyAgent
 
 
 def _make(seed, kwargs):
@@ -46,59 +44,8 @@ def make_vec_env(n_envs, vec="subproc", seed=0, **kwargs):
     return SubprocVecEnv(fns) if vec == "subproc" else DummyVecEnv(fns)
 
 
-class PolicyAgent(Agent):
-    """Plays with an SB3 model (MaskablePPO uses the mask; other models are masked by
-    falling back to a random legal action when they pick an illegal one).
-
-    model: a model object, or the path of one saved with ``model.save(path)`` (then
-    ``algo`` is its class, MaskablePPO by default), loaded on first use.  The agent
-    pickles (SubprocVecEnv sends opponents to its worker processes): a model object
-    travels as its saved bytes and is loaded again, on the CPU, in the child."""
-
-    name = "sb3_policy"
-
-    def __init__(self, model, deterministic=True, seed=None, algo=None):
-        super().__init__(seed)
-        self.deterministic = deterministic
-        self._blob = None
-        if isinstance(model, (str, os.PathLike)):
-            self._path, self._model = os.fspath(model), None
-            self._algo = algo
-        else:
-            self._path, self._model = None, model
-            self._algo = algo or type(model)
-
-    @property
-    def model(self):
-        if self._model is None:
-            algo = self._algo
-            if algo is None:
-                from sb3_contrib import MaskablePPO as algo
-            source = io.BytesIO(self._blob) if self._blob is not None else self._path
-            self._model = algo.load(source, device="cpu")
-        return self._model
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        if self._path is None and self._blob is None:
-            buf = io.BytesIO()
-            self._model.save(buf)
-            state["_blob"] = buf.getvalue()
-        state["_model"] = None
-        return state
-
-    def act(self, observation, infoset):
-        obs = observation["observation"]
-        mask = observation["action_mask"].astype(bool)
-        try:
-            action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
-        except TypeError:  # a model without masking support
-            action, _ = self.model.predict(obs, deterministic=self.deterministic)
-        action = int(np.asarray(action).reshape(-1)[0])
-        if not mask[action]:
-            legal = np.flatnonzero(mask)
-            action = int(legal[self.rng.integers(len(legal))])
-        return action
+# an SB3 model as an agent lives with the other learned agents; its old name here stays
+PolicyAgent = SB3PolicyAgent
 
 
 def make_batched_vec_env(n_envs, seed=0, **kwargs):

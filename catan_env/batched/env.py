@@ -47,6 +47,7 @@ from ..core.observe import BOARD_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE
 from ..core.options import DEFAULT_MAX_TURNS, make_options
 from . import kernel as K
 from ..learned.greedy import K_FALLBACK, ValueOpponent
+from ..agent_specs import resolve_agent
 from ..learned.mlp import MLPWeights, pack
 
 # opponents: one spec / agent / MLPWeights, a list of them, or {entry: weight}
@@ -63,8 +64,7 @@ def _in_numba(o: Any) -> Optional[Dict[str, Any]]:
     "value" with weights and options, or kind "policy" with weights and whether it
     samples), else None.  A spec is built afresh each time (a network file may change)."""
     if isinstance(o, str):
-        from ..agents import make_agent
-        o = make_agent(o)
+        o = resolve_agent(o)
     method = getattr(o, "batched_opponent", None)
     return method() if callable(method) else None
 
@@ -382,8 +382,7 @@ class BatchedCatan:
         cached = self._external_agents.get(key)
         if cached is None or cached[0] != (seed, entry):
             if isinstance(self._external[entry], str):
-                from ..agents import make_agent
-                agent = make_agent(self._external[entry], seed=seed + k)
+                agent = resolve_agent(self._external[entry], seed=seed + k)
             else:
                 agent = copy.deepcopy(self._external[entry])
                 if hasattr(agent, "reset"):
