@@ -7,6 +7,7 @@ VP, mean rank, trades per game) is printed and written to <out>/<lineup>/ (summa
 games.csv, plots), plus <out>/table.md with every line-up.
 """
 import os
+from typing import List, Optional, Sequence
 
 from catan_env.cli import parser, positive_int, user_errors
 
@@ -24,7 +25,7 @@ LINEUPS = {
 
 
 @user_errors("catan-baselines")
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = parser("catan-baselines", __doc__.split("\n\n")[0])
     ap.add_argument("--games", type=positive_int, default=100, help="games per line-up")
     ap.add_argument("--workers", type=positive_int, default=2, help="worker processes")
@@ -33,7 +34,7 @@ def main(argv=None):
     ap.add_argument("--only", nargs="*", choices=sorted(LINEUPS), help="run only these line-ups")
     args = ap.parse_args(argv)
     print(TABLE_LEGEND, flush=True)
-    tables = []
+    tables: List[str] = []
     for name, players in LINEUPS.items():
         if args.only and name not in args.only:
             continue

@@ -9,6 +9,7 @@ the board again, ``map`` the vertex and edge ids around each hex.  Nothing hidde
 own hand and development cards.
 """
 import sys
+from typing import TYPE_CHECKING, Callable, List, Optional
 
 import numpy as np
 
@@ -17,7 +18,10 @@ from catan_env.core import layout as L
 from catan_env.core.topology import HEX_EDGES, HEX_VERTICES
 from catan_env.render import render_ansi
 
-from .base import Agent
+from .base import Agent, Observation
+
+if TYPE_CHECKING:
+    from catan_env.infoset import InfoSet
 
 
 class HumanAgent(Agent):
@@ -25,12 +29,13 @@ class HumanAgent(Agent):
 
     name = "human"
 
-    def __init__(self, seed=None, read=None, write=None):
+    def __init__(self, seed: Optional[int] = None, read: Optional[Callable[[str], str]] = None,
+                 write: Optional[Callable[[str], None]] = None) -> None:
         super().__init__(seed)
-        self.read = read or input
-        self.write = write or (lambda text: print(text, file=sys.stdout, flush=True))
+        self.read: Callable[[str], str] = read or input
+        self.write: Callable[[str], None] = write or (lambda text: print(text, file=sys.stdout, flush=True))
 
-    def act(self, observation, infoset):
+    def act(self, observation: Observation, infoset: "InfoSet") -> int:
         legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
         if len(legal) == 1:
             return legal[0]
@@ -49,7 +54,7 @@ class HumanAgent(Agent):
                            f"(a number, or a word that names one action)")
 
     @staticmethod
-    def describe(infoset, legal):
+    def describe(infoset: "InfoSet", legal: List[int]) -> str:
         """The public board, this seat's cards and the numbered legal actions."""
         view = infoset._view
         hand = infoset.hand()
@@ -63,7 +68,7 @@ class HumanAgent(Agent):
         return "\n".join(lines)
 
 
-def board_legend():
+def board_legend() -> str:
     """Each hex's corner vertices and side edges, clockwise from the top (the ids the
     action names use)."""
     lines = ["hex: corner vertices from the top, clockwise | side edges from the upper right"]
@@ -73,7 +78,7 @@ def board_legend():
     return "\n".join(lines)
 
 
-def choose(text, legal):
+def choose(text: str, legal: List[int]) -> Optional[int]:
     """The action picked by text: an index into legal, or a word matching one name."""
     if text.isdigit():
         i = int(text)

@@ -4,6 +4,7 @@
 ``OpeningSolver`` and plays the rest of the game as its base agent (random or weighted).
 """
 import sys
+from typing import TYPE_CHECKING, Dict, Optional, Sequence, Type
 
 
 from catan_env.core import actions as A
@@ -11,11 +12,14 @@ from catan_env.core import layout as L
 
 from catan_env.cli import UserError, parser, require, user_errors
 
-from .base import Agent
+from .base import Agent, Observation
 from .opening_solver import OpeningSolver
 from .random_agents import RandomAgent, WeightedRandomAgent
 
-BASES = {"random": RandomAgent, "weighted": WeightedRandomAgent}
+if TYPE_CHECKING:
+    from catan_env.infoset import InfoSet
+
+BASES: Dict[str, Type[Agent]] = {"random": RandomAgent, "weighted": WeightedRandomAgent}
 
 
 class SolverOpeningAgent(Agent):
@@ -23,18 +27,19 @@ class SolverOpeningAgent(Agent):
 
     name = "opening_solver"
 
-    def __init__(self, seed=None, base="weighted", modality=3, competitive=False):
+    def __init__(self, seed: Optional[int] = None, base: str = "weighted", modality: int = 3,
+                 competitive: bool = False) -> None:
         super().__init__(seed)
         if base not in BASES:
             raise ValueError(f"base must be one of {list(BASES)}, got {base!r}")
         self.base = BASES[base](seed)
         self.solver = OpeningSolver(modality=modality, competitive=bool(competitive))
 
-    def reset(self, seed=None):
+    def reset(self, seed: Optional[int] = None) -> None:
         super().reset(seed)
         self.base.reset(seed)
 
-    def act(self, observation, infoset):
+    def act(self, observation: Observation, infoset: "InfoSet") -> int:
         s = infoset.public_state()
         if s[L.PHASE] == L.PH_SETUP_SETTLEMENT:
             v = self.solver.best_settlement(s, infoset.seat)
@@ -45,7 +50,7 @@ class SolverOpeningAgent(Agent):
 
 
 @user_errors("catan-solve-opening")
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = parser("catan-solve-opening", "Solve a board's optimal set-up placements.")
     ap.add_argument("--seed", type=int, default=0, help="random board seed")
     ap.add_argument("--board", default="random", help="'random' (from --seed), 'beginner' or a board JSON file")
@@ -75,7 +80,7 @@ def main(argv=None):
         from PIL import Image
         from catan_env.render import render_rgb
         t = s.copy()
-        labels = {}
+        labels: Dict[int, str] = {}
         n = args.players
         for p in range(n):
             for k, (v, order) in enumerate(((res["first"][p], p + 1), (res["second"][p], 2 * n - p))):

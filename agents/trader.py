@@ -1,6 +1,8 @@
 """A simple trading baseline: plans like the FAST JSettlers robot, offers 1:1 trades for
 its rarest missing resource to everyone, accepts offers that lower its own ETA and do not
 come from the leader, and never counter-offers."""
+from typing import Any, Optional
+
 import numpy as np
 
 from catan_env.core import actions as A
@@ -12,15 +14,15 @@ from .jsettlers import JSettlersAgent
 class TraderAgent(JSettlersAgent):
     name = "trader"
 
-    def __init__(self, seed=None, **kw):
+    def __init__(self, seed: Optional[int] = None, **kw: Any) -> None:
         kw.setdefault("strategy", "fast")
         super().__init__(seed, **kw)
 
-    def _leader(self):
+    def _leader(self) -> int:
         n = int(self._s[L.OPT_PLAYERS])
         return max(range(n), key=lambda p: int(self._s[L.PUBLIC_VP + p]))
 
-    def _make_offer(self, cost):
+    def _make_offer(self, cost: np.ndarray) -> Optional[int]:
         if not any(A.OFFER0 <= a < A.TRADE_ACCEPT for a in self._legal):
             return None
         model = self._model()
@@ -37,7 +39,7 @@ class TraderAgent(JSettlersAgent):
                 return a
         return None
 
-    def _answer_offer(self):
+    def _answer_offer(self) -> int:
         s = self._s
         proposer = int(s[L.TURN_PLAYER])
         if A.TRADE_ACCEPT not in self._legal or proposer == self._leader() and proposer != self._me:
@@ -53,7 +55,7 @@ class TraderAgent(JSettlersAgent):
             return A.TRADE_ACCEPT
         return A.TRADE_REJECT
 
-    def _confirm(self):
+    def _confirm(self) -> int:
         s, me = self._s, self._me
         n = int(s[L.OPT_PLAYERS])
         leader = self._leader()

@@ -7,6 +7,7 @@ import functools
 import os
 import sys
 import time
+from typing import Any, Callable, List, Optional, TextIO
 
 from .core.game import CorruptStateError, IllegalActionError
 
@@ -15,7 +16,7 @@ class UserError(Exception):
     """A mistake in what the user asked for: reported in one line, exit status 2."""
 
 
-def require(module, extra):
+def require(module: str, extra: str) -> Any:
     """Import an optional dependency, or raise UserError naming the extra to install."""
     import importlib
     try:
@@ -24,7 +25,7 @@ def require(module, extra):
         raise UserError(f"this needs {module.split('.')[0]}: pip install \"catan_env[{extra}]\"") from None
 
 
-def positive_int(text):
+def positive_int(text: str) -> int:
     """argparse type: an int >= 1."""
     try:
         value = int(text)
@@ -39,23 +40,23 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
     """--help keeps the description's line breaks and shows every option's default (once:
     an option whose help already says "(default: ...)" keeps its own wording)."""
 
-    def _get_help_string(self, action):
+    def _get_help_string(self, action: argparse.Action) -> Optional[str]:
         if "(default:" in (action.help or ""):
             return action.help
         return super()._get_help_string(action)
 
 
-def parser(prog, description):
+def parser(prog: str, description: str) -> argparse.ArgumentParser:
     """An ArgumentParser that shows every option's default in --help."""
     return argparse.ArgumentParser(prog=prog, description=description,
                                    formatter_class=HelpFormatter)
 
 
-def user_errors(prog):
+def user_errors(prog: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorate a CLI main(argv) so user mistakes print ``prog: error: ...`` and return 2."""
-    def wrap(main):
+    def wrap(main: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(main)
-        def run(argv=None):
+        def run(argv: Optional[List[str]] = None) -> Any:
             try:
                 return main(argv)
             except (UserError, CorruptStateError, IllegalActionError, FileNotFoundError,
@@ -75,7 +76,7 @@ class Progress:
     """Games done so far: a redrawn bar on a terminal, a plain line every tenth of the
     run (and at the end) in a log file."""
 
-    def __init__(self, total, stream=None, what="games"):
+    def __init__(self, total: int, stream: Optional[TextIO] = None, what: str = "games") -> None:
         self.total = total
         self.what = what
         self.stream = stream or sys.stderr
@@ -83,7 +84,8 @@ class Progress:
         self.t0 = time.perf_counter()
         self.next_line = max(1, total // 10)
 
-    def update(self, k):
+    def update(self, k: int) -> None:
+        """Show that k of the total are done."""
         el = time.perf_counter() - self.t0
         if self.tty:
             width = 30
@@ -95,13 +97,14 @@ class Progress:
             self.next_line = k + max(1, self.total // 10)
         self.stream.flush()
 
-    def done(self):
+    def done(self) -> None:
+        """End the bar's line (on a terminal)."""
         if self.tty:
             self.stream.write("\n")
             self.stream.flush()
 
 
-def compile_notice(stream=None):
+def compile_notice(stream: Optional[TextIO] = None) -> Optional[Callable[[], None]]:
     """Say so before the rules core is compiled (first run after install or after a core
     change: about 40 s); returns a callable that reports the time once done, or None
     when the compiled kernels are already cached."""
@@ -117,7 +120,7 @@ def compile_notice(stream=None):
     stream.flush()
     t0 = time.perf_counter()
 
-    def finished():
+    def finished() -> None:
         stream.write(f"compiled in {time.perf_counter() - t0:.0f} s\n")
         stream.flush()
     return finished

@@ -2,12 +2,13 @@
 ``human`` agent in an arena game) or in a browser (``--web``, the web server).  An
 application: it sits above the agents and the web server, which import nothing of it."""
 import sys
+from typing import List, Optional
 
 from .agents.arena import play_game
 from .cli import parser
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     p = parser("catan-play", "Play one seat of a game against our agents in the terminal.")
     p.add_argument("--opponents", default="jsettlers,jsettlers,jsettlers",
                    help="comma-separated agent specs for the other seats")

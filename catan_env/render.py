@@ -4,6 +4,7 @@ The picture needs Pillow (the ``[viz]`` extra), imported only when a picture is 
 Both show public information only (hands as counts), so they are safe to show players.
 """
 import math
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -22,7 +23,7 @@ TERRAIN_SHORT = ("HIL", "FOR", "PAS", "FLD", "MTN", "DES")
 RES_SHORT = ("B", "L", "W", "G", "O")
 
 
-def _status_lines(s):
+def _status_lines(s: np.ndarray) -> List[str]:
     n = int(s[L.OPT_PLAYERS])
     phase = L.PHASE_NAMES[int(s[L.PHASE])]
     lines = [f"turn {int(s[L.TURN])}  phase {phase}  turn player {int(s[L.TURN_PLAYER])}  "
@@ -46,7 +47,7 @@ def _status_lines(s):
     return lines
 
 
-def render_ansi(s):
+def render_ansi(s: np.ndarray) -> str:
     """A text board: each hex as terrain/number, robber '*', then buildings per hex corner
     and each player's public state."""
     rows = [3, 4, 5, 4, 3]
@@ -76,22 +77,29 @@ def render_ansi(s):
 SCALE = 50.0  # pixels per half unit (x) ; hex side = 2 half units in y
 
 
-def board_px(x, y, ox, oy):
+def board_px(x: float, y: float, ox: float, oy: float) -> Tuple[float, float]:
     """Pixel position of a point given in the topology's half units, board origin (ox, oy)."""
     return (ox + x * SCALE * math.sqrt(3) / 2, oy + y * SCALE / 2)
 
 
-def harbour_geometry(s, i, ox, oy, offset=26):
+def vertex_px(v: int, ox: float, oy: float) -> Tuple[float, float]:
+    """Pixel position of vertex v, board origin (ox, oy)."""
+    return board_px(VERTEX_XY[v, 0], VERTEX_XY[v, 1], ox, oy)
+
+
+def harbour_geometry(s: np.ndarray, i: int, ox: float, oy: float, offset: float = 26
+                     ) -> Tuple[Tuple[float, float], Tuple[float, float], Tuple[float, float]]:
     """Pixel points of harbour slot i of state s: its two vertices and the label point
     beyond the coast (shared by the PNG and the HTML renders)."""
-    a, b = (board_px(*VERTEX_XY[v], ox, oy) for v in port_vertices(s)[i])
+    a, b = (vertex_px(v, ox, oy) for v in port_vertices(s)[i])
     mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
     dx, dy = mx - ox, my - oy
     norm = math.hypot(dx, dy) or 1.0
     return a, b, (mx + dx / norm * offset, my + dy / norm * offset)
 
 
-def render_rgb(s, width=960, height=640, labels=None):
+def render_rgb(s: np.ndarray, width: int = 960, height: int = 640,
+               labels: Optional[Dict[int, str]] = None) -> np.ndarray:
     """A picture of the board (uint8 H x W x 3): terrain colours, numbers with pips,
     harbours, roads, settlements (small squares) and cities (large), robber, and a side
     panel with every player's public state and a legend.  labels: optional
@@ -104,9 +112,9 @@ def render_rgb(s, width=960, height=640, labels=None):
     d = ImageDraw.Draw(img)
     ox, oy = 300, 320
     for h in range(N_HEXES):
-        pts = [board_px(*VERTEX_XY[v], ox, oy) for v in HEX_VERTICES[h]]
+        pts = [vertex_px(v, ox, oy) for v in HEX_VERTICES[h]]
         d.polygon(pts, fill=TERRAIN_COLOURS[int(s[L.HEX_TERRAIN + h])], outline=(30, 30, 30))
-        cx, cy = board_px(*HEX_XY[h], ox, oy)
+        cx, cy = board_px(HEX_XY[h, 0], HEX_XY[h, 1], ox, oy)
         num = int(s[L.HEX_NUMBER + h])
         if num:
             d.ellipse([cx - 15, cy - 15, cx + 15, cy + 15], fill=(250, 240, 210), outline=(0, 0, 0))
@@ -128,20 +136,20 @@ def render_rgb(s, width=960, height=640, labels=None):
     for e in range(N_EDGES):
         o = int(s[L.E_OWNER + e])
         if o >= 0:
-            a, b = (board_px(*VERTEX_XY[v], ox, oy) for v in EDGE_VERTICES[e])
+            a, b = (vertex_px(v, ox, oy) for v in EDGE_VERTICES[e])
             d.line([a, b], fill=(0, 0, 0), width=9)
             d.line([a, b], fill=PLAYER_COLOURS[o], width=6)
     for v in range(N_VERTICES):
         o = int(s[L.V_OWNER + v])
         if o >= 0:
-            x, y = board_px(*VERTEX_XY[v], ox, oy)
+            x, y = vertex_px(v, ox, oy)
             r = 7 if s[L.V_LEVEL + v] == 1 else 11
             d.rectangle([x - r, y - r, x + r, y + r], fill=PLAYER_COLOURS[o], outline=(0, 0, 0), width=2)
     _side_panel(d, s, 600, width, height)
     return np.asarray(img, dtype=np.uint8)
 
 
-def _font(size):
+def _font(size: int) -> Any:
     from PIL import ImageFont
     try:
         return ImageFont.load_default(size=size)
@@ -149,7 +157,7 @@ def _font(size):
         return ImageFont.load_default()
 
 
-def _side_panel(d, s, x0, width, height):
+def _side_panel(d: Any, s: np.ndarray, x0: int, width: int, height: int) -> None:
     """Public state, one block per player (a colour swatch, never coloured text), the bank
     and a legend of the board's symbols."""
     d.rectangle([x0, 0, width, height], fill=(245, 245, 240))
@@ -203,11 +211,11 @@ def _side_panel(d, s, x0, width, height):
     d.text((x + 22, y), "red numbers (6, 8) roll most often; dots = odds", fill=(0, 0, 0), font=small)
 
 
-def _draw_labels(d, labels, ox, oy):
+def _draw_labels(d: Any, labels: Dict[int, str], ox: float, oy: float) -> None:
     """Text tags next to vertices: {vertex: "1st P0"}, for the opening-solver picture."""
     font = _font(13)
     for v, text in labels.items():
-        x, y = board_px(*VERTEX_XY[v], ox, oy)
+        x, y = vertex_px(v, ox, oy)
         w = d.textlength(text, font=font)
         d.rectangle([x + 8, y - 22, x + 14 + w, y - 6], fill=(255, 255, 230), outline=(0, 0, 0))
         d.text((x + 11, y - 22), text, fill=(0, 0, 0), font=font)

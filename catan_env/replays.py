@@ -6,13 +6,15 @@
 CLI: ``catan-render game.json --out frames/ [--gif game.gif] [--every 10] [--html game.html]``
 """
 import os
+from typing import List, Optional, Union
 
 from .cli import parser, positive_int, require, user_errors
 from .core.record import GameRecord
 from .playback import ReplayStep, replay  # noqa: F401  (re-exported)
 
 
-def export_frames(record, out_dir=None, gif=None, every=1, fps=4):
+def export_frames(record: Union[GameRecord, str], out_dir: Optional[str] = None, gif: Optional[str] = None,
+                  every: int = 1, fps: int = 4) -> int:
     """Write PNG frames (every k-th position plus the last) and/or an animated GIF."""
     from PIL import Image
     if out_dir:
@@ -28,14 +30,14 @@ def export_frames(record, out_dir=None, gif=None, every=1, fps=4):
         if out_dir:
             img.save(os.path.join(out_dir, f"frame_{st.index:05d}.png"))
         if gif:
-            images.append(img.convert("P", palette=Image.ADAPTIVE))
+            images.append(img.convert("P", palette=Image.Palette.ADAPTIVE))
     if gif and images:
         images[0].save(gif, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
     return len(picked)
 
 
 @user_errors("catan-render")
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = parser("catan-render", "Replay a recorded game as PNG frames, a GIF or an HTML page.")
     ap.add_argument("record", help="a game record (JSON), e.g. from catan-arena --save-games")
     ap.add_argument("--out", help="folder for PNG frames")

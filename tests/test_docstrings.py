@@ -1,24 +1,35 @@
-"""Every public function, class and method of the typed API modules (those listed for
-mypy in pyproject.toml) says what it does: a docstring of its own or, for an override,
-its base's."""
+"""Every public function, class and method of the API modules (those the API reference
+pages render) says what it does: a docstring of its own or, for an override, its base's."""
 import importlib
 import inspect
 import os
 import re
+import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def import_name(mypy_name):
+    """A module's import name from mypy's (the agents/ and wrappers/ folders install inside
+    the package)."""
+    return mypy_name if mypy_name.startswith("catan_env") else "catan_env." + mypy_name
+
+
+def typed_modules():
+    """The fully annotated modules: pyproject.toml's mypy override with disallow_untyped_defs."""
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        config = tomllib.load(f)["tool"]["mypy"]
+    strict = [o for o in config.get("overrides", []) if o.get("disallow_untyped_defs")]
+    return [import_name(m) for o in strict for m in o["module"]]
+
+
 def api_modules():
-    """The typed public modules, read from pyproject.toml's [tool.mypy] files."""
-    text = open(os.path.join(ROOT, "pyproject.toml")).read()
-    files = re.search(r"^files = \[(.*?)\]", text, re.S | re.M).group(1)
+    """Modules the API reference pages render (``::: name``), as import names."""
     out = []
-    for path in re.findall(r'"([^"]+)\.py"', files):
-        parts = path.split("/")
-        if parts[0] in ("agents", "wrappers"):  # folders installed inside the package
-            parts = ["catan_env"] + parts
-        out.append(".".join(parts))
+    api = os.path.join(ROOT, "docs", "api")
+    for name in sorted(os.listdir(api)):
+        with open(os.path.join(api, name)) as f:
+            out += [import_name(m) for m in re.findall(r"^::: ([\w.]+)", f.read(), re.M)]
     return out
 
 

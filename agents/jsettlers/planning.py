@@ -6,8 +6,10 @@ it needs (BFS through empty edges, stopping at opponents' buildings); ``wgeta``
 estimates the rolls a player needs to win, in the JSettlers manner.
 """
 from collections import deque
+from typing import Deque, Dict, Iterable, List, Optional, Set, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from catan_env.core import layout as L
 from catan_env.core.board import port_vertices
@@ -18,8 +20,11 @@ from . import speed as SP
 
 CUTOFF = 40
 
+# (hex terrain, hex numbers, robber hex, harbour types, harbour vertices (9, 2))
+Board = Tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray]
 
-def hex_arrays(s):
+
+def hex_arrays(s: np.ndarray) -> Board:
     """(terrain, numbers, robber hex, harbour types, harbour vertices (9, 2))."""
     return (L.view(s, "hex_terrain").copy(), L.view(s, "hex_number").copy(),
             int(s[L.ROBBER]), L.view(s, "port_type").copy(), port_vertices(s))
@@ -28,7 +33,8 @@ def hex_arrays(s):
 class PlayerModel:
     """Production and ETAs of seat p, optionally with extra settlements/cities."""
 
-    def __init__(self, s, p, extra_settlements=(), extra_cities=(), board=None):
+    def __init__(self, s: np.ndarray, p: int, extra_settlements: Iterable[int] = (),
+                 extra_cities: Iterable[int] = (), board: Optional[Board] = None) -> None:
         self.s = s
         self.p = p
         terrain, numbers, robber, ports, port_verts = board or hex_arrays(s)
@@ -48,11 +54,11 @@ class PlayerModel:
         self.zero = np.zeros(5, dtype=np.int64)
         self.nothing = SP.eta_table(self.R, self.ports, self.zero, CUTOFF)
 
-    def eta(self, hand, target, cutoff=CUTOFF):
+    def eta(self, hand: ArrayLike, target: ArrayLike, cutoff: int = CUTOFF) -> int:
         return int(SP.eta(self.R, self.ports, np.asarray(hand, dtype=np.int64),
                           np.asarray(target, dtype=np.int64), cutoff))
 
-    def rate(self, r):
+    def rate(self, r: int) -> int:
         """p's maritime rate for giving resource r (the core's rule)."""
         return int(rate_from_bits(self.ports, r))
 
@@ -63,11 +69,11 @@ _VERTEX_EDGES = [[e for e in row if e >= 0] for row in VERTEX_EDGES.tolist()]
 _VERTEX_VERTICES = [[w for w in row if w >= 0] for row in VERTEX_VERTICES.tolist()]
 
 
-def settlement_spots(s, p, max_roads=3):
+def settlement_spots(s: np.ndarray, p: int, max_roads: int = 3) -> List[Tuple[int, List[int]]]:
     """[(vertex, [edges to build])] where p could settle with at most max_roads roads."""
     owner = L.view(s, "v_owner").tolist()
     eown = L.view(s, "e_owner").tolist()
-    starts = set()
+    starts: Set[int] = set()
     for e, o in enumerate(eown):
         if o == p:
             for v in _EDGE_VERTICES[e]:
@@ -76,8 +82,8 @@ def settlement_spots(s, p, max_roads=3):
     for v, o in enumerate(owner):
         if o == p:
             starts.add(v)
-    dist = {v: [] for v in starts}
-    queue = deque(starts)
+    dist: Dict[int, List[int]] = {v: [] for v in starts}
+    queue: Deque[int] = deque(starts)
     while queue:
         v = queue.popleft()
         path = dist[v]
@@ -106,7 +112,7 @@ def settlement_spots(s, p, max_roads=3):
     return spots
 
 
-def knights_to_buy(s, p):
+def knights_to_buy(s: np.ndarray, p: int) -> int:
     holder = int(s[L.LA_HOLDER])
     if holder == p:
         return 0
@@ -115,7 +121,7 @@ def knights_to_buy(s, p):
     return max(0, need - int(s[L.KNIGHTS + p]) - held)
 
 
-def roads_to_go(s, p):
+def roads_to_go(s: np.ndarray, p: int) -> int:
     holder = int(s[L.LR_HOLDER])
     if holder == p:
         return 0
@@ -123,7 +129,7 @@ def roads_to_go(s, p):
     return max(0, need - int(s[L.ROAD_LEN + p]))
 
 
-def spot_road_counts(s, p, max_roads=3):
+def spot_road_counts(s: np.ndarray, p: int, max_roads: int = 3) -> List[int]:
     """Sorted road counts of p's settlement spots (``settlement_spots``' path lengths,
     from the jitted search)."""
     out = np.empty(N_VERTICES, np.int64)
@@ -131,7 +137,8 @@ def spot_road_counts(s, p, max_roads=3):
     return sorted(int(d) for d in out if d >= 0)
 
 
-def wgeta(s, p, vp=None, board=None, model=None):
+def wgeta(s: np.ndarray, p: int, vp: Optional[int] = None, board: Optional[Board] = None,
+          model: Optional[PlayerModel] = None) -> int:
     """Rolls p needs to win (JSettlers' WGETA, simplified: production is not updated
     between the 2-VP steps).  vp: p's VP as this seat knows it (default public VP);
     model: p's ``PlayerModel`` on s when the caller has it."""
@@ -201,12 +208,12 @@ def wgeta(s, p, vp=None, board=None, model=None):
     return total
 
 
-def vertex_pips(s, v):
+def vertex_pips(s: np.ndarray, v: int) -> int:
     return int(SP.node_pips(L.view(s, "hex_terrain"), L.view(s, "hex_number"), int(v)))
 
 
-def producing_hexes(s, p):
-    out = set()
+def producing_hexes(s: np.ndarray, p: int) -> Set[int]:
+    out: Set[int] = set()
     for v in np.flatnonzero(L.view(s, "v_owner") == p):
         for h in VERTEX_HEXES[v]:
             if h >= 0:

@@ -15,6 +15,8 @@ Plenty takes the two cards actually missing (the original takes the rarest missi
 twice, which leaves the plan short when the two missing cards differ).  Discards are
 public events here (the engine's knowledge tracking), not unknown cards.
 """
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Set, Tuple
+
 import numpy as np
 
 from catan_env.core import actions as A
@@ -24,21 +26,30 @@ from catan_env.core.topology import (EDGE_VERTICES, HEX_VERTICES, N_EDGES, N_HEX
                                      VERTEX_EDGES, VERTEX_HEXES)
 
 from . import speed as SP
-from ..base import Agent, legal_from
-from .planning import (CUTOFF, PlayerModel, hex_arrays, knights_to_buy, producing_hexes,
+from ..base import Agent, Observation, legal_from
+from .planning import (CUTOFF, Board, PlayerModel, hex_arrays, knights_to_buy, producing_hexes,
                        roads_to_go, settlement_spots, vertex_pips, wgeta)
+
+if TYPE_CHECKING:
+    from catan_env.infoset import InfoSet
 
 COSTS = {"road": SP.ROAD, "lr_road": SP.ROAD, "settlement": SP.SETTLEMENT, "city": SP.CITY, "card": SP.CARD}
 NO_TRADE_WGETA = 25
 STRATEGIES = ("fast", "smart")
 
+# one step of a building plan: ("road", e), ("settlement", v), ("city", v), ("lr_road",) or
+# ("card",); the target's position depends on the kind, so the items stay plain tuples
+PlanItem = Tuple[Any, ...]
+# a settlement option: (ETA with its roads, -pips, vertex, the roads' edges)
+SettlementOption = Tuple[int, int, int, List[int]]
 
-def _other_end(e, v):
+
+def _other_end(e: int, v: int) -> int:
     """The vertex of edge e that is not v."""
     return int(EDGE_VERTICES[e, 1] if EDGE_VERTICES[e, 0] == v else EDGE_VERTICES[e, 0])
 
 
-def _nodes_beyond(v, came_by, steps):
+def _nodes_beyond(v: int, came_by: int, steps: int) -> List[int]:
     """Vertices exactly ``steps`` edges from v along paths that do not turn back (the
     first edge other than came_by)."""
     frontier = [(v, came_by)]
@@ -53,8 +64,18 @@ class JSettlersAgent(Agent):
 
     name = "jsettlers"
 
-    def __init__(self, seed=None, strategy="fast", trading=True, eta_bonus=0.13,
-                 adversarial=1.0, leader_adversarial=1.0, dev_multiplier=3.0):
+    # the decision being made, set by act() before any helper reads them
+    _s: np.ndarray             # the seat's public view
+    _me: int
+    _hand: np.ndarray
+    _devs: np.ndarray
+    _deck_left: int
+    _legal: Set[int]
+    _infoset: "InfoSet"
+
+    def __init__(self, seed: Optional[int] = None, strategy: str = "fast", trading: bool = True,
+                 eta_bonus: float = 0.13, adversarial: float = 1.0, leader_adversarial: float = 1.0,
+                 dev_multiplier: float = 3.0) -> None:
         super().__init__(seed)
         if strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
@@ -66,18 +87,18 @@ class JSettlersAgent(Agent):
         self.dev_multiplier = float(dev_multiplier)
         self.reset()
 
-    def reset(self, seed=None):
+    def reset(self, seed: Optional[int] = None) -> None:
         super().reset(seed)
-        self.plan = []
-        self._turn = None
+        self.plan: List[PlanItem] = []
+        self._turn: Optional[Tuple[int, int]] = None
         self._plan_pinned = False
-        self.offers_made = set()
-        self.not_holding = set()    # (opponent, resource) pairs refused this turn
-        self._pending_get = None    # resource asked for by our open offer
+        self.offers_made: Set[Tuple[int, int, int, int]] = set()
+        self.not_holding: Set[Tuple[int, int]] = set()    # (opponent, resource) pairs refused this turn
+        self._pending_get: Optional[int] = None    # resource asked for by our open offer
         self.failed_builds = 0
         self.failed_bank = 0
 
-    def adopt_plan(self, plan):
+    def adopt_plan(self, plan: Iterable[PlanItem]) -> None:
         """Take plan (a list like ``[("road", e), ("settlement", v)]``) as the building
         plan for the current turn, kept through the next decision instead of replanned:
         for scenarios, and for callers that plan on the robot's behalf."""
@@ -85,7 +106,7 @@ class JSettlersAgent(Agent):
         self._plan_pinned = True
 
     # ================================================================== entry point
-    def act(self, observation, infoset):
+    def act(self, observation: Observation, infoset: "InfoSet") -> int:
         legal = legal_from(observation)
         if len(legal) == 1:
             return int(legal[0])
@@ -134,24 +155,24 @@ class JSettlersAgent(Agent):
             a = self._fall_back(f"illegal plan in {L.PHASE_NAMES[ph]}", safe)
         return int(a)
 
-    def _fall_back(self, reason, action):
+    def _fall_back(self, reason: str, action: int) -> int:
         return self.fall_back(self._infoset, reason, action)
 
     # ================================================================== helpers
-    def _model(self, p=None, **kw):
+    def _model(self, p: Optional[int] = None, **kw: Any) -> PlayerModel:
         return PlayerModel(self._s, self._me if p is None else p, **kw)
 
-    def _wgeta(self, p):
+    def _wgeta(self, p: int) -> int:
         vp = None
         if p == self._me:
             vp = int(self._s[L.PUBLIC_VP + p] + self._devs[L.VICTORY_POINT])
         return wgeta(self._s, p, vp)
 
-    def _opponents(self):
+    def _opponents(self) -> List[int]:
         n = int(self._s[L.OPT_PLAYERS])
         return [p for p in range(n) if p != self._me]
 
-    def _target_cost(self):
+    def _target_cost(self) -> Optional[np.ndarray]:
         if not self.plan:
             self._make_plan()
         if not self.plan:
@@ -160,11 +181,11 @@ class JSettlersAgent(Agent):
         return COSTS[kind]
 
     # ================================================================== opening
-    def _opening_candidates(self):
+    def _opening_candidates(self) -> np.ndarray:
         return np.array(sorted(a - A.SETTLEMENT0 for a in self._legal
                                if A.SETTLEMENT0 <= a < A.CITY0), dtype=np.int64)
 
-    def _opening_settlement(self):
+    def _opening_settlement(self) -> int:
         s, me = self._s, self._me
         terrain, numbers, robber, ports, pv = hex_arrays(s)
         cands = self._opening_candidates()
@@ -176,14 +197,15 @@ class JSettlersAgent(Agent):
                 return A.SETTLEMENT0 + int(max(cands, key=lambda v: vertex_pips(s, v)))
             zero = np.zeros(5, dtype=np.int64)
 
-            def single(v):
+            def single(v: int) -> int:
                 verts = np.array([v], dtype=np.int64)
                 Rr = SP.rolls_per_resource(terrain, numbers, robber, verts, np.ones(1, np.int64), True)
                 return int(SP.eta_table(Rr, SP.port_bits(ports, pv, verts), zero, CUTOFF).sum())
             first = a if single(a) <= single(b) else b
             return A.SETTLEMENT0 + int(first)
         # second settlement: best partner for what we have
-        best, best_key = None, None
+        best: Optional[int] = None
+        best_key: Optional[Tuple[int, int]] = None
         zero = np.zeros(5, dtype=np.int64)
         for v in cands:
             verts = np.append(own, v)
@@ -192,9 +214,11 @@ class JSettlersAgent(Agent):
             key = (score, -vertex_pips(s, v))
             if best_key is None or key < best_key:
                 best, best_key = int(v), key
+        assert best is not None  # the set-up phase offers at least one settlement
         return A.SETTLEMENT0 + best
 
-    def _node_score(self, v, board, own_numbers, have_generic, lacking_rarity):
+    def _node_score(self, v: int, board: Board, own_numbers: Set[int], have_generic: bool,
+                    lacking_rarity: Dict[int, int]) -> int:
         terrain, numbers, _, ports, pv = board
         total = 0
         for h in VERTEX_HEXES[v]:
@@ -210,13 +234,13 @@ class JSettlersAgent(Agent):
                     score += 100 * (lacking_rarity[int(ports[i])] * 10 // 56)
         return score
 
-    def _opening_road(self):
+    def _opening_road(self) -> int:
         s, me = self._s, self._me
         v0 = int(s[L.SETUP_VERTEX])
         board = hex_arrays(s)
         terrain, numbers, _, ports, pv = board
         owner = L.view(s, "v_owner")
-        own_numbers = set()
+        own_numbers: Set[int] = set()
         for v in np.flatnonzero(owner == me):
             for h in VERTEX_HEXES[v]:
                 if h >= 0:
@@ -228,7 +252,7 @@ class JSettlersAgent(Agent):
         # nodes exactly two edges away, legal for a future settlement (on a crowded board
         # where there are none, three edges away; failing that, the road whose end touches
         # the most pips)
-        options = []
+        options: List[Tuple[int, int, int]] = []  # (node score, node, road action)
         for depth in (2, 3):
             for a in self._legal:
                 e = a - A.ROAD0
@@ -251,15 +275,15 @@ class JSettlersAgent(Agent):
         return options[0][2]
 
     # ================================================================== turn
-    def _producing_blocked(self):
+    def _producing_blocked(self) -> bool:
         return int(self._s[L.ROBBER]) in producing_hexes(self._s, self._me)
 
-    def _pre_roll(self):
+    def _pre_roll(self) -> int:
         if A.PLAY_KNIGHT in self._legal and self._producing_blocked():
             return A.PLAY_KNIGHT
         return A.ROLL
 
-    def _main(self):
+    def _main(self) -> int:
         s = self._s
         a = self._play_cards()
         if a is not None:
@@ -292,7 +316,7 @@ class JSettlersAgent(Agent):
                 return a
         return A.END_TURN
 
-    def _action_for(self, item):
+    def _action_for(self, item: PlanItem) -> Optional[int]:
         s, me = self._s, self._me
         kind = item[0]
         if kind == "road":
@@ -309,9 +333,10 @@ class JSettlersAgent(Agent):
             return None if e is None else A.ROAD0 + e
         return A.BUY_DEV if self._deck_left > 0 else None
 
-    def _best_road_extension(self):
+    def _best_road_extension(self) -> Optional[int]:
         s, me = self._s, self._me
-        best, best_len = None, int(s[L.ROAD_LEN + me])
+        best: Optional[int] = None
+        best_len = int(s[L.ROAD_LEN + me])
         t = s.copy()
         for e in range(N_EDGES):
             if P.road_spot_ok(s, me, e):
@@ -323,16 +348,16 @@ class JSettlersAgent(Agent):
         return best
 
     # ------------------------------------------------------------------ planning
-    def _make_plan(self):
+    def _make_plan(self) -> None:
         self.plan = self._plan_smart() if self.strategy == "smart" else self._plan_fast()
 
-    def _settlement_options(self, model):
+    def _settlement_options(self, model: PlayerModel) -> List[SettlementOption]:
         s, me = self._s, self._me
         if s[L.SETTLEMENTS_LEFT + me] <= 0:
             return []
         s_now = model.eta(self._hand, SP.SETTLEMENT)
         rd = int(model.nothing[2])
-        out = []
+        out: List[SettlementOption] = []
         for v, path in settlement_spots(s, me):
             if len(path) > s[L.ROADS_LEFT + me]:
                 continue
@@ -340,11 +365,11 @@ class JSettlersAgent(Agent):
         out.sort()
         return out
 
-    def _city_options(self, model):
+    def _city_options(self, model: PlayerModel) -> List[Tuple[int, int]]:
         s, me = self._s, self._me
         if s[L.CITIES_LEFT + me] <= 0:
             return []
-        out = []
+        out: List[Tuple[int, int]] = []  # (production gained, vertex)
         base = int(model.nothing.sum())
         for v in np.flatnonzero((L.view(s, "v_owner") == me) & (L.view(s, "v_level") == 1)):
             with_city = PlayerModel(s, me, extra_cities=[int(v)])
@@ -352,7 +377,7 @@ class JSettlersAgent(Agent):
         out.sort(reverse=True)
         return out
 
-    def _plan_fast(self):
+    def _plan_fast(self) -> List[PlanItem]:
         s, me = self._s, self._me
         model = self._model()
         setts = self._settlement_options(model)
@@ -361,7 +386,7 @@ class JSettlersAgent(Agent):
         deck = self._deck_left > 0
         vp = int(s[L.PUBLIC_VP + me] + self._devs[L.VICTORY_POINT])
 
-        def sett_plan(opt):
+        def sett_plan(opt: SettlementOption) -> List[PlanItem]:
             return [("road", e) for e in opt[3]] + [("settlement", opt[2])]
         if vp < 5:
             if setts and (not cities or setts[0][0] < city_eta):
@@ -369,7 +394,8 @@ class JSettlersAgent(Agent):
             if cities:
                 return [("city", cities[0][1])]
             return [("card",)] if deck else []
-        best, plan = 10 ** 9, []
+        best = 10 ** 9
+        plan: List[PlanItem] = []
         rd, d = int(model.nothing[2]), int(model.nothing[3])
         k = knights_to_buy(s, me)
         if s[L.LA_HOLDER] != me and 0 < k and deck:
@@ -386,7 +412,7 @@ class JSettlersAgent(Agent):
             plan = [("card",)]
         return plan
 
-    def _plan_smart(self):
+    def _plan_smart(self) -> List[PlanItem]:
         """Score each candidate by its effect on every player's WGETA, discounted by
         1.13^eta; pick city / road / settlement / card as the spec orders them."""
         s, me = self._s, self._me
@@ -397,7 +423,7 @@ class JSettlersAgent(Agent):
         # a candidate changes only our own buildings: the others' production models hold
         others = {p: PlayerModel(s, p) for p in range(n) if p != me}
 
-        def bonus_for(t, my_vp_extra=0):
+        def bonus_for(t: np.ndarray, my_vp_extra: int = 0) -> float:
             w1 = [wgeta(t, p, (int(t[L.PUBLIC_VP + p]) + (int(self._devs[L.VICTORY_POINT]) + my_vp_extra
                                                           if p == me else 0)), model=others.get(p))
                   for p in range(n)]
@@ -413,10 +439,11 @@ class JSettlersAgent(Agent):
                     b -= 100.0 / n * self.adversarial * delta * (leader_w / w_before)
             return b
 
-        def discounted(bonus, eta):
+        def discounted(bonus: float, eta: int) -> float:
             return bonus / (1.0 + self.eta_bonus) ** eta
 
-        best = {}
+        # per kind: (discounted bonus, ETA, plan)
+        best: Dict[str, Tuple[float, int, List[PlanItem]]] = {}
         if s[L.SETTLEMENTS_LEFT + me] > 0:
             s_eta = model.eta(self._hand, SP.SETTLEMENT)
             for v, path in settlement_spots(s, me, max_roads=0):
@@ -437,13 +464,13 @@ class JSettlersAgent(Agent):
                     best["road"] = (sc, r_eta, [("road", e)])
         if s[L.CITIES_LEFT + me] > 0:
             c_eta = model.eta(self._hand, SP.CITY)
-            for v in np.flatnonzero((L.view(s, "v_owner") == me) & (L.view(s, "v_level") == 1)):
+            for town in np.flatnonzero((L.view(s, "v_owner") == me) & (L.view(s, "v_level") == 1)):
                 t = s.copy()
-                P.upgrade_to_city(t, me, v)
+                P.upgrade_to_city(t, me, town)
                 sc = discounted(bonus_for(t), c_eta)
                 if "city" not in best or sc > best["city"][0]:
-                    best["city"] = (sc, c_eta, [("city", int(v))])
-        choice = None
+                    best["city"] = (sc, c_eta, [("city", int(town))])
+        choice: Optional[Tuple[float, int, List[PlanItem]]] = None
         c, r_, st = best.get("city"), best.get("road"), best.get("settlement")
         if c and c[0] > 0 and all(o is None or (c[0], -c[1]) > (o[0], -o[1]) for o in (st, r_)):
             choice = c
@@ -471,10 +498,10 @@ class JSettlersAgent(Agent):
         return choice[2]
 
     # ------------------------------------------------------------------ cards
-    def _missing(self, cost):
+    def _missing(self, cost: np.ndarray) -> np.ndarray:
         return np.maximum(np.asarray(cost) - self._hand, 0)
 
-    def _play_cards(self):
+    def _play_cards(self) -> Optional[int]:
         s, me = self._s, self._me
         if A.PLAY_KNIGHT in self._legal and s[L.LA_HOLDER] != me:
             holder = int(s[L.LA_HOLDER])
@@ -500,7 +527,8 @@ class JSettlersAgent(Agent):
         if mono:
             model = self._model()
             know = L.view(s, "know")[me]
-            best, best_v = None, 2
+            best: Optional[int] = None
+            best_v = 2
             for a in mono:
                 r = a - A.MONOPOLY0
                 value = int(sum(know[p, r] for p in self._opponents())) // model.rate(r)
@@ -511,7 +539,7 @@ class JSettlersAgent(Agent):
         return None
 
     # ------------------------------------------------------------------ robber, discard
-    def _robber(self):
+    def _robber(self) -> int:
         s, me = self._s, self._me
         opps = self._opponents()
         w = {p: self._wgeta(p) for p in opps}
@@ -520,7 +548,8 @@ class JSettlersAgent(Agent):
         terrain, numbers, robber, ports, _ = hex_arrays(s)
         base = PlayerModel(s, target)
         zero = np.zeros(5, dtype=np.int64)
-        best_h, best_key = None, None
+        best_h: Optional[int] = None
+        best_key: Optional[Tuple[int, int, int]] = None
         for h in range(N_HEXES):
             if h == robber or h in mine:
                 continue
@@ -538,14 +567,14 @@ class JSettlersAgent(Agent):
             options = sorted(self._legal)
         n = int(s[L.OPT_PLAYERS])
 
-        def victim_key(a):
+        def victim_key(a: int) -> Tuple[int, int]:
             p = A.robber_victim_seat(a, me, n)
             if p < 0:
                 return (10 ** 6, 0)
             return (w.get(p, 10 ** 5), -int(s[L.PUBLIC_VP + p]))
         return min(options, key=victim_key)
 
-    def _discard(self):
+    def _discard(self) -> int:
         cost = self._target_cost()
         model = self._model()
         options = [a - A.DISCARD0 for a in self._legal]
@@ -555,7 +584,7 @@ class JSettlersAgent(Agent):
         pool = surplus or options
         return A.DISCARD0 + max(pool, key=lambda r: (model.R[r], -r))
 
-    def _free_road(self):
+    def _free_road(self) -> int:
         for item in self.plan:
             if item[0] == "road" and A.ROAD0 + item[1] in self._legal:
                 self.plan.remove(item)
@@ -566,13 +595,13 @@ class JSettlersAgent(Agent):
         return self._fall_back("free road without a target", min(self._legal))
 
     # ================================================================== negotiator
-    def _eta_after(self, model, hand, cost):
+    def _eta_after(self, model: PlayerModel, hand: np.ndarray, cost: np.ndarray) -> int:
         return model.eta(hand, cost, cutoff=1000)
 
-    def _baseline(self, model, cost):
+    def _baseline(self, model: PlayerModel, cost: np.ndarray) -> int:
         return self._eta_after(model, self._hand, cost)
 
-    def _learn_from_offer(self, ph):
+    def _learn_from_offer(self, ph: int) -> None:
         """Who refused our last offer no longer counts as holding what we asked for (this
         turn): at the confirm step the answers are visible; back in the main phase with no
         confirm step, everybody refused."""
@@ -590,12 +619,12 @@ class JSettlersAgent(Agent):
             return
         self._pending_get = None
 
-    def _believed_holders(self, r):
+    def _believed_holders(self, r: int) -> List[int]:
         know = L.view(self._s, "know")[self._me]
         return [p for p in self._opponents()
                 if (know[p, r] > 0 or know[p, 5] > 0) and (p, r) not in self.not_holding]
 
-    def _rarest_missing(self, model, cost, holders_only=False):
+    def _rarest_missing(self, model: PlayerModel, cost: np.ndarray, holders_only: bool = False) -> Optional[int]:
         miss = self._missing(cost)
         types = [r for r in range(5) if miss[r] > 0]
         if holders_only:
@@ -604,7 +633,7 @@ class JSettlersAgent(Agent):
             return None
         return max(types, key=lambda r: (model.R[r], -r))
 
-    def _make_offer(self, cost):
+    def _make_offer(self, cost: np.ndarray) -> Optional[int]:
         if not any(A.OFFER0 <= a < A.TRADE_ACCEPT for a in self._legal):
             return None
         if all(self._wgeta(p) < NO_TRADE_WGETA for p in self._opponents()):
@@ -615,7 +644,7 @@ class JSettlersAgent(Agent):
             return None
         base = self._baseline(model, cost)
         need = np.asarray(cost)
-        ladder = []
+        ladder: List[Tuple[int, int, int, int, bool]] = []  # (give n, give r, get n, get r, check)
         for r in range(5):  # 1. one non-needed card for one `get`
             if need[r] == 0 and self._hand[r] >= 1 and r != get:
                 ladder.append((1, r, 1, get, False))
@@ -642,7 +671,7 @@ class JSettlersAgent(Agent):
                 return a
         return None
 
-    def _bank_trade(self, cost):
+    def _bank_trade(self, cost: np.ndarray) -> Optional[int]:
         if self.failed_bank >= 9:
             return None
         model = self._model()
@@ -660,7 +689,7 @@ class JSettlersAgent(Agent):
         self.failed_bank += 1
         return None
 
-    def _answer_offer(self):
+    def _answer_offer(self) -> int:
         s = self._s
         proposer = int(s[L.TURN_PLAYER])
         give_r, give_n = int(s[L.TRADE_GIVE_RES]), int(s[L.TRADE_GIVE_N])  # what we would get
@@ -694,7 +723,7 @@ class JSettlersAgent(Agent):
                     return a
         return A.TRADE_REJECT
 
-    def _racing(self, other):
+    def _racing(self, other: int) -> bool:
         """True when other could settle (with at most one road) on the spot we plan to take."""
         if not self.plan:
             self._make_plan()
@@ -703,12 +732,13 @@ class JSettlersAgent(Agent):
             return False
         return any(v in targets for v, path in settlement_spots(self._s, other, max_roads=1))
 
-    def _confirm(self):
+    def _confirm(self) -> int:
         s, me = self._s, self._me
         n = int(s[L.OPT_PLAYERS])
         cost = self._target_cost()
         model = self._model()
-        best, best_eta = A.TRADE_CANCEL, None
+        best = A.TRADE_CANCEL
+        best_eta: Optional[int] = None
         for a in sorted(self._legal):
             if not (A.CONFIRM0 <= a < A.TRADE_CANCEL):
                 continue

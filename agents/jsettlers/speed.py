@@ -5,6 +5,8 @@ Resources are in engine order (brick, lumber, wool, grain, ore).  ``R[r]`` is th
 rolls-per-card of resource r (55555 when the player has no production of it); ``ports``
 is a bit set (bit r: 2:1 harbour of r, bit 5: a 3:1 harbour).
 """
+from typing import Tuple
+
 import numpy as np
 from numba import njit
 
@@ -30,7 +32,8 @@ PIECES = np.stack([SETTLEMENT, CITY, ROAD, CARD])  # ETA table order: settlement
 
 
 @njit(cache=True)
-def rolls_per_resource(terrain, numbers, robber, vertices, levels, exclude_robber):
+def rolls_per_resource(terrain: np.ndarray, numbers: np.ndarray, robber: int, vertices: np.ndarray,
+                       levels: np.ndarray, exclude_robber: bool) -> np.ndarray:
     """R[r] for a player whose buildings are on vertices (levels 1 or 2)."""
     prob = np.zeros(5)
     for i in range(vertices.shape[0]):
@@ -47,7 +50,7 @@ def rolls_per_resource(terrain, numbers, robber, vertices, levels, exclude_robbe
 
 
 @njit(cache=True)
-def _trade_step(have, need, R, ports):
+def _trade_step(have: np.ndarray, need: np.ndarray, R: np.ndarray, ports: int) -> None:
     """Bank/port trades turning surplus into the rarest missing type until covered."""
     while True:
         covered = True
@@ -73,7 +76,7 @@ def _trade_step(have, need, R, ports):
 
 
 @njit(cache=True)
-def eta(R, ports, hand, target, cutoff):
+def eta(R: np.ndarray, ports: int, hand: np.ndarray, target: np.ndarray, cutoff: int) -> int:
     """Rolls until the target cost is covered (the fast estimate); cutoff if never."""
     have = hand.copy()
     _trade_step(have, target, R, ports)
@@ -95,7 +98,7 @@ def eta(R, ports, hand, target, cutoff):
 
 
 @njit(cache=True)
-def eta_table(R, ports, hand, cutoff):
+def eta_table(R: np.ndarray, ports: int, hand: np.ndarray, cutoff: int) -> np.ndarray:
     """ETAs of settlement, city, road, card."""
     out = np.empty(4, dtype=np.int64)
     for k in range(4):
@@ -104,7 +107,7 @@ def eta_table(R, ports, hand, cutoff):
 
 
 @njit(cache=True)
-def port_bits(port_type, port_verts, vertices):
+def port_bits(port_type: np.ndarray, port_verts: np.ndarray, vertices: np.ndarray) -> int:
     """Harbours (types, their (9, 2) vertices) touching any of vertices, as the core's bit
     set (see rules.port_bits)."""
     bits = 0
@@ -117,7 +120,7 @@ def port_bits(port_type, port_verts, vertices):
 
 
 @njit(cache=True)
-def node_pips(terrain, numbers, v):
+def node_pips(terrain: np.ndarray, numbers: np.ndarray, v: int) -> int:
     s = 0
     for k in range(3):
         h = VERTEX_HEXES[v, k]
@@ -127,7 +130,9 @@ def node_pips(terrain, numbers, v):
 
 
 @njit(cache=True)
-def best_opening_pair(terrain, numbers, robber, port_type, port_verts, candidates, fixed, own_v, own_l):
+def best_opening_pair(terrain: np.ndarray, numbers: np.ndarray, robber: int, port_type: np.ndarray,
+                      port_verts: np.ndarray, candidates: np.ndarray, fixed: int, own_v: np.ndarray,
+                      own_l: np.ndarray) -> Tuple[int, int, int]:
     """JSettlers' opening pair search.  With fixed < 0: best pair (a, b) of candidate
     nodes; with fixed >= 0: best partner b for the fixed node.  own_v/own_l: the
     player's existing buildings (none in round one).  Returns (a, b, score)."""
@@ -174,7 +179,7 @@ def best_opening_pair(terrain, numbers, robber, port_type, port_verts, candidate
 
 
 @njit(cache=True)
-def spot_roads(v_owner, e_owner, p, max_roads, out):
+def spot_roads(v_owner: np.ndarray, e_owner: np.ndarray, p: int, max_roads: int, out: np.ndarray) -> None:
     """out[v] = the fewest roads p must build to settle on v (at most max_roads), or -1
     where p cannot settle within that: a breadth-first search over empty edges from p's
     network that stops at opponents' buildings.  The jitted twin of

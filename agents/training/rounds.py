@@ -41,6 +41,7 @@ class RoundLog:
         return found if found is not None else {"round": k, "seconds": {}}
 
     def save(self, entry: Dict[str, Any]) -> None:
+        """Put round ``entry`` in the log (replacing that round's) and write the file atomically."""
         self.rounds[:] = sorted([r for r in self.rounds if r["round"] != entry["round"]] + [entry],
                                 key=lambda r: r["round"])
         tmp = self.path + ".tmp"

@@ -75,6 +75,7 @@ def read_manifest(folder: str) -> Optional[Dict[str, Any]]:
 
 
 def write_manifest(folder: str, manifest: Dict[str, Any]) -> None:
+    """Write the folder's manifest atomically (a reader never sees half of one)."""
     tmp = os.path.join(folder, MANIFEST + ".tmp")
     with open(tmp, "w") as f:
         json.dump(manifest, f, indent=1)

@@ -74,6 +74,8 @@ Python code reads fields through ``view(s, name)``; jitted code through the offs
 the index helpers below (``hand_i``, ``dev_i``, ``dev_new_i``, ``know_i``), so that each
 field's shape and stride is written once, here.
 """
+from typing import List, Tuple
+
 import numpy as np
 from numba import njit
 
@@ -113,7 +115,7 @@ PHASE_NAMES = ("setup_settlement", "setup_road", "pre_roll", "main", "discard",
                "game_over")
 N_PHASES = 10
 
-_fields = []  # (name, offset, shape), in order
+_fields: List[Tuple[str, int, Tuple[int, ...]]] = []  # (name, offset, shape), in order
 
 
 def _field(name, *shape):

@@ -13,6 +13,8 @@ Board planes (float32, PLANES x 17 x 21; see topology.HEX_CELL etc. for the embe
   12-15 cities by relative seat, 16-19 roads by relative seat, 20-25 harbour type on
   the two harbour vertices.
 """
+from typing import List, Tuple
+
 import numpy as np
 from numba import njit
 
@@ -35,12 +37,12 @@ PIPS = DICE_WAYS.astype(np.float64)  # pips on a number token = ways to roll it
 # ---- the flat vector's fields: (name, offset, shape, meaning), defined once, in order.
 # The encoders write through these offsets and the column constants below; consumers
 # read with ``obs_view(vec, name)``; ``observation_table()`` prints them for the docs.
-OBS_FIELDS = []
+_obs_fields: List[Tuple[str, int, Tuple[int, ...], str]] = []
 
 
 def _obs_field(name, shape, meaning):
-    offset = sum(int(np.prod(sh)) for _, _, sh, _ in OBS_FIELDS)
-    OBS_FIELDS.append((name, offset, tuple(shape), meaning))
+    offset = sum(int(np.prod(sh)) for _, _, sh, _ in _obs_fields)
+    _obs_fields.append((name, offset, tuple(shape), meaning))
     return offset
 
 
@@ -94,9 +96,9 @@ O_OFFER_PROPOSER = _obs_field("offer_proposer", (MAX_PLAYERS,), "open offer: pro
 O_ANSWERS = _obs_field("answers", (MAX_PLAYERS, ANSWER_FEATURES),
                        "per relative seat: answer one-hot (pending, reject, accept, counter), counter "
                        "offer: give one-hot 5, give n / 2, get one-hot 5, get n / 2")
-VECTOR_SIZE = sum(int(np.prod(sh)) for _, _, sh, _ in OBS_FIELDS)
+VECTOR_SIZE = sum(int(np.prod(sh)) for _, _, sh, _ in _obs_fields)
 TAIL_SIZE = VECTOR_SIZE - BOARD_SIZE
-OBS_FIELDS = tuple(OBS_FIELDS)
+OBS_FIELDS = tuple(_obs_fields)  # (name, offset, shape, meaning), in order
 _OBS_BY_NAME = {name: (off, shape) for name, off, shape, _ in OBS_FIELDS}
 PLANES = 26
 FULL_EXTRA = MAX_PLAYERS * (N_RES + N_DEV)

@@ -386,7 +386,7 @@ def road_ends(s, p):
 def lowest_bit(mask):
     """Index of the lowest set bit of a non-empty bitmask (a vertex, or an edge of a mask
     of edges)."""
-    return trailing_zeros(mask)
+    return trailing_zeros(mask)  # type: ignore[call-arg]  # (a numba intrinsic, typed when compiled)
 
 
 @njit(cache=True, inline='always')

@@ -4,6 +4,8 @@ Tests compare the kernels against these on random states: longest road (exhausti
 trail enumeration), the legal action set (rule by rule from the rule book), public VP
 and production on a roll (with the bank-shortage rule).  Nothing here is fast.
 """
+from typing import Set
+
 from . import actions as A
 from . import layout as L
 from .topology import (EDGE_VERTICES, HEX_VERTICES, N_EDGES, N_HEXES, N_PORTS, N_VERTICES, VERTEX_EDGES, VERTEX_VERTICES)
@@ -116,7 +118,7 @@ def _victim_ok(s, p, q, h):
 
 def _cards(s, p):
     """Development card plays available to p now."""
-    out = set()
+    out: Set[int] = set()
     if s[L.DEV_PLAYED]:
         return out
     old = [int(x) for x in L.view(s, "dev_hand")[p] - L.view(s, "dev_new")[p]]
@@ -143,7 +145,7 @@ def ref_legal_actions(s):
     p = int(s[L.DECIDER])
     n = int(s[L.OPT_PLAYERS])
     hand = _hand(s, p)
-    out = set()
+    out: Set[int] = set()
     if ph == L.PH_SETUP_SETTLEMENT:
         return {A.SETTLEMENT0 + v for v in range(N_VERTICES) if _free_for_settlement(s, v)}
     if ph == L.PH_SETUP_ROAD:

@@ -23,6 +23,8 @@ are equal, tested in ``tests/test_value_net.py``):
 Every slot is named once in ``FEATURE_FIELDS`` (name, offset, size, meaning), the
 per-seat columns in ``SEAT_COLS``; ``feature_table()`` prints them.
 """
+from typing import List, Tuple
+
 import numpy as np
 from numba import njit
 
@@ -40,12 +42,12 @@ from catan_env.core.topology import (
     EDGE_VERTICES, N_EDGES, N_PORTS, N_VERTICES, VERTEX_EDGES, VERTEX_HEXES,
 )
 
-FEATURE_FIELDS = []  # (name, offset, size, meaning), in order
+FEATURE_FIELDS: List[Tuple[str, int, int, str]] = []  # (name, offset, size, meaning), in order
 RULE_BITS = (("no robber on the desert", RULE_NO_DESERT_ROBBER), ("bank shortage paid in seat order", RULE_SHORTAGE_IN_ORDER),
              ("strict trade", RULE_STRICT_TRADE), ("direct city", RULE_DIRECT_CITY),
              ("VP cards count once played", RULE_VP_PLAYED))
 RULE_BIT_VALUES = np.array([bit for _, bit in RULE_BITS], dtype=np.int64)
-SEAT_COLS = []       # the same for the columns of one seat's block
+SEAT_COLS: List[Tuple[str, int, int, str]] = []  # the same for the columns of one seat's block
 
 
 def _append(table, name, size, meaning):

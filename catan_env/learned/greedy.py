@@ -237,9 +237,9 @@ def greedy_scored(params, layers, net, width, base, seat, legal, n, seeds, memor
                 if not scores[first[j]] >= value[j]:  # (NaN: not a move scored above)
                     scores[first[j]] = value[j]
         if k:
-            j = np.argmax(value[:k])
-            if value[j] > mean[best]:
-                return first[j], K_MACRO, value[j]
+            top = np.argmax(value[:k])
+            if value[top] > mean[best]:
+                return first[top], K_MACRO, value[top]
     return moves[best], K_MOVE, mean[best]
 
 

@@ -13,6 +13,8 @@ Python in the loop.  A *pool* of nets lives in two arrays:
 Activations: 0 identity, 1 ReLU, 2 tanh (applied after every layer but the last when
 exported from a torch ``Sequential`` or an SB3 policy, as torch applies them).
 """
+from typing import Any, Dict, List, Tuple
+
 import numpy as np
 from numba import njit
 
@@ -106,7 +108,7 @@ class MLPWeights:
     def __init__(self, layers):
         if not layers:
             raise ValueError("an MLP needs at least one layer")
-        checked = []
+        checked: List[Tuple[np.ndarray, np.ndarray, str]] = []
         for k, (w, b, act) in enumerate(layers):
             w = np.ascontiguousarray(w, dtype=np.float32)
             b = np.ascontiguousarray(b, dtype=np.float32).reshape(-1)
@@ -133,7 +135,7 @@ class MLPWeights:
 
     def save(self, path):
         """Write the weights as an .npz file (plain arrays, loadable without torch)."""
-        arrays = {}
+        arrays: Dict[str, Any] = {}
         for k, (w, b, act) in enumerate(self.layers):
             arrays[f"w{k}"], arrays[f"b{k}"] = w, b
             arrays[f"act{k}"] = np.array(act)
@@ -162,7 +164,9 @@ class MLPWeights:
 
 def pack(nets):
     """A pool of MLPWeights as the (params, layers, nets) arrays the kernels take."""
-    params, layers, index = [], [], []
+    params: List[np.ndarray] = []
+    layers: List[Tuple[int, int, int, int]] = []
+    index: List[Tuple[int, int]] = []
     offset = 0
     for net in nets:
         index.append((len(layers), len(net.layers)))
@@ -218,7 +222,7 @@ def to_torch(weights):
     policy's ``actor.npz`` and ``critic.npz`` in the training examples).  Needs torch."""
     import torch
     import torch.nn as nn
-    mods = []
+    mods: List[Any] = []
     for w, b, act in weights.layers:
         linear = nn.Linear(w.shape[0], w.shape[1])
         with torch.no_grad():

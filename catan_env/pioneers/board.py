@@ -9,6 +9,8 @@ Pioneers corner and side is identified with a core vertex and edge by geometry; 
 name (every alias) of a land node or side maps to its id, and ``canonical`` gives the
 name the official clients send.
 """
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+
 from ..core.board import validate_board
 from ..core.topology import COAST_EDGES, EDGE_VERTICES, HEX_XY, N_PORTS, VERTEX_XY
 from .protocol import ProtocolError
@@ -20,17 +22,20 @@ TERRAIN_LETTERS = {"h": "hills", "t": "forest", "p": "pasture", "f": "fields",
 PORT_LETTERS = {"b": "brick", "g": "grain", "o": "ore", "w": "wool", "l": "lumber",
                 "?": "generic"}
 
+XY = Tuple[int, int]            # a grid hex (x, y), or a lattice point
+XYP = Tuple[int, int, int]      # a corner or side name (x, y, pos)
 
-def _centre(x, y):
+
+def _centre(x: int, y: int) -> XY:
     return 2 * x + (y & 1), 3 * y
 
 
-def _corner(x, y, p):
+def _corner(x: int, y: int, p: int) -> XY:
     cx, cy = _centre(x, y)
     return cx + CORNER_OFFSETS[p][0], cy + CORNER_OFFSETS[p][1]
 
 
-def _side(x, y, p):
+def _side(x: int, y: int, p: int) -> XY:
     """A side's key: the sum of its two corners (side p joins corners p and p-1)."""
     a, b = _corner(x, y, p), _corner(x, y, (p + 5) % 6)
     return a[0] + b[0], a[1] + b[1]
@@ -43,8 +48,8 @@ class PioneersBoard:
     island with 9 harbours on the standard frame (the only board the core represents).
     """
 
-    def __init__(self, map_rows, chits):
-        cells = {}
+    def __init__(self, map_rows: Sequence[str], chits: str) -> None:
+        cells: Dict[XY, str] = {}
         for y, row in enumerate(map_rows):
             for x, cell in enumerate(row.split(",")):
                 cell = cell.strip().rstrip("+")
@@ -65,16 +70,16 @@ class PioneersBoard:
             raise ProtocolError("unsupported map: the land is not the standard hexagon")
         origin = (sx // len(land), sy // len(land))
 
-        def to_core(key, weight=1):  # a lattice point (weight 1) or a side key (weight 2)
+        def to_core(key: XY, weight: int = 1) -> XY:  # a lattice point (weight 1) or a side key (weight 2)
             return key[0] - weight * origin[0], key[1] - weight * origin[1]
         hex_at = {tuple(p): h for h, p in enumerate(HEX_XY.tolist())}
         vertex_at = {tuple(p): v for v, p in enumerate(VERTEX_XY.tolist())}
-        edge_at = {}
-        for e, (a, b) in enumerate(EDGE_VERTICES.tolist()):
+        edge_at: Dict[XY, int] = {}
+        for eid, (a, b) in enumerate(EDGE_VERTICES.tolist()):
             (ax, ay), (bx, by) = VERTEX_XY[a], VERTEX_XY[b]
-            edge_at[(int(ax + bx), int(ay + by))] = e
-        self.hex_of = {}    # (x, y) -> core hex, land only
-        self.hex_name = {}  # core hex -> (x, y)
+            edge_at[(int(ax + bx), int(ay + by))] = eid
+        self.hex_of: Dict[XY, int] = {}    # (x, y) -> core hex, land only
+        self.hex_name: Dict[int, XY] = {}  # core hex -> (x, y)
         for xy in land:
             h = hex_at.get(to_core(_centre(*xy)))
             if h is None:
@@ -82,8 +87,10 @@ class PioneersBoard:
             self.hex_of[xy] = h
             self.hex_name[h] = xy
         # every (x, y, pos) of every grid hex that names a land corner / side
-        self.vertex_of, self.edge_of = {}, {}
-        self.vertex_name, self.edge_name = {}, {}
+        self.vertex_of: Dict[XYP, int] = {}
+        self.edge_of: Dict[XYP, int] = {}
+        self.vertex_name: Dict[int, XYP] = {}
+        self.edge_name: Dict[int, XYP] = {}
         for (x, y) in sorted(cells):  # x-major order: the first name met is canonical
             for p in range(6):
                 v = vertex_at.get(to_core(_corner(x, y, p)))
@@ -96,25 +103,26 @@ class PioneersBoard:
                     self.edge_name.setdefault(e, (x, y, p))
         if len(self.vertex_name) != len(VERTEX_XY) or len(self.edge_name) != len(EDGE_VERTICES):
             raise ProtocolError("unsupported map: the sea ring does not name every node")
-        self.board = self._board(cells, land, chits)
-        self.robber_hex = self.board["terrain"].index("desert")
+        self.board: Dict[str, Any] = self._board(cells, land, chits)
+        self.robber_hex: int = self.board["terrain"].index("desert")
 
-    def _board(self, cells, land, chits):
-        terrain = [None] * len(HEX_XY)
+    def _board(self, cells: Dict[XY, str], land: Dict[XY, str], chits: str) -> Dict[str, Any]:
+        terrain: List[Optional[str]] = [None] * len(HEX_XY)
         numbers = [0] * len(HEX_XY)
         walk = sorted(land, key=lambda xy: int(land[xy][1:] or 0))
-        chits = [int(c) for c in chits.split(",")]
+        chit_values = [int(c) for c in chits.split(",")]
         j = 0
         for xy in walk:
             h = self.hex_of[xy]
             terrain[h] = TERRAIN_LETTERS[land[xy][0]]
             if terrain[h] != "desert":
-                if j >= len(chits):
+                if j >= len(chit_values):
                     raise ProtocolError("unsupported map: fewer chits than numbered hexes")
-                numbers[h] = chits[j]
+                numbers[h] = chit_values[j]
                 j += 1
-        found = []  # (coastal edge, kind)
-        edge_of_pair = {frozenset(map(int, ab)): e for e, ab in enumerate(EDGE_VERTICES.tolist())}
+        found: List[Tuple[int, int, str]] = []  # (coast slot, coastal edge, kind)
+        edge_of_pair: Dict[FrozenSet[int], int] = {frozenset(map(int, ab)): e
+                                                    for e, ab in enumerate(EDGE_VERTICES.tolist())}
         coast = [int(e) for e in COAST_EDGES]
         for (x, y), cell in cells.items():
             if cell[0] != "s" or len(cell) < 3:
@@ -123,9 +131,9 @@ class PioneersBoard:
             if kind not in PORT_LETTERS or not facing.isdigit():
                 raise ProtocolError(f"unsupported map: sea hex {cell!r} at {x},{y}")
             f = int(facing)
-            pair = frozenset((self.vertex_of.get((x, y, f)), self.vertex_of.get((x, y, (f + 5) % 6))))
-            e = edge_of_pair.get(pair)
-            if e not in coast:
+            va, vb = self.vertex_of.get((x, y, f)), self.vertex_of.get((x, y, (f + 5) % 6))
+            e = edge_of_pair.get(frozenset((va, vb))) if va is not None and vb is not None else None
+            if e is None or e not in coast:
                 raise ProtocolError(f"unsupported map: the harbour at {x},{y} facing {f} is not "
                                     f"on the island's coast")
             found.append((coast.index(e), e, PORT_LETTERS[kind]))
@@ -140,22 +148,22 @@ class PioneersBoard:
             raise ProtocolError(f"unsupported map: {exc}") from None
 
     # ---- names <-> ids
-    def vertex(self, x, y, p):
+    def vertex(self, x: int, y: int, p: int) -> int:
         return self.vertex_of[(int(x), int(y), int(p))]
 
-    def edge(self, x, y, p):
+    def edge(self, x: int, y: int, p: int) -> int:
         return self.edge_of[(int(x), int(y), int(p))]
 
-    def hex(self, x, y):
+    def hex(self, x: int, y: int) -> int:
         return self.hex_of[(int(x), int(y))]
 
-    def vertex_text(self, v):
+    def vertex_text(self, v: int) -> str:
         return "%d %d %d" % self.vertex_name[v]
 
-    def edge_text(self, e):
+    def edge_text(self, e: int) -> str:
         return "%d %d %d" % self.edge_name[e]
 
-    def hex_text(self, h):
+    def hex_text(self, h: int) -> str:
         return "%d %d" % self.hex_name[h]
 
 

@@ -10,6 +10,7 @@ logged with the step and the mirror's record, the action is banned for that deci
 and the client falls back to a safe move instead of trying again.
 """
 import time
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from ..core import actions as A
 from ..core import layout as L
 from ..core import rules as R
 from ..core.observe import VECTOR_SIZE, encode_vector
+from ..agent_specs import AgentProtocol
 from ..infoset import InfoSet
 from .connection import LineConnection
 from .game import options_from_game
@@ -36,25 +38,29 @@ class MirrorMismatch(RuntimeError):
 class PioneersClient(ServerEvents):
     """One seat of a Pioneers game played by ``agent`` (see the module docstring)."""
 
-    def __init__(self, host, port, agent, name="catan_env", seed=0, timeout=120.0,
-                 keep_transcript=False, stop_on_mismatch=True):
+    params: Dict[str, Any]  # the server's game parameters (parse_game_block), once joined
+    _early: List[str]       # lines that came before the handshake's
+
+    def __init__(self, host: str, port: int, agent: Optional[AgentProtocol], name: str = "catan_env",
+                 seed: int = 0, timeout: float = 120.0, keep_transcript: bool = False,
+                 stop_on_mismatch: bool = True) -> None:
         self.host, self.port, self.agent, self.name = host, port, agent, name
         # a mirror that disagrees with the server cannot be trusted: the game ends at once
         # (MirrorMismatch names it) instead of the seat acting on a wrong game
         self.stop_on_mismatch = stop_on_mismatch
         self.seed = seed
         self.timeout = timeout
-        self.transcript = [] if keep_transcript else None
+        self.transcript: Optional[List[Tuple[str, str]]] = [] if keep_transcript else None
         self.rejected = []          # (step, command, error)
         self.fallbacks = 0          # moves replaced: the agent's own (reported) and ours
-        self.fallback_reasons = {}
+        self.fallback_reasons: Dict[str, int] = {}
         self.decisions = 0
         self.announced = {"longest-road": -1, "largest-army": -1}
         self.winner = None
         self.won_with = None
 
     # ================================================================== run
-    def play(self):
+    def play(self) -> Dict[str, Any]:
         """Join, play until the game ends, return a result dict."""
         self.conn = LineConnection(self.host, self.port, self.timeout, self.transcript)
         try:
@@ -64,7 +70,7 @@ class PioneersClient(ServerEvents):
             self.conn.close()
         return self.result()
 
-    def result(self):
+    def result(self) -> Dict[str, Any]:
         m = self.mirror
         n = m.n
         vp = [int(m.state[L.PUBLIC_VP + p]) for p in range(n)]
@@ -76,7 +82,7 @@ class PioneersClient(ServerEvents):
                 "decisions": self.decisions, "mirror_over": m.phase() == L.PH_GAME_OVER,
                 "mirror_winner": int(m.state[L.WINNER])}
 
-    def _expect(self, pred, what):
+    def _expect(self, pred: Callable[[str], bool], what: str) -> str:
         while True:
             line = self.conn.read()
             if line is None:
@@ -85,7 +91,7 @@ class PioneersClient(ServerEvents):
                 return line
             self._early.append(line)
 
-    def _handshake(self):
+    def _handshake(self) -> None:
         self._early = []
         c = self.conn
         self._expect(lambda ln: ln.startswith("version"), "version prompt")
@@ -99,7 +105,7 @@ class PioneersClient(ServerEvents):
         c.send(f"name {self.name}")
         c.send("game")
         self._expect(lambda ln: ln == "game", "game block")
-        block = []
+        block: List[str] = []
         while True:
             line = c.read()
             if line is None:
@@ -115,7 +121,7 @@ class PioneersClient(ServerEvents):
         for line in self._early:
             self._on_line(line)
 
-    def start_game(self, mirror):
+    def start_game(self, mirror: Mirror) -> None:
         """Begin following a game in ``mirror`` (the handshake calls it; tests too)."""
         self.mirror = mirror
         self._reset_turn_state()
@@ -138,11 +144,11 @@ class PioneersClient(ServerEvents):
         self.discard_retries = 0
         self.done = False
 
-    def _reset_turn_state(self):
+    def _reset_turn_state(self) -> None:
         self.banned = set()
         self.calls_this_turn = 0
 
-    def _loop(self):
+    def _loop(self) -> None:
         while not self.done:
             self._maybe_act()
             if self.done:
@@ -169,7 +175,7 @@ class PioneersClient(ServerEvents):
             self._maybe_close_call()
 
     # ================================================================== decisions
-    def _decide(self, state, ban=()):
+    def _decide(self, state: np.ndarray, ban: Iterable[int] = ()) -> int:
         """The agent's action for a decision state of our seat (mask-checked)."""
         mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
         R.legal_mask(state, mask)
@@ -181,6 +187,8 @@ class PioneersClient(ServerEvents):
         info = InfoSet(state, self.seat, self.seed * 7919 + self.decisions,
                        on_fallback=lambda seat, reason: self._count_fallback(reason))
         self.decisions += 1
+        if self.agent is None:  # (a replayed transcript follows the game and decides nothing)
+            raise RuntimeError("this client has no agent to decide with")
         a = int(self.agent.act({"observation": vec, "action_mask": mask}, info))
         if not (0 <= a < A.N_ACTIONS and mask[a]):
             self._count_fallback("client: the agent's move was not legal")
@@ -189,18 +197,18 @@ class PioneersClient(ServerEvents):
             a = int(safe[0] if safe else legal[0])
         return a
 
-    def _count_fallback(self, reason):
+    def _count_fallback(self, reason: str) -> None:
         self.fallbacks += 1
         self.fallback_reasons[reason] = self.fallback_reasons.get(reason, 0) + 1
 
-    def _decision_state(self):
+    def _decision_state(self) -> np.ndarray:
         s = self.mirror.state.copy()
         s[L.OFFERS_MADE] = max(int(s[L.OFFERS_MADE]), self.calls_this_turn)
         s[L.OPT_MAX_OFFERS] = AGENT_MAX_OFFERS
         s[L.OPT_VP] = self.mirror.target
         return s
 
-    def _maybe_act(self):
+    def _maybe_act(self) -> None:
         m = self.mirror
         if self.pending is not None or self.done:
             return
@@ -239,11 +247,11 @@ class PioneersClient(ServerEvents):
         if ph in (L.PH_PRE_ROLL, L.PH_MAIN) and self.turn_seat == self.seat:
             self._turn_move()
 
-    def _send(self, pending):
+    def _send(self, pending: Dict[str, Any]) -> None:
         self.pending = pending
         self.conn.send(pending["cmd"])
 
-    def _setup_move(self):
+    def _setup_move(self) -> None:
         a = self._decide(self._decision_state(), self.banned)
         if A.SETTLEMENT0 <= a < A.CITY0:
             cmd = f"build settlement {self.board.vertex_text(a - A.SETTLEMENT0)}"
@@ -254,7 +262,7 @@ class PioneersClient(ServerEvents):
             self.setup_prompt = -1  # then "done"
         self._send({"kind": "build", "cmd": cmd, "action": a})
 
-    def _turn_move(self):
+    def _turn_move(self) -> None:
         a = self._decide(self._decision_state(), self.banned)
         s = self.mirror.state
         if a == A.ROLL:
@@ -279,7 +287,7 @@ class PioneersClient(ServerEvents):
                 self.mirror.mismatch(f"no {L.DEV_NAMES[card]} card in our list {self.dev_list}")
                 self.banned.add(a)
                 return
-            p = {"kind": "play", "cmd": f"play-develop {idx}", "action": a, "card": card}
+            p: Dict[str, Any] = {"kind": "play", "cmd": f"play-develop {idx}", "action": a, "card": card}
             if card == L.MONOPOLY:
                 p["res"] = a - A.MONOPOLY0
             if card == L.YEAR_OF_PLENTY:
@@ -294,20 +302,20 @@ class PioneersClient(ServerEvents):
                         "cmd": f"maritime-trade {rate} supply {RESOURCE_WORD[give]} receive {RESOURCE_WORD[get]}"})
         elif A.OFFER0 <= a < A.TRADE_ACCEPT:
             m = a - A.OFFER0
-            give = [0] * L.N_RES
-            get = [0] * L.N_RES
-            give[A.MENU_GIVE_RES[m]] = int(A.MENU_GIVE_N[m])
-            get[A.MENU_GET_RES[m]] = int(A.MENU_GET_N[m])
+            give_vec = [0] * L.N_RES
+            get_vec = [0] * L.N_RES
+            give_vec[A.MENU_GIVE_RES[m]] = int(A.MENU_GIVE_N[m])
+            get_vec[A.MENU_GET_RES[m]] = int(A.MENU_GET_N[m])
             self.calls_this_turn += 1
-            self.call = {"menu": m, "give": give, "get": get, "answers": {}, "answered": set(),
+            self.call = {"menu": m, "give": give_vec, "get": get_vec, "answers": {}, "answered": set(),
                          "sent": False, "t0": time.monotonic()}
             self._send({"kind": "call", "action": a,
-                        "cmd": f"domestic-trade call supply {to_pio(give)} receive {to_pio(get)}"})
+                        "cmd": f"domestic-trade call supply {to_pio(give_vec)} receive {to_pio(get_vec)}"})
         else:
             self.mirror.mismatch(f"unexpected decision {A.action_name(a)} on our turn")
             self.banned.add(a)
 
-    def _robber_move(self):
+    def _robber_move(self) -> None:
         a = self._decide(self._decision_state(), self.banned)
         if not A.is_robber(a):
             self.mirror.mismatch(f"robber decision is {A.action_name(a)}")
@@ -317,14 +325,14 @@ class PioneersClient(ServerEvents):
         self._send({"kind": "robber", "cmd": f"move-robber {self.board.hex_text(int(A.robber_hex(a)))}",
                     "action": a})
 
-    def _ev_rob(self, seat, w, body):
+    def _ev_rob(self, seat: int, w: List[str], body: str) -> None:
         # several victims possible: name ours
         victim = self.rob_victim
         if victim is None:
             victim = next(p for p in range(self.mirror.n) if p != self.seat)
         self.conn.send(f"rob {victim}")
 
-    def _discard(self, k):
+    def _discard(self, k: int) -> None:
         """Choose k cards to discard (one decision per card, as in the core)."""
         s = self.mirror.state.copy()
         s[L.PHASE] = L.PH_DISCARD
@@ -340,7 +348,7 @@ class PioneersClient(ServerEvents):
         self.pending = {"kind": "discard", "cmd": f"discard {to_pio(vec)}"}
         self.conn.send(self.pending["cmd"])
 
-    def _answer_call(self, caller, supply, receive):
+    def _answer_call(self, caller: int, supply: Sequence[int], receive: Sequence[int]) -> None:
         """Another seat calls for quotes: it offers what is in supply and wants what is in
         receive.  Ask the agent about each one-for-one reading of the call."""
         m = self.mirror
@@ -372,7 +380,7 @@ class PioneersClient(ServerEvents):
                 return
         self.conn.send("domestic-quote finish")
 
-    def _close_call(self):
+    def _close_call(self) -> None:
         """Our call has its answers (or waited long enough): let the agent confirm one."""
         call = self.call
         if call is None or not call["sent"] or call.get("closed"):
@@ -384,7 +392,7 @@ class PioneersClient(ServerEvents):
         menu = call["menu"]
         s[L.TRADE_GIVE_RES], s[L.TRADE_GIVE_N] = A.MENU_GIVE_RES[menu], A.MENU_GIVE_N[menu]
         s[L.TRADE_GET_RES], s[L.TRADE_GET_N] = A.MENU_GET_RES[menu], A.MENU_GET_N[menu]
-        chosen_quote = {}
+        chosen_quote: Dict[int, Tuple[int, List[int], List[int]]] = {}
         for k in range(1, n):
             q = (self.seat + k) % n
             resp = L.RESP_REJECT
@@ -408,7 +416,7 @@ class PioneersClient(ServerEvents):
         self.pending = {"kind": "finish", "cmd": "domestic-trade finish"}
         self.conn.send("domestic-trade finish")
 
-    def _claim_win(self):
+    def _claim_win(self) -> bool:
         """Our VP with the hidden VP cards reach the target: show them (Pioneers counts
         VP cards only once played).  True when a card was played."""
         s = self.mirror.state
@@ -420,7 +428,7 @@ class PioneersClient(ServerEvents):
         self._send({"kind": "play", "cmd": f"play-develop {idx}", "card": L.VICTORY_POINT})
         return True
 
-    def _maybe_close_call(self):
+    def _maybe_close_call(self) -> None:
         call = self.call
         if call is not None and call["sent"] and not call.get("closed") and \
                 len(call["answered"]) >= self.mirror.n - 1:

@@ -2,24 +2,40 @@
 import select
 import socket
 import time
+from typing import List, Optional, Protocol, Tuple
+
+
+class Connection(Protocol):
+    """What the client needs of its connection (a LineConnection, or a recorded session
+    played back)."""
+
+    def send(self, line: str) -> None:
+        """Send one line to the server."""
+
+    def read(self, timeout: Optional[float] = None) -> Optional[str]:
+        """The next line from the server, or None after timeout seconds without one."""
+
+    def close(self) -> None:
+        """End the connection."""
 
 
 class LineConnection:
     """Text lines over TCP with timeouts (LF only; ``hello`` answered)."""
 
-    def __init__(self, host, port, timeout=60.0, transcript=None):
+    def __init__(self, host: str, port: int, timeout: float = 60.0,
+                 transcript: Optional[List[Tuple[str, str]]] = None) -> None:
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.timeout = timeout
         self.buf = b""
         self.transcript = transcript  # list receiving ("S"|"C", line)
 
-    def send(self, line):
+    def send(self, line: str) -> None:
         if self.transcript is not None:
             self.transcript.append(("C", line))
         self.sock.sendall((line + "\n").encode())
 
-    def read(self, timeout=None):
+    def read(self, timeout: Optional[float] = None) -> Optional[str]:
         """The next line, or None after timeout seconds without one (EOF raises)."""
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         while b"\n" not in self.buf:
@@ -44,7 +60,7 @@ class LineConnection:
             return self.read(max(0.0, deadline - time.monotonic()))
         return text
 
-    def close(self):
+    def close(self) -> None:
         try:
             self.sock.close()
         except OSError:

@@ -2,6 +2,8 @@
 the card-type changes that make an event fit when no change of guesses does.  Every
 edit changes only what the observing seat cannot see, keeps every resource and card
 conserved, and leaves every knowledge row a true lower bound."""
+from typing import Any, Callable, List, Mapping, Optional, Protocol, Sequence, Tuple
+
 import numpy as np
 
 from ..core import actions as A
@@ -14,7 +16,13 @@ class MirrorError(RuntimeError):
     pass
 
 
-def apply_edit(s, args):
+class _ActionGroup(Protocol):
+    """What first_need reads of a mirror Entry (mirror.py imports this module)."""
+    kind: str
+    actions: List[List[int]]
+
+
+def apply_edit(s: np.ndarray, args: Sequence[Any]) -> bool:
     """Events outside the core's actions, as direct, knowledge-tracked card moves."""
     what = args[0]
     if what == "maritime":  # (p, give r, n, get r)
@@ -52,12 +60,12 @@ def apply_edit(s, args):
     raise MirrorError(f"unknown edit {what!r}")
 
 
-def _unknown(s, o, p, r):
+def _unknown(s: np.ndarray, o: int, p: int, r: int) -> int:
     """Cards of resource r in p's hand that observer o cannot place."""
     return int(s[L.hand_i(p, r)] - s[L.know_i(o, p, r)])
 
 
-def _resync(s, me, res, counts, balance):
+def _resync(s: np.ndarray, me: int, res: int, counts: Mapping[int, int], balance: int) -> bool:
     """Set the announced exact counts of res by changing the types of cards the observer
     me cannot place, pairing every change with an opposite one (the balancing seat takes
     what no announced seat can), so every resource stays conserved."""
@@ -90,7 +98,7 @@ def _resync(s, me, res, counts, balance):
     return True
 
 
-def _clamp_knowledge(s):
+def _clamp_knowledge(s: np.ndarray) -> None:
     """After cards changed type: every knowledge row stays a true lower bound."""
     n = int(s[L.OPT_PLAYERS])
     for o in list(range(n)) + [L.PUBLIC]:
@@ -102,7 +110,7 @@ def _clamp_knowledge(s):
                     s[k] = s[L.hand_i(p, r)]
 
 
-def _retype(s, me, p, r):
+def _retype(s: np.ndarray, me: int, p: int, r: int) -> bool:
     """One card of p that me cannot place becomes an r, and one r of another seat that
     me cannot place becomes that card's old type (resources stay conserved)."""
     x = max((c for c in range(L.N_RES) if c != r and _unknown(s, me, p, c) > 0),
@@ -119,7 +127,7 @@ def _retype(s, me, p, r):
     return True
 
 
-def _retype_dev(s, me, p, t):
+def _retype_dev(s: np.ndarray, me: int, p: int, t: int) -> bool:
     """One old development card of p (never me's) becomes type t; the deck, or another
     seat's card of type t, takes the old type."""
     x = next((c for c in range(L.N_DEV) if c != t
@@ -144,7 +152,8 @@ def _retype_dev(s, me, p, t):
     return True
 
 
-def first_need(s, entry, outcome_ok):
+def first_need(s: np.ndarray, entry: _ActionGroup,
+               outcome_ok: Callable[[np.ndarray, int, int], bool]) -> Optional[Tuple[str, int, int]]:
     """(kind "res" | "dev", seat, resource or card type) that the first failing action of
     entry lacks, or None when it fails for another reason.  outcome_ok(s, a, outcome):
     whether a forced chance outcome is possible (the mirror's test)."""

@@ -2,6 +2,7 @@
 (``_ev_<word>``), buffering what arrives in pieces (set-up pairs, discards, a robbery,
 a monopoly) and checking every public fact the server announces against the mirror."""
 import logging
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -9,7 +10,9 @@ from ..core import actions as A
 from ..core import layout as L
 from ..core import rules as R
 from ..core.topology import EDGE_VERTICES
-from .mirror import GUESS_DRAW, GUESS_STEAL, Entry
+from .board import PioneersBoard
+from .connection import Connection
+from .mirror import GUESS_DRAW, GUESS_STEAL, Entry, Mirror
 from .protocol import (DEV_CODE_TO_CORE, RESOURCE_WORD, WORD_RESOURCE, ints, split_prefix, to_core,
                        to_pio)
 
@@ -19,8 +22,47 @@ log = logging.getLogger("catan_env.pioneers")
 class ServerEvents:
     """Mixin of :class:`PioneersClient`: the server-line side of the client."""
 
+    # the client's state these handlers read and write (PioneersClient sets it: the
+    # handshake, ``start_game`` and ``__init__``)
+    seat: int
+    board: PioneersBoard
+    mirror: Mirror
+    conn: Connection
+    announced: Dict[str, int]           # "longest-road" / "largest-army" -> holder the server named
+    winner: Optional[int]
+    won_with: Optional[int]
+    rejected: List[Tuple[int, Optional[str], str]]  # (step, command, error)
+    dev_list: List[List[int]]           # our development cards in the server's order: [code, new]
+    setup_buffer: List[Tuple[int, int]]  # (seat, build action) not yet in the mirror
+    discard_buffer: Dict[int, List[int]]  # seat -> core vec
+    receives: Dict[int, List[int]]      # seat -> core vec since the last production
+    hands_mark: Optional[np.ndarray]
+    robber: Optional[Tuple[int, int]]   # (seat, hex) once moved, waiting for the theft
+    steal: Optional[Tuple[int, Optional[int]]]  # (victim, resource or None)
+    monopoly: Optional[Tuple[int, Optional[int], Dict[int, int]]]  # (seat, resource, {victim: n})
+    pending: Optional[Dict[str, Any]]   # what our last command waits for
+    setup_prompt: int
+    road_building: bool
+    call: Optional[Dict[str, Any]]      # our open domestic call
+    turn_seat: int
+    robber_prompt: bool
+    rob_victim: Optional[int]
+    pending_discard: int
+    discard_retries: int
+    done: bool
+    banned: Set[int]
+    calls_this_turn: int
+    _raw: str                           # the server line being handled
+
+    if TYPE_CHECKING:  # the client's decisions these handlers ask for
+        def _reset_turn_state(self) -> None: ...
+
+        def _discard(self, k: int) -> None: ...
+
+        def _answer_call(self, caller: int, supply: Sequence[int], receive: Sequence[int]) -> None: ...
+
     # ================================================================== server lines
-    def _on_line(self, line):
+    def _on_line(self, line: str) -> None:
         if line.startswith("ERR"):
             self._rejected(line)
             return
@@ -39,7 +81,7 @@ class ServerEvents:
         if handler is not None:
             handler(seat, w, body)
 
-    def _rejected(self, line):
+    def _rejected(self, line: str) -> None:
         step = len(self.mirror.entries)
         cmd = self.pending["cmd"] if self.pending else None
         self.rejected.append((step, cmd, line))
@@ -54,20 +96,20 @@ class ServerEvents:
             return
         self.pending = None
 
-    def _done_waiting(self, kind):
+    def _done_waiting(self, kind: str) -> None:
         if self.pending is not None and self.pending["kind"] == kind:
             self.pending = None
 
     # ---- set-up
-    def _ev_setup(self, seat, w, body):
+    def _ev_setup(self, seat: int, w: List[str], body: str) -> None:
         if seat == self.seat:
             self.setup_prompt = 2
 
-    def _ev_setup_double(self, seat, w, body):
+    def _ev_setup_double(self, seat: int, w: List[str], body: str) -> None:
         if seat == self.seat:
             self.setup_prompt = 4
 
-    def _piece_action(self, w):
+    def _piece_action(self, w: List[str]) -> Optional[int]:
         """The core's build action of ``built|remove TYPE x y pos``, or None."""
         kind, x, y, pos = w[1], int(w[2]), int(w[3]), int(w[4])
         if kind == "road":
@@ -78,7 +120,7 @@ class ServerEvents:
             return None
         return first + self.board.vertex(x, y, pos)
 
-    def _ev_built(self, seat, w, body):
+    def _ev_built(self, seat: int, w: List[str], body: str) -> None:
         a = self._piece_action(w)
         if a is None:
             return
@@ -95,7 +137,7 @@ class ServerEvents:
         if seat == self.seat:
             self._done_waiting("build")
 
-    def _flush_setup(self):
+    def _flush_setup(self) -> None:
         """Apply buffered set-up pieces in the core's order: each settlement (in the order
         placed) followed by the road that touches it."""
         while self.setup_buffer:
@@ -118,7 +160,7 @@ class ServerEvents:
             self.mirror.push(Entry([(road[1], -1)], note=f"set-up road of {seat}"))
 
     # ---- turns and dice
-    def _ev_turn(self, seat, w, body):
+    def _ev_turn(self, seat: int, w: List[str], body: str) -> None:
         self.turn_seat = seat
         m = self.mirror
         if m.phase() == L.PH_MAIN and int(m.state[L.TURN_PLAYER]) != seat:
@@ -131,7 +173,7 @@ class ServerEvents:
             for card in self.dev_list:
                 card[1] = 0
 
-    def _ev_rolled(self, seat, w, body):
+    def _ev_rolled(self, seat: int, w: List[str], body: str) -> None:
         total = int(w[1]) + int(w[2])
         if total == 7 and seat == self.seat:
             self._done_waiting("roll")  # discards and the robber follow
@@ -139,16 +181,16 @@ class ServerEvents:
         self.mirror.push(Entry([(A.ROLL, total)], note=f"roll {total}"))
         self.mirror.state[L.LAST_DIE1], self.mirror.state[L.LAST_DIE2] = int(w[1]), int(w[2])
 
-    def _mark_hands(self):
+    def _mark_hands(self) -> None:
         self.hands_mark = np.array(L.view(self.mirror.state, "hand"))
         self.receives = {}
 
-    def _ev_receives(self, seat, w, body):
+    def _ev_receives(self, seat: int, w: List[str], body: str) -> None:
         got = to_core(ints(w[1:6]))
         prev = self.receives.get(seat, [0] * L.N_RES)
         self.receives[seat] = [a + b for a, b in zip(prev, got)]
 
-    def _ev_done_resources(self, seat, w, body):
+    def _ev_done_resources(self, seat: int, w: List[str], body: str) -> None:
         if self.hands_mark is not None:
             delta = np.array(L.view(self.mirror.state, "hand")) - self.hands_mark
             for p in range(self.mirror.n):
@@ -160,19 +202,19 @@ class ServerEvents:
         self._done_waiting("roll")
 
     # ---- building and buying
-    def _push_turn_action(self, seat, a, note=""):
+    def _push_turn_action(self, seat: int, a: int, note: str = "") -> None:
         m = self.mirror
         if m.decider() != seat and m.phase() != L.PH_GAME_OVER:
             m.mismatch(f"seat {seat} acts while the mirror waits for seat {m.decider()}: {note}")
         m.push(Entry([(a, -1)], note=note))
 
-    def _ev_spent(self, seat, w, body):
+    def _ev_spent(self, seat: int, w: List[str], body: str) -> None:
         pass  # the build or purchase that follows carries the cost
 
-    def _ev_refund(self, seat, w, body):
+    def _ev_refund(self, seat: int, w: List[str], body: str) -> None:
         pass  # taking back the piece (``remove``) restores the cost
 
-    def _ev_remove(self, seat, w, body):
+    def _ev_remove(self, seat: int, w: List[str], body: str) -> None:
         a = self._piece_action(w)
         if a is None:
             return
@@ -182,7 +224,7 @@ class ServerEvents:
                 return
         self.mirror.undo_last(a)
 
-    def _ev_bought_develop(self, seat, w, body):
+    def _ev_bought_develop(self, seat: int, w: List[str], body: str) -> None:
         if len(w) > 1:  # ours, with the type
             code = int(w[1])
             self.dev_list.append([code, 1])
@@ -191,7 +233,7 @@ class ServerEvents:
         else:
             self.mirror.push_guess(A.BUY_DEV, GUESS_DRAW, note=f"seat {seat} buys a card")
 
-    def _ev_play_develop(self, seat, w, body):
+    def _ev_play_develop(self, seat: int, w: List[str], body: str) -> None:
         idx, code = int(w[1]), int(w[2])
         t = DEV_CODE_TO_CORE[code]
         m = self.mirror
@@ -223,7 +265,7 @@ class ServerEvents:
             elif card == L.ROAD_BUILDING:
                 self.pending = None  # the roads are decisions of their own
 
-    def _ev_monopoly(self, seat, w, body):
+    def _ev_monopoly(self, seat: int, w: List[str], body: str) -> None:
         # "monopoly N RES from P"
         n, res, victim = int(w[1]), WORD_RESOURCE[w[2]], int(w[4])
         if self.monopoly is None:
@@ -232,7 +274,8 @@ class ServerEvents:
         got[victim] = n
         self.monopoly = (thief, res, got)
         if len(got) == self.mirror.n - 1:
-            def exact(s, got=dict(got), res=res):  # distance to the announced counts
+            # distance to the announced counts
+            def exact(s: np.ndarray, got: Dict[int, int] = dict(got), res: int = res) -> int:
                 return sum(abs(int(s[L.hand_i(v, res)]) - k) for v, k in got.items())
             m = self.mirror
             entry = Entry([(A.MONOPOLY0 + res, -1)], note=f"monopoly on {w[2]}")
@@ -244,7 +287,7 @@ class ServerEvents:
                 m.push(entry)
             self.monopoly = None
 
-    def _ev_plenty(self, seat, w, body):
+    def _ev_plenty(self, seat: int, w: List[str], body: str) -> None:
         if self._raw.startswith("plenty"):  # the prompt, to us alone: the bank's contents
             if not (self.pending and self.pending.get("card") == L.YEAR_OF_PLENTY) \
                     or self.pending.get("asked"):
@@ -264,14 +307,14 @@ class ServerEvents:
         else:
             self.mirror.push(Entry(kind="edit", args=("plenty", seat, got), note="short year of plenty"))
 
-    def _ev_OK(self, seat, w, body):
+    def _ev_OK(self, seat: int, w: List[str], body: str) -> None:
         if self.pending is not None and self.pending["kind"] in ("done", "play", "rb_done", "setup_done"):
             if self.pending["kind"] == "done":
                 self.turn_seat = -1  # our turn is over; the next ``turn`` line says whose it is
             self.pending = None
 
     # ---- sevens, robber
-    def _ev_must_discard(self, seat, w, body):
+    def _ev_must_discard(self, seat: int, w: List[str], body: str) -> None:
         if seat == self.seat:
             self.pending_discard = int(w[1])
             self.discard_retries = 0
@@ -281,12 +324,12 @@ class ServerEvents:
         if owed != int(w[1]):
             m.mismatch(f"seat {seat} must discard {w[1]}, mirror says {owed}")
 
-    def _ev_discarded(self, seat, w, body):
+    def _ev_discarded(self, seat: int, w: List[str], body: str) -> None:
         self.discard_buffer[seat] = to_core(ints(w[1:6]))
         if seat == self.seat:
             self._done_waiting("discard")
 
-    def _ev_discard_done(self, seat, w, body):
+    def _ev_discard_done(self, seat: int, w: List[str], body: str) -> None:
         acts = []
         for p in sorted(self.discard_buffer):
             vec = self.discard_buffer[p]
@@ -295,14 +338,14 @@ class ServerEvents:
         if acts:
             self.mirror.push(Entry(acts, note="discards"))
 
-    def _ev_moved_robber(self, seat, w, body):
+    def _ev_moved_robber(self, seat: int, w: List[str], body: str) -> None:
         self.robber = (seat, self.board.hex(int(w[1]), int(w[2])))
         self.steal = None
 
-    def _ev_unmoved_robber(self, seat, w, body):
+    def _ev_unmoved_robber(self, seat: int, w: List[str], body: str) -> None:
         self.robber = None
 
-    def _ev_stole(self, seat, w, body):
+    def _ev_stole(self, seat: int, w: List[str], body: str) -> None:
         # "stole RES from V" (thief and victim) or "stole from V" (others)
         if w[1] == "from":
             self.steal = (int(w[2]), None)
@@ -310,11 +353,11 @@ class ServerEvents:
             self.steal = (int(w[3]), WORD_RESOURCE[w[1]])
         self._flush_robber()
 
-    def _ev_robber_done(self, seat, w, body):
+    def _ev_robber_done(self, seat: int, w: List[str], body: str) -> None:
         self._flush_robber()
         self.pending = None
 
-    def _flush_robber(self):
+    def _flush_robber(self) -> None:
         if self.robber is None:
             return
         mover, h = self.robber
@@ -331,11 +374,11 @@ class ServerEvents:
                 m.push(Entry([(A.robber_action(h, k), res)], note=f"seat {mover} steals from {victim}"))
         self.robber = self.steal = None
 
-    def _ev_you_are_robber(self, seat, w, body):
+    def _ev_you_are_robber(self, seat: int, w: List[str], body: str) -> None:
         self.robber_prompt = True
 
     # ---- trade
-    def _ev_maritime_trade(self, seat, w, body):
+    def _ev_maritime_trade(self, seat: int, w: List[str], body: str) -> None:
         ratio, give, get = int(w[1]), WORD_RESOURCE[w[3]], WORD_RESOURCE[w[5]]
         m = self.mirror
         best = int(R.trade_rate(m.state, seat, give))
@@ -348,7 +391,7 @@ class ServerEvents:
         if seat == self.seat:
             self._done_waiting("trade")
 
-    def _ev_domestic_trade(self, seat, w, body):
+    def _ev_domestic_trade(self, seat: int, w: List[str], body: str) -> None:
         sub = w[1]
         if sub == "call" and seat != self.seat:
             self._answer_call(seat, to_core(ints(w[3:8])), to_core(ints(w[9:14])))
@@ -367,7 +410,7 @@ class ServerEvents:
             self.call = None
             self._done_waiting("finish")
 
-    def _ev_domestic_quote(self, seat, w, body):
+    def _ev_domestic_quote(self, seat: int, w: List[str], body: str) -> None:
         if self.call is None or seat == self.seat:
             return
         answers = self.call["answers"].setdefault(seat, [])
@@ -382,7 +425,7 @@ class ServerEvents:
             q = int(w[2])
             self.call["answers"][seat] = [x for x in answers if x[0] != q]
 
-    def _push_domestic(self, caller, partner, give, get):
+    def _push_domestic(self, caller: int, partner: int, give: List[int], get: List[int]) -> None:
         """A completed domestic trade as the core's offer / answers / confirm."""
         m = self.mirror
         menu = menu_index(give, get)
@@ -399,20 +442,20 @@ class ServerEvents:
                      note=f"trade {caller}<->{partner} outside the menu"))
 
     # ---- holders, end of game
-    def _ev_longest_road(self, seat, w, body):
+    def _ev_longest_road(self, seat: int, w: List[str], body: str) -> None:
         self.announced["longest-road"] = seat
 
-    def _ev_largest_army(self, seat, w, body):
+    def _ev_largest_army(self, seat: int, w: List[str], body: str) -> None:
         self.announced["largest-army"] = seat
 
-    def _check_holders(self):
+    def _check_holders(self) -> None:
         s = self.mirror.state
         for key, field in (("longest-road", L.LR_HOLDER), ("largest-army", L.LA_HOLDER)):
             if int(s[field]) != self.announced[key]:
                 self.mirror.mismatch(f"{key}: server says seat {self.announced[key]}, mirror {int(s[field])}")
                 self.announced[key] = int(s[field])  # report each disagreement once
 
-    def _ev_won(self, seat, w, body):
+    def _ev_won(self, seat: int, w: List[str], body: str) -> None:
         self.winner, self.won_with = seat, int(w[2])
         m = self.mirror
         self._check_holders()
@@ -421,12 +464,12 @@ class ServerEvents:
         m.declare_winner(seat)
         self.done = True
 
-    def _ev_has(self, seat, w, body):
+    def _ev_has(self, seat: int, w: List[str], body: str) -> None:
         if w[1:2] == ["quit"] and not self.done and self.winner is None:
             self.mirror.mismatch(f"seat {seat} left the game")
 
 
-def menu_index(give, get):
+def menu_index(give: Sequence[int], get: Sequence[int]) -> Optional[int]:
     """The core's menu offer for giving vector give and getting vector get, or None."""
     gr = [r for r in range(L.N_RES) if give[r]]
     tr = [r for r in range(L.N_RES) if get[r]]

@@ -1,15 +1,17 @@
 """The server's game parameters as the core's options: the Pioneers rule variants, the
 board, the VP target and the sevens rule; anything the core cannot represent is refused
 with a ProtocolError naming it."""
+from typing import Any, Dict, Mapping, Tuple
+
 from ..core import layout as L
-from ..core.options import PIONEERS_RULES, make_options
+from ..core.options import PIONEERS_RULES, GameOptions, make_options
 from .board import PioneersBoard
 from .protocol import DECK_KEYS, ProtocolError
 
 KNOWN_FLAGS = {"random-terrain", "strict-trade", "domestic-trade", "check-victory-at-end-of-turn"}
 
 
-def options_from_game(params):
+def options_from_game(params: Mapping[str, Any]) -> Tuple[GameOptions, PioneersBoard]:
     """GameOptions for the server's game parameters; ProtocolError names anything the
     core cannot represent."""
     flags = params["flags"]
@@ -34,7 +36,7 @@ def options_from_game(params):
     if not params.get("map"):
         raise ProtocolError("the server sent no map")
     board = PioneersBoard(params["map"], params["chits"])
-    rules = dict(PIONEERS_RULES, dev_deck=tuple(deck), strict_trade="strict-trade" in flags)
+    rules: Dict[str, Any] = dict(PIONEERS_RULES, dev_deck=tuple(deck), strict_trade="strict-trade" in flags)
     opts = make_options(players=players, vp_to_win=int(params.get("victory-points", 10)),
                         sevens_rule=int(params.get("sevens-rule", 0)),
                         domestic_trade="domestic-trade" in flags, max_offers_per_turn=20,

@@ -11,11 +11,13 @@ resumes where it stopped) and saves the mirror's record of our first seat as
 ``game-00001.json`` (``catan-render`` replays and draws it).  The report gives our
 agent's wins with a 95% Wilson interval, mean VP, game length and ``rejected moves: N``.
 """
+import argparse
 import json
 import os
 import sys
 import threading
 import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..agents.arena import play_game, wilson
 from ..agents.registry import make_agent
@@ -30,8 +32,9 @@ AI_JOIN_S = 0.4  # an AI connects within about 0.2 s
 CLIENT_TIMEOUT_S = 60  # a server silent this long has stalled
 
 
-def play_local_game(agent_spec, ours=1, first_seat=0, seed=0, vp=10, log_dir=None,
-                    keep_transcript=False, ai_delay_ms=0):
+def play_local_game(agent_spec: str, ours: int = 1, first_seat: int = 0, seed: int = 0, vp: int = 10,
+                    log_dir: Optional[str] = None, keep_transcript: bool = False,
+                    ai_delay_ms: int = 0) -> Tuple[List[Dict[str, Any]], List[PioneersClient]]:
     """One game on a fresh local server: ``ours`` seats played by agent_spec starting at
     first_seat (seats are handed out in connection order), the others by greedy AIs.
     Returns (results of our clients, clients)."""
@@ -39,7 +42,9 @@ def play_local_game(agent_spec, ours=1, first_seat=0, seed=0, vp=10, log_dir=Non
     with LocalServer(ai_players=n_ai, vp=vp, log_dir=log_dir, max_seconds=GAME_TIMEOUT_S + 30,
                      ai_delay_ms=ai_delay_ms) as srv:
         our_seats = {(first_seat + j) % 4 for j in range(ours)}
-        clients, threads, results = [], [], []
+        clients: List[PioneersClient] = []
+        threads: List[threading.Thread] = []
+        results: List[Dict[str, Any]] = []
         for seat in range(4):  # seats are handed out in connection order
             if seat not in our_seats:
                 srv.start_ais(1, names=(f"AI{seat}",))
@@ -64,7 +69,8 @@ def play_local_game(agent_spec, ours=1, first_seat=0, seed=0, vp=10, log_dir=Non
     return results, clients
 
 
-def _save_partial(client, args, host, port):
+def _save_partial(client: PioneersClient, args: argparse.Namespace, host: str,
+                  port: int) -> Optional[str]:
     """Save the mirror's record of a game cut short; its path, or None without a mirror."""
     mirror = getattr(client, "mirror", None)
     if mirror is None:
@@ -75,7 +81,7 @@ def _save_partial(client, args, host, port):
     return path
 
 
-def _run_client(client, out):
+def _run_client(client: PioneersClient, out: Dict[str, Any]) -> None:
     try:
         out.update(client.play())
     except Exception as exc:  # reported per game; the match goes on
@@ -84,13 +90,13 @@ def _run_client(client, out):
             out.update(mismatches=client.mirror.mismatches, rejected=client.rejected)
 
 
-def _wait_joined(client, timeout=10.0):
+def _wait_joined(client: PioneersClient, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while getattr(client, "mirror", None) is None and time.monotonic() < deadline:
         time.sleep(0.02)
 
 
-def summarize(games, ours):
+def summarize(games: List[Dict[str, Any]], ours: int) -> Dict[str, Any]:
     """Win rate of our seats (95% Wilson), mean VP, mean length, rejected moves, and the
     moves our agents or the client replaced (fallbacks)."""
     done = [g for g in games if "error" not in g]
@@ -108,7 +114,7 @@ def summarize(games, ours):
 
 
 @user_errors("catan-pioneers")
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     p = parser("catan-pioneers", "Play our agents against the Pioneers server's AI players.")
     p.add_argument("--agent", default="jsettlers", help="agent spec (see catan-arena --help)")
     p.add_argument("--games", type=positive_int, default=10,
@@ -149,7 +155,7 @@ def main(argv=None):
         raise UserError(f"cannot start a local Pioneers server: {reason}")
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "games.jsonl")
-    games = []
+    games: List[Dict[str, Any]] = []
     if os.path.exists(path):
         with open(path) as f:
             games = [json.loads(line) for line in f if line.strip()]
@@ -190,14 +196,16 @@ def main(argv=None):
     return 0
 
 
-def _game_line(args, i, results, clients, seconds):
+def _game_line(args: argparse.Namespace, i: int, results: List[Dict[str, Any]],
+               clients: List[PioneersClient], seconds: float) -> Dict[str, Any]:
     errors = [r["error"] for r in results if "error" in r]
-    game = {"game": i + 1, "agent": args.agent, "ours": args.ours, "seconds": round(seconds, 1),
-            "rejected": sum(len(r.get("rejected", [])) for r in results),
-            "mismatches": sum(len(r.get("mismatches", [])) for r in results),
-            "fallbacks": sum(r.get("fallbacks", 0) for r in results),
-            "rejected_detail": [x for r in results for x in r.get("rejected", [])][:10],
-            "mismatch_detail": [x for r in results for x in r.get("mismatches", [])][:10]}
+    game: Dict[str, Any] = {
+        "game": i + 1, "agent": args.agent, "ours": args.ours, "seconds": round(seconds, 1),
+        "rejected": sum(len(r.get("rejected", [])) for r in results),
+        "mismatches": sum(len(r.get("mismatches", [])) for r in results),
+        "fallbacks": sum(r.get("fallbacks", 0) for r in results),
+        "rejected_detail": [x for r in results for x in r.get("rejected", [])][:10],
+        "mismatch_detail": [x for r in results for x in r.get("mismatches", [])][:10]}
     if errors:
         game["error"] = errors[0]
         return game

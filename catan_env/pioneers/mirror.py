@@ -20,6 +20,8 @@ of guesses explains (then cards the seat cannot place change type, every resourc
 conserved), are direct edits (``edits.py``) counted in ``edits``; the saved record
 stops before the first one.
 """
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
 import numpy as np
 
 from ..core import actions as A
@@ -27,7 +29,7 @@ from ..core import edit as E
 from ..core import game as G
 from ..core import layout as L
 from ..core import rules as R
-from ..core.options import make_options
+from ..core.options import GameOptions, make_options
 from ..core.record import GameRecord
 from ..infoset import InfoSet
 from .edits import apply_edit, first_need
@@ -39,6 +41,9 @@ MAX_REPAIR_CANDIDATES = 40
 # its later settlement took about 7,000 tries (a replay of that game still takes ~1 s)
 SOLVE_BUDGET = 20000
 
+Require = Callable[[np.ndarray], int]  # state -> distance to a fact it must show (0: shows it)
+Slot = Tuple[int, int]                 # a guess: (entry index, action index in the entry)
+
 
 class Entry:
     """One server event: core actions [(action, outcome)], with the positions whose
@@ -46,19 +51,20 @@ class Entry:
 
     __slots__ = ("kind", "actions", "guesses", "args", "note", "require")
 
-    def __init__(self, actions=(), guesses=None, kind="act", args=None, note="", require=None):
+    def __init__(self, actions: Iterable[Sequence[int]] = (), guesses: Optional[Mapping[int, str]] = None,
+                 kind: str = "act", args: Any = None, note: str = "", require: Optional[Require] = None) -> None:
         self.kind = kind
-        self.actions = [list(x) for x in actions]
-        self.guesses = dict(guesses or {})  # index in actions -> GUESS_*
+        self.actions: List[List[int]] = [list(x) for x in actions]
+        self.guesses: Dict[int, str] = dict(guesses or {})  # index in actions -> GUESS_*
         self.args = args
         self.note = note
         self.require = require  # state -> distance to a fact the state before must show
 
-    def copy(self):
+    def copy(self) -> "Entry":
         return Entry(self.actions, self.guesses, self.kind, self.args, self.note, self.require)
 
 
-def _outcome_ok(s, a, outcome):
+def _outcome_ok(s: np.ndarray, a: int, outcome: int) -> bool:
     """Whether a forced chance outcome is possible in s."""
     if a == A.ROLL:
         return 2 <= outcome <= 12
@@ -70,7 +76,7 @@ def _outcome_ok(s, a, outcome):
     return outcome < 0
 
 
-def _guess_choices(s, a, kind):
+def _guess_choices(s: np.ndarray, a: int, kind: str) -> List[int]:
     """Outcomes a guess may take in s, best first."""
     if kind == GUESS_DRAW:  # knights first: a guessed VP card could end the mirror's game
         deck = [int(s[L.DECK + t]) for t in range(L.N_DEV)]
@@ -82,7 +88,7 @@ def _guess_choices(s, a, kind):
     return sorted((r for r in range(L.N_RES) if hand[r] > 0), key=lambda r: -hand[r])
 
 
-def apply_entry(s, e, reguess=False):
+def apply_entry(s: np.ndarray, e: Entry, reguess: bool = False) -> bool:
     """Apply entry e to s in place; False (s then undefined) when it is illegal or the
     state before it misses the fact it requires.  With reguess, a guessed outcome that
     became impossible is replaced by a possible one."""
@@ -118,7 +124,7 @@ def apply_entry(s, e, reguess=False):
 class Mirror:
     """The game as ``seat`` sees it (see the module docstring)."""
 
-    def __init__(self, options, seat):
+    def __init__(self, options: GameOptions, seat: int) -> None:
         # The mirror never ends the game by itself (a guessed VP card of another seat
         # could end it early): the server announces the winner (``declare_winner``).
         # Decision states carry the real target (``target``).
@@ -127,35 +133,35 @@ class Mirror:
         self.options = options = make_options(options, vp_to_win=20)
         self.seat = int(seat)
         self.initial = G.new_game(options, seed=0)
-        self.entries = []
-        self.before = []  # state before each entry
+        self.entries: List[Entry] = []
+        self.before: List[np.ndarray] = []  # state before each entry
         self.state = self.initial.copy()
-        self.mismatches = []
+        self.mismatches: List[str] = []
         self.repairs = 0
         self.edits = 0
 
     # ---- reading
     @property
-    def n(self):
+    def n(self) -> int:
         return int(self.state[L.OPT_PLAYERS])
 
-    def phase(self):
+    def phase(self) -> int:
         return int(self.state[L.PHASE])
 
-    def decider(self):
+    def decider(self) -> int:
         return int(self.state[L.DECIDER])
 
-    def hand(self, p):
+    def hand(self, p: int) -> List[int]:
         return [int(x) for x in L.view(self.state, "hand")[p]]
 
-    def infoset(self, secret_seed=0):
+    def infoset(self, secret_seed: int = 0) -> InfoSet:
         return InfoSet(self.state, self.seat, secret_seed)
 
-    def mismatch(self, text):
+    def mismatch(self, text: str) -> None:
         self.mismatches.append(f"step {len(self.entries)}: {text}")
 
     # ---- writing
-    def push(self, entry, require=None, quiet=False):
+    def push(self, entry: Entry, require: Optional[Require] = None, quiet: bool = False) -> bool:
         """Apply a server event.  require(state) -> int: how far the state before the
         event is from an extra fact it must show (0: it does; a monopoly's exact counts).  Guesses are repaired when
         the event does not fit; returns False (and logs a mismatch) when nothing does."""
@@ -193,7 +199,7 @@ class Mirror:
             self.mismatch(f"event does not fit the game: {entry.note or entry.actions or entry.args}")
         return False
 
-    def _retype_for(self, entry, rounds=6):
+    def _retype_for(self, entry: Entry, rounds: int = 6) -> bool:
         """No change of guesses explains the event: change the types of cards this seat
         cannot place (conserving every resource and card), as direct edits, until the
         event's first failing action has what it needs."""
@@ -211,7 +217,7 @@ class Mirror:
                 return True
         return False
 
-    def _solve(self, entry, budget=SOLVE_BUDGET):
+    def _solve(self, entry: Entry, budget: int = SOLVE_BUDGET) -> bool:
         """Backtracking over every guess, in game order, keeping each as it is where
         possible: the guesses that change are the latest that can (bounded by budget
         guess tries).  Commits and returns True when the history and entry fit."""
@@ -223,13 +229,13 @@ class Mirror:
         rel = [(i - first, j) for i, j in slots]
         tries = [budget]
 
-        def run(s, q0, q1):  # apply trial[q0:q1] to s in place
+        def run(s: np.ndarray, q0: int, q1: int) -> bool:  # apply trial[q0:q1] to s in place
             for q in range(q0, q1):
                 if not apply_entry(s, trial[q]):
                     return False
             return True
 
-        def rec(s, q, k):
+        def rec(s: np.ndarray, q: int, k: int) -> bool:
             """s: the state before trial[q]; k: the next guess slot (at or after q)."""
             stop = rel[k][0] if k < len(rel) else len(trial)
             s = s.copy()
@@ -265,20 +271,21 @@ class Mirror:
         self.state = t
         return True
 
-    def push_guess(self, action, kind, note=""):
+    def push_guess(self, action: int, kind: str, note: str = "") -> bool:
         """A server event with a chance outcome this seat cannot see (GUESS_STEAL or
         GUESS_DRAW): pushed with the best guess, which later events may change."""
         choices = _guess_choices(self.state, action, kind)
         return self.push(Entry([(action, choices[0] if choices else 0)], guesses={0: kind},
                                note=note))
 
-    def _try_append_check(self, entry):
+    def _try_append_check(self, entry: Entry) -> bool:
         return apply_entry(self.state.copy(), entry.copy())
 
-    def _improve(self, entry, require):
+    def _improve(self, entry: Entry, require: Require) -> bool:
         """Commit the single guess change that brings require's distance down most while
         keeping the history and the event legal; False when none does."""
-        best, best_d = None, require(self.state)
+        best: Optional[Tuple[int, List[Entry], List[np.ndarray], np.ndarray]] = None
+        best_d = require(self.state)
         for slot in self._guess_slots():
             for alts in _alternatives(self.entries, [slot]):
                 i, j = slot
@@ -301,7 +308,7 @@ class Mirror:
         self.state = s
         return True
 
-    def _try_append(self, entry, require):
+    def _try_append(self, entry: Entry, require: Optional[Require]) -> bool:
         s = self.state.copy()
         if require is not None and require(s):
             return False
@@ -312,8 +319,8 @@ class Mirror:
         self.state = s
         return True
 
-    def _guess_slots(self):
-        out = []
+    def _guess_slots(self) -> List[Slot]:
+        out: List[Slot] = []
         for i in range(len(self.entries) - 1, -1, -1):
             for j, kind in self.entries[i].guesses.items():
                 out.append((i, j))
@@ -321,17 +328,17 @@ class Mirror:
                     return out
         return out
 
-    def _replay_from(self, i, entries):
+    def _replay_from(self, i: int, entries: List[Entry]) -> Optional[Tuple[List[np.ndarray], np.ndarray]]:
         """States before each entry from i on, and the final one; None if illegal."""
         s = self.before[i].copy()
-        befores = []
+        befores: List[np.ndarray] = []
         for e in entries:
             befores.append(s.copy())
             if not apply_entry(s, e, reguess=True):
                 return None
         return befores, s
 
-    def _repair(self, entry, require, append=True):
+    def _repair(self, entry: Entry, require: Optional[Require], append: bool = True) -> bool:
         """Change one guess, swap two guesses of the same kind, or change two recent ones,
         whichever first makes the history legal with the new event."""
         slots = self._guess_slots()
@@ -346,8 +353,8 @@ class Mirror:
             if True:
                 first = min(i for i, _ in combo)
                 trial = [e.copy() for e in self.entries[first:]]
-                for (i, j), value in zip(combo, alts):
-                    trial[i - first].actions[j][1] = value
+                for (i, j), v in zip(combo, alts):
+                    trial[i - first].actions[j][1] = v
                 replay = self._replay_from(first, trial)
                 if replay is None:
                     continue
@@ -368,13 +375,13 @@ class Mirror:
                 return True
         return False
 
-    def declare_winner(self, seat):
+    def declare_winner(self, seat: int) -> None:
         """The server says seat won: end the mirror's game there."""
         self.state[L.PHASE] = L.PH_GAME_OVER
         self.state[L.WINNER] = seat
         self.state[L.DECIDER] = -1
 
-    def undo_last(self, action):
+    def undo_last(self, action: int) -> bool:
         """The server took back the last piece built (``remove ...``)."""
         if self.entries and self.entries[-1].kind == "act" and \
                 self.entries[-1].actions[-1][0] == action:
@@ -385,7 +392,7 @@ class Mirror:
         return False
 
     # ---- output
-    def record(self):
+    def record(self) -> GameRecord:
         """A GameRecord of the game so far (forced chance: the outcomes as the seat saw
         or guessed them), up to the first direct edit; with the real VP target when the
         history replays under it, else with the mirror's (20)."""
@@ -396,7 +403,7 @@ class Mirror:
         except ValueError:
             return self._record(self.options)
 
-    def _record(self, options):
+    def _record(self, options: GameOptions) -> GameRecord:
         rec = GameRecord(options, seed=0, chance="forced")
         for e in self.entries:
             if e.kind == "edit":
@@ -408,13 +415,13 @@ class Mirror:
         return rec
 
 
-def _alternatives(entries, combo):
+def _alternatives(entries: Sequence[Entry], combo: Sequence[Slot]) -> List[List[int]]:
     """Every other assignment of values to the guessed slots in combo."""
-    values = []
+    values: List[List[int]] = []
     for i, j in combo:
         cur = entries[i].actions[j][1]
         values.append([v for v in range(L.N_RES) if v != cur])
-    out = [[]]
+    out: List[List[int]] = [[]]
     for vs in values:
         out = [o + [v] for o in out for v in vs]
     return out

@@ -5,6 +5,7 @@ Pioneers orders resources brick, grain, ore, wool, lumber; the core orders them 
 lumber, wool, grain, ore.  Every conversion between the two goes through this module.
 """
 import re
+from typing import Any, Dict, Iterable, List, Sequence, Tuple
 
 from ..core import layout as L
 
@@ -33,7 +34,7 @@ class ProtocolError(RuntimeError):
     """A line or a game the bridge cannot handle (the message says which and why)."""
 
 
-def split_prefix(line, me):
+def split_prefix(line: str, me: int) -> Tuple[int, str]:
     """(seat, body) of a server line: the ``player N`` prefix, or ``me`` without one."""
     m = _PREFIX.match(line)
     if m:
@@ -41,7 +42,7 @@ def split_prefix(line, me):
     return me, line
 
 
-def to_core(vec):
+def to_core(vec: Iterable[int]) -> List[int]:
     """A Pioneers resource vector (5 ints) in core order."""
     out = [0] * L.N_RES
     for i, n in enumerate(vec):
@@ -49,19 +50,19 @@ def to_core(vec):
     return out
 
 
-def to_pio(core_vec):
+def to_pio(core_vec: Sequence[int]) -> str:
     """A core-order resource vector in Pioneers order, as protocol text."""
     return " ".join(str(int(core_vec[PIO_TO_CORE[i]])) for i in range(L.N_RES))
 
 
-def ints(words):
+def ints(words: Iterable[str]) -> List[int]:
     return [int(w) for w in words]
 
 
-def parse_game_block(lines):
+def parse_game_block(lines: Iterable[str]) -> Dict[str, Any]:
     """The ``game`` block (keyword, then the rest of the line; ``map`` ... ``.``) as a dict:
     {"flags": set of boolean rules, "map": [row strings], keyword: text}."""
-    params = {"flags": set(), "map": [], "nosetup": []}
+    params: Dict[str, Any] = {"flags": set(), "map": [], "nosetup": []}
     in_map = False
     for line in lines:
         if in_map:

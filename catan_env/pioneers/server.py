@@ -13,13 +13,14 @@ import signal
 import socket
 import subprocess
 import time
+from typing import IO, List, Literal, Optional, Sequence, Union
 
 SERVER = "pioneers-server-console"
 AI = "pioneersai"
 GAMES_DIR = "/usr/games"
 
 
-def pioneers_available():
+def pioneers_available() -> Optional[str]:
     """The reason Pioneers cannot run here, or None when it can."""
     path = os.environ.get("PATH", "") + os.pathsep + GAMES_DIR
     for exe in (SERVER, AI):
@@ -28,7 +29,7 @@ def pioneers_available():
     return None
 
 
-def free_port():
+def free_port() -> int:
     """A TCP port nobody listens on now (the server binds all interfaces)."""
     with socket.socket() as s:
         s.bind(("", 0))
@@ -39,18 +40,22 @@ class LocalServer:
     """pioneers-server-console on free ports, with ``ai_players`` greedy AIs that join
     after the caller's clients (seats in connection order)."""
 
-    def __init__(self, players=4, ai_players=3, vp=10, ai_delay_ms=0, max_seconds=1800,
-                 terrain_random=True, log_dir=None, sevens_rule=0):
+    port: int        # the game's and the admin port, chosen on entering the block
+    admin_port: int
+
+    def __init__(self, players: int = 4, ai_players: int = 3, vp: int = 10, ai_delay_ms: int = 0,
+                 max_seconds: int = 1800, terrain_random: bool = True, log_dir: Optional[str] = None,
+                 sevens_rule: int = 0) -> None:
         self.players, self.ai_players, self.vp = players, ai_players, vp
         self.ai_delay_ms = ai_delay_ms
         self.max_seconds = max_seconds
         self.terrain_random = terrain_random
         self.sevens_rule = sevens_rule
         self.log_dir = log_dir
-        self.procs = []
+        self.procs: List["subprocess.Popen[bytes]"] = []
         self.env = dict(os.environ, PATH=os.environ.get("PATH", "") + os.pathsep + GAMES_DIR)
 
-    def __enter__(self):
+    def __enter__(self) -> "LocalServer":
         reason = pioneers_available()
         if reason:
             raise RuntimeError(reason)
@@ -66,8 +71,8 @@ class LocalServer:
             self._stop(proc)
         raise RuntimeError("the Pioneers server did not start listening (see server.log)")
 
-    def _spawn(self, cmd, log_name):
-        out = subprocess.DEVNULL
+    def _spawn(self, cmd: List[str], log_name: str) -> "subprocess.Popen[bytes]":
+        out: Union[int, IO[bytes]] = subprocess.DEVNULL
         if self.log_dir is not None:
             os.makedirs(self.log_dir, exist_ok=True)
             out = open(os.path.join(self.log_dir, log_name), "ab")
@@ -77,7 +82,7 @@ class LocalServer:
         return proc
 
     @staticmethod
-    def _wait_listening(port, proc, timeout=10.0):
+    def _wait_listening(port: int, proc: "subprocess.Popen[bytes]", timeout: float = 10.0) -> bool:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if proc.poll() is not None:
@@ -89,14 +94,15 @@ class LocalServer:
                 time.sleep(0.05)
         return False
 
-    def start_ais(self, count=None, names=("Alice", "Bob", "Carol", "Dave")):
+    def start_ais(self, count: Optional[int] = None,
+                  names: Sequence[str] = ("Alice", "Bob", "Carol", "Dave")) -> None:
         """Start the AI players (after our clients joined, so they take the last seats)."""
         for i in range(self.ai_players if count is None else count):
             name = names[i % len(names)]
             self._spawn(["timeout", str(self.max_seconds), AI, "-s", "127.0.0.1", "-p", str(self.port),
                          "-n", name, "-t", str(self.ai_delay_ms), "-c"], f"ai-{name}.log")
 
-    def admin(self, command, wait=0.5):
+    def admin(self, command: str, wait: float = 0.5) -> List[str]:
         """Send one admin command (``info``, ``fix-dice 7``...); return the reply lines."""
         with socket.create_connection(("127.0.0.1", self.admin_port), timeout=5) as s:
             s.sendall(f"admin {command}\n".encode())
@@ -114,7 +120,7 @@ class LocalServer:
         return [ln for ln in data.decode(errors="replace").splitlines() if ln]
 
     @staticmethod
-    def _stop(proc):
+    def _stop(proc: "subprocess.Popen[bytes]") -> None:
         if proc.poll() is None:
             try:
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -126,7 +132,7 @@ class LocalServer:
                     pass
                 proc.wait(timeout=3)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         for proc in reversed(self.procs):
             self._stop(proc)
         self.procs = []
