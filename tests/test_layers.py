@@ -7,8 +7,9 @@ An AST scan of every module of the distribution (``catan_env``, ``agents`` and
 ``import`` statement counts, at module level, inside functions or under
 ``TYPE_CHECKING``.  Importing a module is an edge to it alone (not to the packages above
 it, which Python also runs: those are ``__init__`` files, and theirs are edges too)."""
-import ast
 import os
+
+from catan_env.core.import_graph import closure, cycles, import_graph, module_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDERS = {"catan_env": "catan_env", "agents": "catan_env.agents", "wrappers": "catan_env.wrappers"}
@@ -28,87 +29,16 @@ LAYER_NAMES = {0: "the rules core", 1: "the envs", 2: "the agents", 3: "the wrap
 
 def modules():
     """{dotted name: file} of every module of the distribution."""
-    out = {}
-    for folder, package in FOLDERS.items():
-        base = os.path.join(ROOT, folder)
-        for dirpath, dirnames, filenames in os.walk(base):
-            dirnames[:] = [d for d in dirnames if not d.startswith(("__", "."))]
-            for f in filenames:
-                if not f.endswith(".py"):
-                    continue
-                rel = os.path.relpath(os.path.join(dirpath, f), base)[:-3].split(os.sep)
-                if rel[-1] == "__init__":
-                    rel = rel[:-1]
-                out[".".join([package] + rel)] = os.path.join(dirpath, f)
-    return out
-
-
-def _owner(name, known):
-    while name not in known and "." in name:
-        name = name.rsplit(".", 1)[0]
-    return name if name in known else None
+    return module_files({os.path.join(ROOT, folder): package for folder, package in FOLDERS.items()})
 
 
 def imports(mods):
-    """{module: {modules of the distribution it imports anywhere in its source}}."""
-    graph = {}
-    for name, path in mods.items():
-        package = name if path.endswith("__init__.py") else name.rsplit(".", 1)[0]
-        targets = set()
-        for node in ast.walk(ast.parse(open(path).read(), path)):
-            if isinstance(node, ast.Import):
-                targets.update(_owner(a.name, mods) for a in node.names if a.name.startswith("catan_env"))
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    parts = package.split(".")[:len(package.split(".")) - node.level + 1]
-                    source = ".".join(parts + ([node.module] if node.module else []))
-                else:
-                    source = node.module or ""
-                if source.split(".")[0] != "catan_env":
-                    continue
-                for a in node.names:  # `from pkg import mod` imports the module pkg.mod
-                    full = f"{source}.{a.name}"
-                    targets.add(full if full in mods else _owner(source, mods))
-        targets.discard(None)
-        targets.discard(name)
-        graph[name] = targets
-    return graph
+    return import_graph(mods)
 
 
 def rank(name):
     best = max(((len(p), r) for r, prefixes in LAYERS for p in prefixes if name == p or name.startswith(p + ".")))
     return best[1]
-
-
-def cycles(graph):
-    """The strongly connected components with more than one module (Tarjan)."""
-    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(graph.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                found.append(sorted(comp))
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return found
 
 
 def test_the_scan_sees_every_kind_of_import():
@@ -122,6 +52,7 @@ def test_the_scan_sees_every_kind_of_import():
     assert "catan_env.agents.value.agent" in graph["catan_env.win_chart"]      # inside a function
     assert "catan_env.infoset" in graph["catan_env.agent_specs"]               # under TYPE_CHECKING
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert closure({"a": {"b"}, "b": {"c"}, "c": set(), "d": {"a"}}, "a") == {"a", "b", "c"}
     assert rank("catan_env.learned.mlp") == 0 and rank("catan_env.batched.env") == 1
     assert rank("catan_env.agents.value.agent") == 2 and rank("catan_env.web.server") == 4
 

@@ -86,6 +86,39 @@ def test_editing_a_called_module_invalidates_the_callers_cached_kernels(tmp_path
     assert again.stdout.strip() == "4.5", "a cached Deep Catan kernel kept the old dense_layer"
 
 
+LOADED_SCRIPT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from catan_env.core import cards, layout as L
+from catan_env.agents.deep import forward
+assert forward.__file__.startswith(sys.argv[1]), forward.__file__
+cards.hand_size(np.zeros(L.STATE_SIZE, np.int64), 0)
+forward._dense(np.ones(1, np.float32), 1, np.array([2.0, 0.5], np.float32), 0, 1, np.zeros(1, np.float32))
+loaded = lambda kernel: "loaded" if sum(kernel.stats.cache_hits.values()) else "compiled"
+print(loaded(cards.hand_size), loaded(forward._dense))
+"""
+
+
+def test_editing_one_module_recompiles_only_the_kernels_that_import_it(tmp_path):
+    """Kernels are invalidated along the imports: an edit to an agent module leaves the
+    rules core's cached kernels loading, and an edit nothing imports recompiles nothing."""
+    pkg = _package_copy(tmp_path)
+    run = lambda: _run(["-c", LOADED_SCRIPT, str(pkg)], check=True).stdout.split()  # noqa: E731
+    assert run() == ["compiled", "compiled"]
+    assert run() == ["loaded", "loaded"]
+    robot = pkg / "catan_env" / "agents" / "jsettlers" / "robot.py"  # imported by neither kernel's module
+    robot.write_text(robot.read_text() + "\n# an edit\n")
+    assert run() == ["loaded", "loaded"]
+    forward = pkg / "catan_env" / "agents" / "deep" / "forward.py"  # the Deep Catan kernel's own module
+    forward.write_text(forward.read_text() + "\n# an edit\n")
+    assert run() == ["loaded", "compiled"]
+    cards = pkg / "catan_env" / "core" / "cards.py"  # imported by both (the rules core)
+    cards.write_text(cards.read_text() + "\n# an edit\n")
+    assert run() == ["compiled", "compiled"]
+    assert run() == ["loaded", "loaded"]
+
+
 def test_numba_still_has_the_cache_locators_the_guard_reads():
     """The guard finds numba's cache folders through a private numba API: when a numba
     release moves it, this fails (and the guard falls back to clearing at every import)."""

@@ -7,14 +7,21 @@ a cached kernel only when the kernel's *own* file changes, so editing ``layout.p
 ``learned/mlp.py``, whose ``dense_layer`` the Deep Catan kernels call) would leave every
 other module's cached kernels running the old code, silently.
 
-The rule here is the simplest honest one: one digest over every Python source of the
-distribution (``catan_env`` with its ``agents`` and ``wrappers`` subpackages, wherever
-they are installed).  ``clear_stale()`` runs when ``catan_env.core`` is imported, which
-every other module of the package does first; for each package folder it compares the
-digest with the one stamped beside the folder's numba cache and, when they differ,
-deletes the folder's cached kernels (``.nbi`` / ``.nbc``) and stamps the new digest.
-Numba then recompiles on first use.  Editing any source of the package thus costs one
-recompilation of the kernels a process uses; a wrong kernel costs more.
+The rule here follows the imports.  A kernel can only read constants of, and call
+kernels in, modules its own module imports (directly or through others: numba resolves
+globals by name at compile time, and a kernel passed in at run time, such as a search
+hook, is compiled with ``cache=False``).  So each module gets a digest over its own
+source and the sources of every module of the distribution it imports, transitively
+(``catan_env`` with its ``agents`` and ``wrappers`` subpackages, wherever they are
+installed; :mod:`.import_graph` reads the imports).  ``clear_stale()`` runs when
+``catan_env.core`` is imported, which every other module of the package does first; for
+each package folder it compares each module's digest with the one stamped beside the
+folder's numba cache and deletes the cached kernels (``.nbi`` / ``.nbc``) of the modules
+whose digest changed.  Numba then recompiles those on first use.  Editing an agent
+module thus recompiles that module and the modules importing it, not the rules core.
+
+The imports of each source are kept, by content digest, in one JSON file beside the
+core's cache, so an import reads and hashes the sources but parses only changed ones.
 
 Finding a folder's numba cache uses numba's own locator classes (private API:
 ``CompileResultCacheImpl._locator_classes``; a test fails when a numba release changes
@@ -22,23 +29,34 @@ it).  Should they be missing, the guard falls back to deleting the cached kernel
 every package folder (``__pycache__`` and ``NUMBA_CACHE_DIR``) at every import, with a
 warning: slower, never stale.
 """
-import glob
 import hashlib
 import importlib.util
+import json
 import os
 import warnings
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Union
+
+from .import_graph import closure, imports_in, module_files
 
 CORE_DIR = os.path.dirname(os.path.abspath(__file__))
 PACKAGE_DIR = os.path.dirname(CORE_DIR)
-STAMP_NAME = "catan_env-sources.sha256"
+STAMP_NAME = "catan_env-kernels.json"      # {module file name: its digest}, per cache folder
+IMPORTS_NAME = "catan_env-imports.json"    # {module: [source digest, imports]}, beside the core's cache
 SUBPACKAGES_ELSEWHERE = ("agents", "wrappers")  # installed inside the package, kept at the repo's top
 KERNEL_SUFFIXES = (".nbi", ".nbc")
 
+Roots = Union[Sequence[str], Mapping[str, str]]  # folders, or {folder: the package it installs as}
 
-def distribution_dirs():
+
+def distribution_dirs() -> List[str]:
     """The folders holding the package's sources: ``catan_env`` itself and, in an
     editable install, the ``agents`` and ``wrappers`` folders mapped into it."""
-    dirs = [PACKAGE_DIR]
+    return list(distribution_roots())
+
+
+def distribution_roots() -> Dict[str, str]:
+    """{folder: package name} of the package's sources (see :func:`distribution_dirs`)."""
+    roots = {PACKAGE_DIR: "catan_env"}
     for sub in SUBPACKAGES_ELSEWHERE:
         if os.path.isdir(os.path.join(PACKAGE_DIR, sub)):
             continue  # an installed wheel: already below PACKAGE_DIR
@@ -47,15 +65,22 @@ def distribution_dirs():
         except (ImportError, ValueError):
             spec = None
         for d in (spec.submodule_search_locations or []) if spec is not None else []:
-            if os.path.abspath(d) not in dirs:
-                dirs.append(os.path.abspath(d))
-    return dirs
+            roots.setdefault(os.path.abspath(d), f"catan_env.{sub}")
+    return roots
 
 
-def package_dirs(roots):
+def _as_roots(roots: Optional[Roots]) -> Dict[str, str]:
+    if roots is None:
+        return distribution_roots()
+    if isinstance(roots, Mapping):
+        return dict(roots)
+    return {os.path.abspath(r): os.path.basename(os.path.abspath(r)) for r in roots}
+
+
+def package_dirs(roots: Roots) -> List[str]:
     """Every folder below roots that holds Python sources (caches are kept per folder)."""
     out = []
-    for root in roots:
+    for root in _as_roots(roots):
         for d, subdirs, files in os.walk(root):
             subdirs[:] = sorted(s for s in subdirs if s != "__pycache__" and not s.startswith("."))
             if any(f.endswith(".py") for f in files):
@@ -63,24 +88,70 @@ def package_dirs(roots):
     return out
 
 
-def sources_digest(roots=None):
+def kernel_digests(roots: Optional[Roots] = None) -> Dict[str, str]:
+    """{source path: digest of that module's source and of every module it imports,
+    transitively, within the distribution}: a module's kernels are stale when it changes."""
+    files = module_files(_as_roots(roots))
+    sources: Dict[str, bytes] = {}
+    for name, path in files.items():
+        with open(path, "rb") as f:
+            sources[name] = f.read()
+    own = {name: hashlib.sha256(text).hexdigest() for name, text in sources.items()}
+    graph = _imports(files, sources, own)
+    out = {}
+    for name, path in files.items():
+        h = hashlib.sha256()
+        for dep in sorted(closure(graph, name)):
+            h.update(f"{dep}={own[dep]}\n".encode())
+        out[path] = h.hexdigest()
+    return out
+
+
+def _imports(files: Mapping[str, str], sources: Mapping[str, bytes], own: Mapping[str, str]) -> Dict[str, Set[str]]:
+    """Each module's imports, parsed only where the source changed since the last call
+    (kept by source digest beside the core's cache; parsed afresh without one)."""
+    cache_dir = cache_dir_for(os.path.join(CORE_DIR, "rules.py")) if _locator_classes() else None
+    path = os.path.join(cache_dir, IMPORTS_NAME) if cache_dir else None
+    known: Dict[str, Any] = {}
+    if path and os.path.exists(path):
+        try:
+            with open(path) as f:
+                known = json.load(f)
+        except (OSError, ValueError):
+            known = {}
+    graph: Dict[str, Set[str]] = {}
+    changed = False
+    for name, file in files.items():
+        entry = known.get(name)
+        if isinstance(entry, list) and len(entry) == 2 and entry[0] == own[name]:
+            graph[name] = {m for m in entry[1] if m in files}
+        else:
+            graph[name] = imports_in(sources[name].decode("utf-8"), name, file.endswith("__init__.py"), files)
+            changed = True
+    if path and (changed or set(known) != set(files)):
+        _write_json(path, {name: [own[name], sorted(graph[name])] for name in files})
+    return graph
+
+
+def sources_digest(roots: Optional[Roots] = None) -> str:
     """sha256 over every Python source below roots (default: the distribution), by
     path relative to its root and content."""
     h = hashlib.sha256()
-    for root in roots if roots is not None else distribution_dirs():
+    for root in _as_roots(roots):
         for d in package_dirs([root]):
-            for path in sorted(glob.glob(os.path.join(d, "*.py"))):
+            for name in sorted(f for f in os.listdir(d) if f.endswith(".py")):
+                path = os.path.join(d, name)
                 h.update(os.path.relpath(path, root).encode())
                 with open(path, "rb") as f:
                     h.update(f.read())
     return h.hexdigest()
 
 
-def _probe():  # a stand-in function for numba's cache locators (they read its line number)
+def _probe() -> None:  # a stand-in function for numba's cache locators (they read its line number)
     pass
 
 
-def _locator_classes():
+def _locator_classes() -> Optional[List[Any]]:
     """numba's cache locator classes, or None where a numba release moved them."""
     try:
         from numba.core.caching import CompileResultCacheImpl
@@ -90,7 +161,7 @@ def _locator_classes():
     return list(classes) if classes else None
 
 
-def cache_dir_for(py_file):
+def cache_dir_for(py_file: str) -> Optional[str]:
     """The directory numba would cache py_file's kernels in (its own locator rules), or
     None when numba's locators cannot say."""
     for cls in _locator_classes() or ():
@@ -103,7 +174,7 @@ def cache_dir_for(py_file):
     return None
 
 
-def _fallback_cache_dirs(module_dir):
+def _fallback_cache_dirs(module_dir: str) -> List[str]:
     """Where numba keeps module_dir's kernels under its documented rules: beside the
     sources, or below NUMBA_CACHE_DIR mirroring the source path."""
     out = [os.path.join(module_dir, "__pycache__")]
@@ -113,27 +184,27 @@ def _fallback_cache_dirs(module_dir):
     return out
 
 
-def clear_stale(roots=None):
-    """Delete the cached kernels of every package folder whose stamp differs from the
-    sources' digest (all of them, at every call, where numba's locators are missing).
-    Returns the number of files removed."""
-    roots = roots if roots is not None else distribution_dirs()
-    digest = sources_digest(roots)
+def clear_stale(roots: Optional[Roots] = None) -> int:
+    """Delete the cached kernels of every module whose digest (:func:`kernel_digests`)
+    differs from the one stamped beside its folder's cache (of every module, at every
+    call, where numba's locators are missing).  Returns the number of files removed."""
+    roots = _as_roots(roots)
     dirs = package_dirs(roots)
     if _locator_classes() is None:
         warnings.warn("numba's cache locators moved (numba.core.caching.CompileResultCacheImpl."
                       "_locator_classes): catan_env clears its compiled kernels at every import",
                       RuntimeWarning, stacklevel=2)
-        return sum(_remove_kernels(c, d) for d in dirs for c in _fallback_cache_dirs(d))
-    return sum(_clear_dir(d, digest) for d in dirs)
+        return sum(_remove_kernels(c, _module_names(d)) for d in dirs for c in _fallback_cache_dirs(d))
+    digests = kernel_digests(roots)
+    return sum(_clear_dir(d, digests) for d in dirs)
 
 
-def _module_names(module_dir):
-    return {os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(module_dir, "*.py"))}
+def _module_names(module_dir: str) -> Set[str]:
+    return {f[:-3] for f in os.listdir(module_dir) if f.endswith(".py")}
 
 
-def _remove_kernels(cache_dir, module_dir):
-    modules = _module_names(module_dir)
+def _remove_kernels(cache_dir: str, modules: Set[str]) -> int:
+    """Delete the cached kernels of these modules (file names without .py) in cache_dir."""
     removed = 0
     for name in os.listdir(cache_dir) if os.path.isdir(cache_dir) else ():
         if name.endswith(KERNEL_SUFFIXES) and name.split(".", 1)[0] in modules:
@@ -145,24 +216,33 @@ def _remove_kernels(cache_dir, module_dir):
     return removed
 
 
-def _clear_dir(module_dir, digest):
-    py_files = sorted(glob.glob(os.path.join(module_dir, "*.py")))
-    cache_dir = cache_dir_for(py_files[0])  # one cache folder per source folder
+def _clear_dir(module_dir: str, digests: Mapping[str, str]) -> int:
+    py_files = sorted(f for f in os.listdir(module_dir) if f.endswith(".py"))
+    cache_dir = cache_dir_for(os.path.join(module_dir, py_files[0]))  # one cache folder per source folder
     if cache_dir is None:
-        return sum(_remove_kernels(c, module_dir) for c in _fallback_cache_dirs(module_dir))
+        return sum(_remove_kernels(c, _module_names(module_dir)) for c in _fallback_cache_dirs(module_dir))
+    now = {f[:-3]: digests.get(os.path.join(module_dir, f), "") for f in py_files}
     stamp = os.path.join(cache_dir, STAMP_NAME)
     try:
         with open(stamp) as f:
-            if f.read().strip() == digest:
-                return 0
-    except OSError:
-        pass
-    removed = _remove_kernels(cache_dir, module_dir)
-    try:
-        tmp = f"{stamp}.{os.getpid()}"
-        with open(tmp, "w") as f:
-            f.write(digest)
-        os.replace(tmp, stamp)
-    except OSError:
-        pass
+            before = json.load(f)
+    except (OSError, ValueError):
+        before = {}
+    stale = {m for m, d in now.items() if not isinstance(before, dict) or before.get(m) != d}
+    if not stale:
+        return 0
+    removed = _remove_kernels(cache_dir, stale)
+    _write_json(stamp, now)
     return removed
+
+
+def _write_json(path: str, data: Any) -> None:
+    """Write atomically (a reader never sees half a file); a read-only cache is skipped."""
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}"
+        with open(tmp, "w") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass
