@@ -142,17 +142,21 @@ def run_tournament(players: Sequence[str], games: int, workers: int = 1, seed: i
     if backend == "ray":
         for res in _ray_map(jobs, workers, address):
             results.append(res)
-            bar and bar.update(len(results))
+            if bar is not None:
+                bar.update(len(results))
     elif workers <= 1:
         for job in jobs:
             results.append(_job(job))
-            bar and bar.update(len(results))
+            if bar is not None:
+                bar.update(len(results))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             for res in pool.map(_job, jobs, chunksize=max(1, games // (8 * workers))):
                 results.append(res)
-                bar and bar.update(len(results))
-    bar and bar.done()
+                if bar is not None:
+                    bar.update(len(results))
+    if bar is not None:
+        bar.done()
     return results
 
 

@@ -6,12 +6,18 @@ only, no torch), ``pretrained_policy`` (the one shipped in the package) and
 extra)."""
 import io
 import os
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
 
 import numpy as np
 
 from catan_env.learned.mlp import MLPWeights, masked_logits, pack
 
-from .base import Agent, choose_from_logits, legal_from
+from .base import Agent, Observation, choose_from_logits, legal_from
+
+if TYPE_CHECKING:
+    from catan_env.infoset import InfoSet
+
+StrPath = Union[str, "os.PathLike[str]"]
 
 
 class MLPPolicyAgent(Agent):
@@ -20,7 +26,8 @@ class MLPPolicyAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, path=None, deterministic=True, seed=None, weights=None):
+    def __init__(self, path: Optional[StrPath] = None, deterministic: bool = True, seed: Optional[int] = None,
+                 weights: Optional[MLPWeights] = None) -> None:
         super().__init__(seed)
         if weights is None:
             if path is None:
@@ -37,7 +44,7 @@ class MLPPolicyAgent(Agent):
         size = max(width, weights.n_in)
         self._h1, self._h2 = np.empty(size, np.float32), np.empty(size, np.float32)
 
-    def logits(self, observation):
+    def logits(self, observation: Observation) -> Tuple[np.ndarray, np.ndarray]:
         """Logits of the legal actions (in ascending id order) and those ids."""
         x = np.ascontiguousarray(observation["observation"], dtype=np.float32)
         if x.shape != (self.weights.n_in,):
@@ -49,16 +56,16 @@ class MLPPolicyAgent(Agent):
                       self._h1, self._h2)
         return out, legal
 
-    def act(self, observation, infoset):
+    def act(self, observation: Observation, infoset: "InfoSet") -> int:
         logits, legal = self.logits(observation)
         return choose_from_logits(legal, logits, self.deterministic, self.rng)
 
-    def batched_opponent(self):
+    def batched_opponent(self) -> Dict[str, Any]:
         """The batched env plays this policy inside numba (its MLP pool), argmax or sampled
         as this agent would play it."""
         return {"kind": "policy", "weights": self.weights, "sample": not self.deterministic}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"MLPPolicyAgent(path={self.path!r})"
 
 
@@ -66,7 +73,7 @@ PRETRAINED_POLICY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "va
                                  "pretrained_policy.npz")
 
 
-def pretrained_policy_agent(deterministic=True, seed=None):
+def pretrained_policy_agent(deterministic: bool = True, seed: Optional[int] = None) -> MLPPolicyAgent:
     """``pretrained_policy``: the policy network shipped in the package (an MLP over the
     observation vector, 2 x 512 ReLU: cloned from the greedy win-probability network, then
     fine-tuned by MaskablePPO against a league with the network as potential-based shaping;
@@ -90,11 +97,15 @@ class SB3PolicyAgent(Agent):
     travels as its saved bytes and is loaded again, on the CPU, in the child."""
 
     name = "sb3_policy"
+    _path: Optional[str]   # where the model was saved, when given as a path
+    _model: Any            # the SB3 model; None until loaded from _path or _blob
+    _algo: Any             # its class (MaskablePPO when None)
 
-    def __init__(self, model, deterministic=True, seed=None, algo=None):
+    def __init__(self, model: Any, deterministic: bool = True, seed: Optional[int] = None,
+                 algo: Any = None) -> None:
         super().__init__(seed)
         self.deterministic = deterministic
-        self._blob = None
+        self._blob: Optional[bytes] = None
         if isinstance(model, (str, os.PathLike)):
             self._path, self._model = os.fspath(model), None
             self._algo = algo
@@ -103,7 +114,7 @@ class SB3PolicyAgent(Agent):
             self._algo = algo or type(model)
 
     @property
-    def model(self):
+    def model(self) -> Any:
         if self._model is None:
             algo = self._algo
             if algo is None:
@@ -112,7 +123,7 @@ class SB3PolicyAgent(Agent):
             self._model = algo.load(source, device="cpu")
         return self._model
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         state = self.__dict__.copy()
         if self._path is None and self._blob is None:
             buf = io.BytesIO()
@@ -121,7 +132,7 @@ class SB3PolicyAgent(Agent):
         state["_model"] = None
         return state
 
-    def act(self, observation, infoset):
+    def act(self, observation: Observation, infoset: "InfoSet") -> int:
         obs = observation["observation"]
         mask = observation["action_mask"].astype(bool)
         try:
@@ -135,7 +146,7 @@ class SB3PolicyAgent(Agent):
         return action
 
 
-def sb3_agent(path, deterministic=True, seed=None):
+def sb3_agent(path: StrPath, deterministic: bool = True, seed: Optional[int] = None) -> SB3PolicyAgent:
     """A saved SB3 model (MaskablePPO by default) as an agent (``sb3:path=model.zip``)."""
     try:
         import sb3_contrib  # noqa: F401 (the model class loads on first use)
@@ -147,7 +158,8 @@ def sb3_agent(path, deterministic=True, seed=None):
 SHARED_POLICY = "shared"  # the RLModule id of a policy shared by every seat
 
 
-def rllib_agent(path=None, policy=SHARED_POLICY, deterministic=True, seed=None):
+def rllib_agent(path: Optional[StrPath] = None, policy: str = SHARED_POLICY, deterministic: bool = True,
+                seed: Optional[int] = None) -> "RLlibAgent":
     """An RLlib checkpoint's policy as an agent (``rllib:path=DIR``; ``[rllib]`` extra)."""
     try:
         import ray.rllib  # noqa: F401
@@ -157,7 +169,7 @@ def rllib_agent(path=None, policy=SHARED_POLICY, deterministic=True, seed=None):
     return RLlibAgent(path, policy=policy, deterministic=deterministic, seed=seed)
 
 
-def module_path(checkpoint, policy=SHARED_POLICY):
+def module_path(checkpoint: StrPath, policy: str = SHARED_POLICY) -> str:
     """Folder of one policy's RLModule inside an ``algo.save()`` checkpoint."""
     return os.path.join(os.fspath(checkpoint), "learner_group", "learner", "rl_module", policy)
 
@@ -168,7 +180,8 @@ class RLlibAgent(Agent):
 
     name = "rllib"
 
-    def __init__(self, path=None, policy=SHARED_POLICY, deterministic=True, seed=None):
+    def __init__(self, path: Optional[StrPath] = None, policy: str = SHARED_POLICY, deterministic: bool = True,
+                 seed: Optional[int] = None) -> None:
         super().__init__(seed)
         if path is None:
             raise ValueError("rllib agent needs path=<checkpoint folder written by algo.save()>")
@@ -183,7 +196,7 @@ class RLlibAgent(Agent):
         self.module.eval()
         self.path, self.policy, self.deterministic = os.fspath(path), policy, bool(deterministic)
 
-    def logits(self, observation):
+    def logits(self, observation: Observation) -> np.ndarray:
         """Masked logits over all actions for one observation dict of our env."""
         torch = self._torch
         obs = {"observations": torch.as_tensor(np.asarray(observation["observation"], np.float32))[None],
@@ -192,10 +205,10 @@ class RLlibAgent(Agent):
             out = self.module.forward_inference({"obs": obs})
         return out["action_dist_inputs"][0].numpy()
 
-    def act(self, observation, infoset):
+    def act(self, observation: Observation, infoset: "InfoSet") -> int:
         legal = legal_from(observation)
         return choose_from_logits(legal, self.logits(observation)[legal], self.deterministic, self.rng)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"RLlibAgent(path={self.path!r}, policy={self.policy!r})"
 

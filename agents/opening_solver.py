@@ -20,9 +20,12 @@ modalities agree exactly.  ``competitive=True`` maximises own value minus the be
 opponent's value (opponents whose second settlement is not placed yet count with what
 they have), the paper's suggested extension.
 """
+from typing import Any, Iterable, Optional, Sequence, Tuple
+
 import numpy as np
 from numba import njit, types
 from numba.typed import Dict
+from numpy.typing import ArrayLike
 
 from catan_env.core import layout as L
 from catan_env.core.placement import adjacent
@@ -34,7 +37,7 @@ EPS = 1e-12
 KEY_TYPE = types.UniTuple(types.int64, 2)
 
 
-def vertex_features(terrain, numbers):
+def vertex_features(terrain: np.ndarray, numbers: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per vertex: resource bit mask, expected cards per roll, number bit mask."""
     res = np.zeros(N_VERTICES, dtype=np.int64)
     exp = np.zeros(N_VERTICES, dtype=np.float64)
@@ -49,7 +52,7 @@ def vertex_features(terrain, numbers):
 
 
 @njit(cache=True)
-def _popcount(x):
+def _popcount(x: int) -> int:
     c = 0
     while x:
         x &= x - 1
@@ -58,7 +61,7 @@ def _popcount(x):
 
 
 @njit(cache=True)
-def _number_prob(mask):
+def _number_prob(mask: int) -> float:
     s = 0.0
     for n in range(2, 13):
         if mask & (1 << n):
@@ -67,12 +70,12 @@ def _number_prob(mask):
 
 
 @njit(cache=True)
-def value(res_mask, exp, num_mask, a, b, g):
+def value(res_mask: int, exp: float, num_mask: int, a: float, b: float, g: float) -> float:
     return a * _popcount(res_mask) + b * exp + g * _number_prob(num_mask)
 
 
 @njit(cache=True)
-def pair_matrix(res, exp, nums, a, b, g):
+def pair_matrix(res: np.ndarray, exp: np.ndarray, nums: np.ndarray, a: float, b: float, g: float) -> np.ndarray:
     """Q[v1, v2]: objective of owning v1 and v2 (-inf when they break the distance rule)."""
     q = np.full((N_VERTICES, N_VERTICES), -np.inf)
     for v in range(N_VERTICES):
@@ -84,7 +87,7 @@ def pair_matrix(res, exp, nums, a, b, g):
     return q
 
 
-def _block_mask():
+def _block_mask() -> np.ndarray:
     """Bit mask per vertex of itself and its neighbours (plain numpy: no compile at import)."""
     out = np.zeros(N_VERTICES, dtype=np.int64)
     for v in range(N_VERTICES):
@@ -101,7 +104,7 @@ FULL = (np.int64(1) << N_VERTICES) - 1  # one bit per vertex
 
 
 @njit(cache=True)
-def _player_value(q, single, firsts, seconds, p):
+def _player_value(q: np.ndarray, single: np.ndarray, firsts: np.ndarray, seconds: np.ndarray, p: int) -> float:
     if firsts[p] < 0:
         return 0.0
     if seconds[p] < 0:
@@ -110,7 +113,8 @@ def _player_value(q, single, firsts, seconds, p):
 
 
 @njit(cache=True)
-def _score(q, single, firsts, seconds, p, n, competitive):
+def _score(q: np.ndarray, single: np.ndarray, firsts: np.ndarray, seconds: np.ndarray, p: int, n: int,
+           competitive: bool) -> float:
     own = q[firsts[p], seconds[p]]
     if not competitive:
         return own
@@ -124,7 +128,7 @@ def _score(q, single, firsts, seconds, p, n, competitive):
 
 
 @njit(cache=True)
-def _better(obj, v1, v2, best, b1, b2):
+def _better(obj: float, v1: int, v2: int, best: float, b1: int, b2: int) -> bool:
     if obj > best + EPS:
         return True
     if obj >= best - EPS and (v1 < b1 or (v1 == b1 and v2 < b2)):
@@ -135,8 +139,9 @@ def _better(obj, v1, v2, best, b1, b2):
 # The recursive kernel is compiled per process: numba segfaults when it reloads a
 # cached self-recursive function (seen with numba 0.68), so no cache=True here.
 @njit(cache=False)
-def _solve(avail, occ, p, n, q, single, order, firsts, seconds, use_memo, use_bound, competitive,
-           key_by_available, memo_keys, memo_store, counter):
+def _solve(avail: np.int64, occ: np.int64, p: int, n: int, q: np.ndarray, single: np.ndarray, order: np.ndarray,
+           firsts: np.ndarray, seconds: np.ndarray, use_memo: bool, use_bound: bool, competitive: bool,
+           key_by_available: bool, memo_keys: Any, memo_store: np.ndarray, counter: np.ndarray) -> np.int64:
     """Place first settlements of players p..n-1 and seconds of n-1..p optimally.
     firsts/seconds: in-out arrays (earlier players' firsts are set); returns the
     availability after all placements made here (or -1 when no placement exists)."""
@@ -222,8 +227,9 @@ def _solve(avail, occ, p, n, q, single, order, firsts, seconds, use_memo, use_bo
 
 
 @njit(cache=False)
-def solve_kernel(q, single, order, n, occupied_mask, use_memo, use_bound, competitive, memo_size,
-                 key_by_available):
+def solve_kernel(q: np.ndarray, single: np.ndarray, order: np.ndarray, n: int, occupied_mask: np.int64,
+                 use_memo: bool, use_bound: bool, competitive: bool, memo_size: int,
+                 key_by_available: bool) -> Tuple[np.ndarray, np.ndarray, int]:
     firsts = np.full(n, -1, dtype=np.int64)
     seconds = np.full(n, -1, dtype=np.int64)
     avail = FULL
@@ -241,8 +247,8 @@ def solve_kernel(q, single, order, n, occupied_mask, use_memo, use_bound, compet
 class OpeningSolver:
     """Solve a board's set-up placements; usable by any agent for its opening."""
 
-    def __init__(self, weights=(0.5, 0.3, 0.2), modality=3, competitive=False, memo_size=None,
-                 memo_key="occupied"):
+    def __init__(self, weights: Sequence[float] = (0.5, 0.3, 0.2), modality: int = 3, competitive: bool = False,
+                 memo_size: Optional[int] = None, memo_key: str = "occupied") -> None:
         if modality not in (1, 2, 3):
             raise ValueError(f"modality must be 1, 2 or 3, got {modality!r}")
         if len(weights) != 3:
@@ -257,13 +263,14 @@ class OpeningSolver:
             raise ValueError(f"memo_key must be 'occupied' or 'available', got {memo_key!r}")
         self.memo_key = memo_key
 
-    def tables(self, terrain, numbers):
+    def tables(self, terrain: ArrayLike, numbers: ArrayLike) -> Tuple[np.ndarray, np.ndarray]:
         res, exp, nums = vertex_features(np.asarray(terrain), np.asarray(numbers))
         q = pair_matrix(res, exp, nums, *self.weights)
         single = np.array([value(res[v], exp[v], nums[v], *self.weights) for v in range(N_VERTICES)])
         return q, single
 
-    def solve(self, terrain, numbers, players=4, occupied=()):
+    def solve(self, terrain: ArrayLike, numbers: ArrayLike, players: int = 4,
+              occupied: Iterable[int] = ()) -> dict[str, Any]:
         """Return dict(first=[...], second=[...], objective=[...], calls=int) per player
         (player 0 is the first to place).  occupied: vertices already taken."""
         q, single = self.tables(terrain, numbers)
@@ -282,11 +289,11 @@ class OpeningSolver:
         return {"first": [int(x) for x in firsts], "second": [int(x) for x in seconds],
                 "objective": objective, "calls": int(calls)}
 
-    def solve_state(self, state):
+    def solve_state(self, state: np.ndarray) -> dict[str, Any]:
         terrain, numbers = L.view(state, "hex_terrain"), L.view(state, "hex_number")
         return self.solve(terrain, numbers, int(state[L.OPT_PLAYERS]))
 
-    def best_settlement(self, state, seat):
+    def best_settlement(self, state: np.ndarray, seat: int) -> int:
         """The solver's choice for seat's next set-up settlement in the current state:
         placements already made are fixed; the remaining snake is solved."""
         terrain, numbers = L.view(state, "hex_terrain"), L.view(state, "hex_number")

@@ -42,7 +42,7 @@ def replay(record: Union[GameRecord, Mapping[str, Any], str, "os.PathLike[str]"]
     rec = load_record(record)
     actions = [-1] + [a for a, _ in rec.actions]
     for i, state in enumerate(rec.replay()):
-        frame = None
+        frame: Union[str, np.ndarray, None] = None
         if render_mode == "ansi":
             frame = R.render_ansi(state)
         elif render_mode == "rgb_array":

@@ -265,5 +265,8 @@ def test_search_playouts_and_the_envs_share_one_compiled_apply_action():
     env.reset(seed=1)
     env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
     for kernel in (rules.apply_action, rules.new_random_game, rules.init_state):
-        assert len(kernel.signatures) == 1, (kernel.__name__, kernel.signatures)
-        assert "Literal" not in str(kernel.signatures[0]), kernel.signatures
+        # (init_state is called only from kernels: when they load from the cache, it is
+        # never compiled in this process, and has no signature)
+        least = 0 if kernel is rules.init_state else 1
+        assert least <= len(kernel.signatures) <= 1, (kernel.__name__, kernel.signatures)
+        assert "Literal" not in str(kernel.signatures), kernel.signatures

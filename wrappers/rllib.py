@@ -23,13 +23,15 @@ checkpoint's policy in the arena (``rllib:path=CHECKPOINT``).
 """
 
 import os
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, SupportsFloat, Tuple, Union, cast
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 import catan_env
-from catan_env.agents.learned import SHARED_POLICY, RLlibAgent, module_path  # noqa: F401 (re-exported)
+from catan_env.agents.base import AgentProtocol
+from catan_env.agents.learned import SHARED_POLICY, RLlibAgent, StrPath, module_path  # noqa: F401 (re-exported)
 from catan_env.agents.registry import make_agent
 
 try:  # the env subclasses RLlib's MultiAgentEnv where ray is installed
@@ -37,8 +39,15 @@ try:  # the env subclasses RLlib's MultiAgentEnv where ray is installed
 except ImportError:  # pragma: no cover - the module stays importable for docs and errors
     _Base = gymnasium.Env
 
+if TYPE_CHECKING:
+    from catan_env.gym_env import CatanGymEnv
 
-def _seat_of(key, players):
+# RLlib's per-agent dicts ({agent name: value}, "__all__" in the done flags)
+MultiAgentDict = Dict[str, Any]
+MultiAgentStep = Tuple[MultiAgentDict, Dict[str, float], Dict[str, bool], Dict[str, bool], MultiAgentDict]
+
+
+def _seat_of(key: Union[int, str], players: int) -> int:
     """0-based seat from an int or a ``player_i`` name."""
     seat = int(key.rsplit("_", 1)[-1]) if isinstance(key, str) else int(key)
     if not 0 <= seat < players:
@@ -50,13 +59,13 @@ class CatanMultiAgentEnv(_Base):
     """Turn-based RLlib multi-agent env.  ``config``: catan_env.env options plus
     ``opponents`` ({seat or "player_i": agent spec}) for seats our agents play."""
 
-    def __init__(self, config=None):
+    def __init__(self, config: Optional[Dict[str, Any]] = None) -> None:
         config = dict(config or {})
         opponents = config.pop("opponents", None) or {}
         super().__init__()
         self.game = catan_env.env(**config)  # an illegal action ends the game, actor -1
         n = self.game.options.players
-        self.frozen = {}
+        self.frozen: Dict[str, AgentProtocol] = {}
         for key, spec in dict(opponents).items():
             seat = _seat_of(key, n)
             self.frozen[self.game.possible_agents[seat]] = make_agent(spec, seed=seat)
@@ -69,25 +78,27 @@ class CatanMultiAgentEnv(_Base):
         space = spaces.Dict({
             "observations": inner["observation"],
             "action_mask": spaces.Box(0.0, 1.0, inner["action_mask"].shape, np.float32)})
-        self.observation_spaces = {a: space for a in learners}
-        self.action_spaces = {a: self.game.action_space(a) for a in learners}
+        self.observation_spaces: Dict[str, spaces.Space] = {a: space for a in learners}
+        self.action_spaces: Dict[str, spaces.Space] = {a: self.game.action_space(a) for a in learners}
         self.observation_space = spaces.Dict(self.observation_spaces)
         self.action_space = spaces.Dict(self.action_spaces)
-        self._pending = {}
+        self._pending: Dict[str, float] = {}
 
-    def _observe(self, agent):
+    def _observe(self, agent: str) -> Dict[str, np.ndarray]:
         obs = self.game.observe(agent)
         return {"observations": obs["observation"], "action_mask": obs["action_mask"].astype(np.float32)}
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: Optional[int] = None,
+              options: Optional[Dict[str, Any]] = None) -> Tuple[MultiAgentDict, MultiAgentDict]:
         self.game.reset(seed=seed)
         for agent, bot in self.frozen.items():
-            bot.reset(None if seed is None else int(seed) * 31 + self.game.agent_name_mapping[agent])
+            if hasattr(bot, "reset"):  # the agent protocol asks for act() only
+                bot.reset(None if seed is None else int(seed) * 31 + self.game.agent_name_mapping[agent])
         self._pending = dict.fromkeys(self.possible_agents, 0.0)
         obs, _, _, _, info = self._advance()
         return obs, info
 
-    def step(self, action_dict):
+    def step(self, action_dict: Dict[str, int]) -> MultiAgentStep:
         agent = self.game.agent_selection
         if agent not in action_dict:
             raise ValueError(f"{agent} decides now; got actions for {sorted(action_dict)}")
@@ -95,11 +106,11 @@ class CatanMultiAgentEnv(_Base):
         self._collect()
         return self._advance()
 
-    def _collect(self):
+    def _collect(self) -> None:
         for a in self.possible_agents:
             self._pending[a] += self.game.rewards.get(a, 0.0)
 
-    def _advance(self):
+    def _advance(self) -> MultiAgentStep:
         """Play frozen seats until a learner decides or the game ends."""
         g = self.game
         while True:
@@ -121,7 +132,7 @@ class CatanMultiAgentEnv(_Base):
             no = {"__all__": False}
             return {agent: self._observe(agent)}, reward, no, dict(no), {}
 
-    def render(self):
+    def render(self) -> Any:
         return self.game.render()
 
 
@@ -132,24 +143,28 @@ class CatanSingleAgentEnv(gymnasium.Wrapper):
     runner (``num_envs_per_env_runner``), one batched forward pass for all: far fewer
     connector passes per env step than the turn-based multi-agent env."""
 
-    def __init__(self, config=None):
+    def __init__(self, config: Optional[Dict[str, Any]] = None) -> None:
         config = dict(config or {})
         config.pop("num_envs", None)  # RLlib's vector entry point adds it
         config.setdefault("opponents", ["random"] * (int(config.get("players", 4)) - 1))
         super().__init__(gymnasium.make("catan_env/Catan-v0", **config))
         inner = self.env.observation_space
+        actions = self.env.action_space
+        assert isinstance(actions, spaces.Discrete)  # Catan-v0's actions are one discrete id
         self.observation_space = spaces.Dict({
             "observations": inner,
-            "action_mask": spaces.Box(0.0, 1.0, (self.env.action_space.n,), np.float32)})
+            "action_mask": spaces.Box(0.0, 1.0, (actions.n,), np.float32)})
 
-    def _wrap(self, obs):
-        return {"observations": obs, "action_mask": self.env.unwrapped.action_masks().astype(np.float32)}
+    def _wrap(self, obs: Any) -> Dict[str, Any]:
+        env = cast("CatanGymEnv", self.env.unwrapped)  # what catan_env/Catan-v0 makes
+        return {"observations": obs, "action_mask": env.action_masks().astype(np.float32)}
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: Optional[int] = None,
+              options: Optional[Dict[str, Any]] = None) -> Tuple[Dict[str, Any], Dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
         return self._wrap(obs), info
 
-    def step(self, action):
+    def step(self, action: Any) -> Tuple[Dict[str, Any], SupportsFloat, bool, bool, Dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(int(action))
         return self._wrap(obs), reward, terminated, truncated, info
 
@@ -164,7 +179,7 @@ class CatanBatchedVectorEnv(gymnasium.vector.VectorEnv):
 
     metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, config=None):
+    def __init__(self, config: Optional[Dict[str, Any]] = None) -> None:
         from catan_env.batched import BatchedCatan
         from catan_env.batched.vector_env import single_observation_space
         config = dict(config or {})
@@ -182,44 +197,46 @@ class CatanBatchedVectorEnv(gymnasium.vector.VectorEnv):
         self.render_mode = None
         self._restarting = np.zeros(n, bool)
 
-    def _obs(self, obs, masks):
+    def _obs(self, obs: Any, masks: np.ndarray) -> Dict[str, np.ndarray]:
         return {"observations": np.array(obs, dtype=np.float32, copy=True), "action_mask": masks.astype(np.float32)}
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: Union[int, List[int], None] = None,
+              options: Optional[Dict[str, Any]] = None) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
         obs, masks = self.batch.reset(seed=seed)
         self._restarting[:] = False
         return self._obs(obs, masks), {}
 
-    def step(self, actions):
+    def step(self, actions: Any) -> Tuple[Dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
         hold = self._restarting.copy()
         obs, rewards, terminated, truncated, masks = self.batch.step(actions, hold=hold)
         out = self._obs(obs, masks)
         done = terminated | truncated
         for i in np.flatnonzero(done):  # the finished game's last view; its successor waits a step
-            out["observations"][i] = self.batch.final_observation(i)
+            out["observations"][i] = self.batch.final_observation(int(i))
             out["action_mask"][i] = 1.0
         self._restarting = done.copy()
         return out, rewards.astype(np.float32), terminated.copy(), truncated.copy(), {}
 
-    def close(self, **kwargs):
+    def close(self, **kwargs: Any) -> None:
         self.batch.close()
 
 
-def rllib_batched_env(config=None):
+def rllib_batched_env(config: Optional[Dict[str, Any]] = None) -> CatanBatchedVectorEnv:
     """Env creator of ``CatanBatchedVectorEnv`` for ``register_env`` (RLlib passes
     ``num_envs``); config: ``BatchedCatan`` options (``opponents``, ``vp_reward``, ...)."""
     return CatanBatchedVectorEnv(config)
 
 
-def rllib_single_env(config=None):
+def rllib_single_env(config: Optional[Dict[str, Any]] = None) -> CatanSingleAgentEnv:
     """Env creator of ``CatanSingleAgentEnv`` for ``register_env``; config: Catan-v0
     options (``opponents``: agent specs, default three random; ``vp_reward``, ...)."""
     import catan_env  # noqa: F401  (registers catan_env/Catan-v0 in the env runner)
     return CatanSingleAgentEnv(config)
 
 
-def single_agent_ppo_config(env="catan_batched", env_config=None, model=None, envs_per_runner=64,
-                            batched=True, **training):
+def single_agent_ppo_config(env: str = "catan_batched", env_config: Optional[Dict[str, Any]] = None,
+                            model: Optional[Dict[str, Any]] = None, envs_per_runner: int = 64,
+                            batched: bool = True, **training: Any) -> Any:
     """A PPOConfig for one masked learner seat against opponents inside the env, with
     ``envs_per_runner`` games per env runner: ``batched=True`` steps them in one numba call
     (register ``rllib_batched_env`` as ``env``), ``False`` as gymnasium's sync vector of
@@ -239,7 +256,7 @@ def single_agent_ppo_config(env="catan_batched", env_config=None, model=None, en
     return config
 
 
-def export_policy(checkpoint, path, policy="default_policy"):
+def export_policy(checkpoint: StrPath, path: StrPath, policy: str = "default_policy") -> str:
     """Write a checkpoint's policy branch (actor encoder MLP, then the pi head) as an
     ``MLPWeights`` ``.npz``: the arena plays it as ``ppo:path=...`` at numba speed, without
     Ray or torch.  The masked greedy move equals the RLModule's (the mask only lowers
@@ -259,14 +276,15 @@ def export_policy(checkpoint, path, policy="default_policy"):
     return os.fspath(path)
 
 
-def rllib_env(config=None):
+def rllib_env(config: Optional[Dict[str, Any]] = None) -> CatanMultiAgentEnv:
     """Env creator for ``ray.tune.registry.register_env``; config holds catan_env.env
     options and, optionally, ``opponents``."""
     return CatanMultiAgentEnv(config)
 
 
-def ppo_config(env="catan", env_config=None, policies=None, policy_mapping=None, model=None,
-               **training):
+def ppo_config(env: str = "catan", env_config: Optional[Dict[str, Any]] = None,
+               policies: Optional[Sequence[str]] = None, policy_mapping: Optional[Dict[str, str]] = None,
+               model: Optional[Dict[str, Any]] = None, **training: Any) -> Any:
     """A PPOConfig with masked torch policies.
 
     Default: one policy (``"shared"``) for every learner seat (self-play).  To give seats
@@ -285,7 +303,7 @@ def ppo_config(env="catan", env_config=None, policies=None, policy_mapping=None,
         raise ValueError(f"policy_mapping names policies {sorted(unknown)} not in {policies}")
     default = policies[0]
 
-    def policy_mapping_fn(agent_id, *args, **kwargs):
+    def policy_mapping_fn(agent_id: str, *args: Any, **kwargs: Any) -> str:
         return mapping.get(agent_id, default)
 
     specs = {p: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=dict(model or {}))

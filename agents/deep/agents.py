@@ -13,6 +13,7 @@ Both are presets of :class:`agents.mcts.MCTSAgent` (any of its options apply, e.
 """
 import json
 import os
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 import numpy as np
 from numba import njit
@@ -24,10 +25,17 @@ from ..mcts import MCTSAgent
 from .features import N_FEATURES, move_features
 from .forward import state_value
 
-_HOOKS = {}  # (absolute path, mtime) -> (evaluate, prior, meta)
+# a network as the search's hooks: evaluate(state, seat) -> each seat's value, and
+# prior(state, seat, actions, n, out) writing n probabilities
+EvaluateHook = Callable[[np.ndarray, int], np.ndarray]
+PriorHook = Callable[[np.ndarray, int, np.ndarray, int, np.ndarray], None]
+Hooks = Tuple[Optional[EvaluateHook], Optional[PriorHook], Dict[str, Any]]
+
+_HOOKS: Dict[Tuple[str, float], Hooks] = {}  # (absolute path, mtime) -> (evaluate, prior, meta)
 
 
-def load_networks(path):
+def load_networks(path: Union[str, "os.PathLike[str]"]
+                  ) -> Tuple[Optional[Tuple[np.ndarray, np.ndarray]], Optional[MLPWeights], Dict[str, Any]]:
     """(value (params, spec) or None, local MLPWeights or None, meta dict) from a file
     written by :func:`agents.deep.nets.save_networks`."""
     path = os.fspath(path)
@@ -44,18 +52,18 @@ def load_networks(path):
     return value, local, meta
 
 
-def value_hook(params, spec):
+def value_hook(params: np.ndarray, spec: np.ndarray) -> EvaluateHook:
     """A jitted ``evaluate(state, seat)``: every seat's win probability by the value net."""
     params = np.ascontiguousarray(params, np.float32)
     spec = np.ascontiguousarray(spec, np.int64)
 
     @njit
-    def evaluate(s, seat):
+    def evaluate(s: np.ndarray, seat: int) -> np.ndarray:
         return state_value(params, spec, s, seat)
     return evaluate
 
 
-def prior_hook(local, temperature):
+def prior_hook(local: MLPWeights, temperature: float) -> PriorHook:
     """A jitted ``prior(state, seat, actions, n, out)``: softmax over the moves of their
     local-network score (a win rate in [0, 1]) divided by the temperature."""
     mlp_params, layers, nets = pack([local])
@@ -64,7 +72,7 @@ def prior_hook(local, temperature):
     inv_t = 1.0 / float(temperature)
 
     @njit
-    def prior(s, seat, actions, n, out):
+    def prior(s: np.ndarray, seat: int, actions: np.ndarray, n: int, out: np.ndarray) -> None:
         feats = np.empty(N_FEATURES, np.float32)
         h1 = np.empty(width, np.float32)
         h2 = np.empty(width, np.float32)
@@ -84,7 +92,7 @@ def prior_hook(local, temperature):
     return prior
 
 
-def hooks_for(path):
+def hooks_for(path: str) -> Hooks:
     """(evaluate hook or None, prior hook or None, meta) of a network file, built once."""
     key = (os.path.abspath(path), os.path.getmtime(path))
     if key not in _HOOKS:
@@ -94,7 +102,8 @@ def hooks_for(path):
     return _HOOKS[key]
 
 
-def _search_agent(path, seed, variant, use_value, use_prior, options):
+def _search_agent(path: Optional[str], seed: Optional[int], variant: str, use_value: bool, use_prior: bool,
+                  options: Dict[str, Any]) -> MCTSAgent:
     if path is None:
         raise ValueError("the agent needs path=<networks .npz written by examples/exit_train.py>")
     if not os.path.exists(path):
@@ -113,12 +122,14 @@ def _search_agent(path, seed, variant, use_value, use_prior, options):
     return agent
 
 
-def uctnet_agent(path=None, seed=None, variant="plain_uct", **options):
+def uctnet_agent(path: Optional[str] = None, seed: Optional[int] = None, variant: str = "plain_uct",
+                 **options: Any) -> MCTSAgent:
     """UCTNet: ``variant``'s search (plain UCT by default) with the local network's prior."""
     return _search_agent(path, seed, variant, use_value=False, use_prior=True, options=options)
 
 
-def exit_agent(path=None, seed=None, variant="best", rollout_turns=2, prior=False, **options):
+def exit_agent(path: Optional[str] = None, seed: Optional[int] = None, variant: str = "best", rollout_turns: int = 2,
+               prior: bool = False, **options: Any) -> MCTSAgent:
     """The ExIt expert: value-network leaves after ``rollout_turns`` turns of playout;
     ``prior=true`` adds the local network's PUCT prior (it is evaluated at every node of
     every selection pass, which costs more than the value network here)."""

@@ -31,7 +31,7 @@ N_FEATURES = F_CONTEXT + 7
 
 
 @njit(cache=True)
-def _pips_at(s, v, out, o):
+def _pips_at(s: np.ndarray, v: int, out: np.ndarray, o: int) -> float:
     """Add the pips of each resource on v's hexes to out[o:o+5]; return their sum."""
     total = 0.0
     for k in range(3):
@@ -45,7 +45,7 @@ def _pips_at(s, v, out, o):
 
 
 @njit(cache=True)
-def move_features(s, seat, a, out):
+def move_features(s: np.ndarray, seat: int, a: int, out: np.ndarray) -> np.ndarray:
     """Features of action a for the mover seat into out (N_FEATURES floats, zeroed here)."""
     out[:] = 0.0
     out[KIND_OF[a]] = 1.0

@@ -25,7 +25,7 @@ SPEC_FIELDS = ("planes", "channels", "blocks", "height", "width", "tail", "tail_
 S_PLANES, S_CH, S_BLOCKS, S_H, S_W, S_TAIL, S_TAIL_H, S_HIDDEN, S_OUT = range(len(SPEC_FIELDS))
 
 
-def param_count(spec):
+def param_count(spec: np.ndarray) -> int:
     """Floats in params for a spec (the order :func:`value_forward` reads them)."""
     p, c, b, h, w, t, th, hid, out = (int(x) for x in spec)
     conv = lambda i, o: i * KH * KW * o + o  # noqa: E731
@@ -34,7 +34,7 @@ def param_count(spec):
 
 
 @njit(cache=True)
-def _conv(x, c_in, params, off, c_out, out):
+def _conv(x: np.ndarray, c_in: int, params: np.ndarray, off: int, c_out: int, out: np.ndarray) -> int:
     """out = conv5x3(x) + bias, zero padding (2, 1), as torch's Conv2d(padding=(2, 1));
     zero inputs skipped (board planes are sparse).  Returns the offset after the layer."""
     h, w = x.shape[1], x.shape[2]
@@ -63,7 +63,7 @@ def _conv(x, c_in, params, off, c_out, out):
 
 
 @njit(cache=True)
-def _relu(a):
+def _relu(a: np.ndarray) -> None:
     flat = a.reshape(-1)
     for i in range(flat.shape[0]):
         if flat[i] < 0.0:
@@ -71,7 +71,7 @@ def _relu(a):
 
 
 @njit(cache=True)
-def _dense(x, n_in, params, off, n_out, out):
+def _dense(x: np.ndarray, n_in: int, params: np.ndarray, off: int, n_out: int, out: np.ndarray) -> int:
     """out[:n_out] = x @ W + b (the MLP kernels' layer: W stored (n_in, n_out)); returns
     the offset after the layer."""
     dense_layer(params, off, n_in, n_out, x, out)
@@ -79,7 +79,8 @@ def _dense(x, n_in, params, off, n_out, out):
 
 
 @njit(cache=True)
-def value_forward(params, spec, planes, tail, n_players, out):
+def value_forward(params: np.ndarray, spec: np.ndarray, planes: np.ndarray, tail: np.ndarray, n_players: int,
+                  out: np.ndarray) -> int:
     """Win probabilities per relative seat (softmax over the first n_players outputs;
     the rest 0) into out, from one position's planes and vector part."""
     c_in, ch, blocks, h, w = spec[S_PLANES], spec[S_CH], spec[S_BLOCKS], spec[S_H], spec[S_W]
@@ -123,7 +124,7 @@ def value_forward(params, spec, planes, tail, n_players, out):
 
 
 @njit(cache=True)
-def state_value(params, spec, s, seat):
+def state_value(params: np.ndarray, spec: np.ndarray, s: np.ndarray, seat: int) -> np.ndarray:
     """Each absolute seat's win probability as the seat's value network sees the
     position s (its observation of s only), as float64[MAX_PLAYERS]."""
     planes = np.zeros((PLANES, GRID_H, GRID_W), np.float32)

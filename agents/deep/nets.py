@@ -10,6 +10,8 @@ Trained networks leave torch through :func:`save_networks` as one ``.npz`` that 
 numba forward passes read (:mod:`agents.deep.forward`, ``catan_env.learned.mlp``).
 """
 import json
+import os
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union, cast
 
 import numpy as np
 import torch
@@ -28,7 +30,7 @@ class ValueNet(nn.Module):
     """Board planes -> residual 5x3 convolutions -> 2-channel 1x1 head, flattened; the
     vector part -> dense; joined -> dense -> one logit per relative seat."""
 
-    def __init__(self, channels=8, blocks=1, tail_hidden=32, hidden=64):
+    def __init__(self, channels: int = 8, blocks: int = 1, tail_hidden: int = 32, hidden: int = 64) -> None:
         super().__init__()
         pad = (KH // 2, KW // 2)
         self.spec = dict(planes=PLANES, channels=channels, blocks=blocks, height=GRID_H, width=GRID_W,
@@ -42,10 +44,11 @@ class ValueNet(nn.Module):
         self.joint = nn.Linear(2 * GRID_H * GRID_W + tail_hidden, hidden)
         self.out = nn.Linear(hidden, MAX_PLAYERS)
 
-    def forward(self, planes, tail, n_players=None):
+    def forward(self, planes: torch.Tensor, tail: torch.Tensor,
+                n_players: Optional[torch.Tensor] = None) -> torch.Tensor:
         """Logits (batch, 4); seats beyond n_players (a (batch,) tensor) are masked out."""
         a = torch.relu(self.stem(planes))
-        for c1, c2 in self.blocks:
+        for c1, c2 in cast(Iterable[Tuple[nn.Module, nn.Module]], self.blocks):  # ModuleLists of two
             a = torch.relu(c2(torch.relu(c1(a))) + a)
         board = torch.relu(self.head(a)).flatten(1)
         joined = torch.cat([board, torch.relu(self.tail(tail))], dim=1)
@@ -55,14 +58,16 @@ class ValueNet(nn.Module):
             logits = logits.masked_fill(seats >= n_players[:, None], -1e9)
         return logits
 
-    def export(self):
+    def export(self) -> Tuple[np.ndarray, np.ndarray]:
         """(params float32, spec int64) in the order the numba forward reads them."""
         conv = lambda m: [m.weight.detach().permute(1, 2, 3, 0).reshape(-1), m.bias.detach()]  # noqa: E731
         dense = lambda m: [m.weight.detach().t().reshape(-1), m.bias.detach()]  # noqa: E731
         parts = conv(self.stem)
-        for c1, c2 in self.blocks:
+        for c1, c2 in cast(Iterable[Tuple[nn.Module, nn.Module]], self.blocks):  # ModuleLists of two
             parts += conv(c1) + conv(c2)
-        parts += [self.head.weight.detach()[:, :, 0, 0].t().reshape(-1), self.head.bias.detach()]
+        head_bias = self.head.bias
+        assert head_bias is not None  # every layer here is built with a bias
+        parts += [self.head.weight.detach()[:, :, 0, 0].t().reshape(-1), head_bias.detach()]
         parts += dense(self.tail) + dense(self.joint) + dense(self.out)
         params = torch.cat([p.float().reshape(-1) for p in parts]).numpy().astype(np.float32)
         spec = np.array([self.spec[k] for k in SPEC_FIELDS], dtype=np.int64)
@@ -70,14 +75,14 @@ class ValueNet(nn.Module):
         return params, spec
 
 
-def local_net(hidden=32):
+def local_net(hidden: int = 32) -> nn.Sequential:
     """The local value estimation network: move features -> a score (a logit of the
     move's win-rate estimate for the mover).  Small: the search evaluates it for every
     legal move at every node it selects through."""
     return nn.Sequential(nn.Linear(N_FEATURES, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
 
-def value_loss(logits, target, kind="mae"):
+def value_loss(logits: torch.Tensor, target: torch.Tensor, kind: str = "mae") -> torch.Tensor:
     """MAE between the softmax and the target distribution (the paper's), or cross-entropy."""
     if kind == "mae":
         return (torch.softmax(logits, dim=1) - target).abs().sum(dim=1).mean()
@@ -86,8 +91,9 @@ def value_loss(logits, target, kind="mae"):
     raise ValueError(f"value loss must be 'mae' or 'ce', got {kind!r}")
 
 
-def train_value(data, epochs=5, lr=1e-3, batch=128, loss="mae", target="mix", net=None, seed=0,
-                holdout=0.1, **net_options):
+def train_value(data: Dict[str, np.ndarray], epochs: int = 5, lr: float = 1e-3, batch: int = 128, loss: str = "mae",
+                target: str = "mix", net: Optional[ValueNet] = None, seed: int = 0, holdout: float = 0.1,
+                **net_options: Any) -> Tuple[ValueNet, Dict[str, Any]]:
     """Train (or go on training) a ValueNet on shard data with the shared loop
     (:func:`agents.training.fit.fit`); returns (net, history) where history has the train
     and held-out loss per epoch (a tenth of the games held out whole).  target:
@@ -106,20 +112,20 @@ def train_value(data, epochs=5, lr=1e-3, batch=128, loss="mae", target="mix", ne
     tensors = (torch.as_tensor(data["planes"], dtype=torch.float32), torch.as_tensor(data["tail"]),
                torch.as_tensor(data["players"]), torch.as_tensor(y, dtype=torch.float32))
 
-    def loss_of(model, rows):
+    def loss_of(model: nn.Module, rows: np.ndarray) -> torch.Tensor:
         planes, tail, players, target_y = (t[torch.as_tensor(rows)] for t in tensors)
         return value_loss(model(planes, tail, players), target_y, loss)
 
     heldout = (lambda model: {"loss": float(loss_of(model, test))}) if len(test) else None
     run = fit(net, train, loss_of, epochs=epochs, lr=lr, batch=batch, rng=rng, heldout=heldout)
-    history = {"train": [e["train_loss"] for e in run.history],
+    history: Dict[str, Any] = {"train": [e["train_loss"] for e in run.history],
                "test": [e["heldout"]["loss"] for e in run.history if "heldout" in e]}
     if len(test):
         history.update(winner_accuracy(net, data, test))
     return net, history
 
 
-def winner_accuracy(net, data, rows):
+def winner_accuracy(net: nn.Module, data: Dict[str, np.ndarray], rows: np.ndarray) -> Dict[str, float]:
     """On the finished games' positions among rows: how often the network's most likely
     winner won, beside the same rate for the public VP leader (a baseline it should beat)."""
     rows = rows[data["outcome"][rows].max(axis=1) == 1.0]
@@ -134,7 +140,8 @@ def winner_accuracy(net, data, rows):
             "test_vp_leader": float(np.mean(leader == winner))}
 
 
-def train_local(data, epochs=5, lr=1e-3, batch=256, net=None, seed=0, hidden=32):
+def train_local(data: Dict[str, np.ndarray], epochs: int = 5, lr: float = 1e-3, batch: int = 256,
+                net: Optional[nn.Module] = None, seed: int = 0, hidden: int = 32) -> Tuple[nn.Module, List[float]]:
     """Train the local network: each searched root move's features -> its mean reward
     for the mover (binary cross-entropy on the logit, weighted by the move's visits)."""
     torch.manual_seed(seed)
@@ -144,18 +151,20 @@ def train_local(data, epochs=5, lr=1e-3, batch=256, net=None, seed=0, hidden=32)
     w = torch.as_tensor(data["local_visits"], dtype=torch.float32)
     w = w / w.mean().clamp(min=1e-6) if len(w) else w
 
-    def loss_of(model, rows):
-        rows = torch.as_tensor(rows)
-        logit = model(x[rows])[:, 0]
-        return (nn.functional.binary_cross_entropy_with_logits(logit, y[rows], reduction="none") * w[rows]).mean()
+    def loss_of(model: nn.Module, rows: np.ndarray) -> torch.Tensor:
+        idx = torch.as_tensor(rows)
+        logit = model(x[idx])[:, 0]
+        return (nn.functional.binary_cross_entropy_with_logits(logit, y[idx], reduction="none") * w[idx]).mean()
 
     run = fit(net, np.arange(len(y)), loss_of, epochs=epochs, lr=lr, batch=batch, rng=np.random.default_rng(seed))
     return net, [e["train_loss"] for e in run.history]
 
 
-def save_networks(path, value=None, local=None, temperature=0.05, meta=None):
+def save_networks(path: Union[str, "os.PathLike[str]"], value: Optional[ValueNet] = None,
+                  local: Optional[nn.Module] = None, temperature: float = 0.05,
+                  meta: Optional[Dict[str, Any]] = None) -> Union[str, "os.PathLike[str]"]:
     """Write the exported networks to one .npz (read by :func:`agents.deep.load_networks`)."""
-    arrays = {"meta": np.array(json.dumps(dict(meta or {}, temperature=temperature)))}
+    arrays: Dict[str, Any] = {"meta": np.array(json.dumps(dict(meta or {}, temperature=temperature)))}
     if value is not None:
         arrays["value_params"], arrays["value_spec"] = value.export()
     if local is not None:

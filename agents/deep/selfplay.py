@@ -1,6 +1,8 @@
 """Self-play games recorded for training: a search agent's sampled decisions become
 positions (its observation, its root's win-rate estimates, each searched move's
 features and score) labelled with the game's outcome."""
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
 import numpy as np
 
 from catan_env.core import actions as A
@@ -8,13 +10,24 @@ from catan_env.core.layout import MAX_PLAYERS
 from catan_env.core.observe import GRID_H, GRID_W, PLANES, TAIL_SIZE
 
 from ..arena import play_game
+from ..base import AgentProtocol
+from ..mcts.tree import RootStats
 from ..registry import make_agent
-from ..training.shards import record
+from ..training.shards import Block, BlockResult, record
 from .data import KEYS, KIND
 from .features import N_FEATURES, move_features
 
+if TYPE_CHECKING:
+    from catan_env.infoset import InfoSet
 
-def root_estimates(stats, seat, n):
+# a kept decision: (board planes float16, the observation's vector part, players, the root's
+# estimates per relative seat, the deciding seat)
+Row = Tuple[np.ndarray, np.ndarray, int, np.ndarray, int]
+# a searched root move: (its features, the mover's mean reward, its visits, its row)
+LocalRow = Tuple[np.ndarray, float, float, int]
+
+
+def root_estimates(stats: RootStats, seat: int, n: int) -> Tuple[np.ndarray, List[Tuple[int, float, float]]]:
     """A search's root as (each seat's mean reward over all root visits, observer first,
     as float32[4]; [(action, the mover's mean reward for it, its visits)])."""
     visits = float(stats.visits.sum())
@@ -28,17 +41,20 @@ def root_estimates(stats, seat, n):
     return rel, moves
 
 
-def play_recorded(specs, seed, sample=0.25, max_turns=200, options=None):
+def play_recorded(specs: Sequence[Union[str, AgentProtocol]], seed: int, sample: float = 0.25, max_turns: int = 200,
+                  options: Optional[Dict[str, Any]] = None) -> Tuple[List[Row], List[LocalRow], Dict[str, Any]]:
     """One arena game between specs (agents or spec strings) on board-plane observations;
     returns (rows, local rows, result).  Each searched decision of an agent with a
     ``last`` search result is kept with probability ``sample``."""
     n = len(specs)
     agents = [make_agent(spec, seed=seed * 31 + i) for i, spec in enumerate(specs)]
     rng = np.random.default_rng(seed)
-    rows, local, seen = [], [], [None] * n
+    rows: List[Row] = []
+    local: List[LocalRow] = []
+    seen: List[Any] = [None] * n  # the search result behind each seat's last kept decision
     feats = np.zeros(N_FEATURES, np.float32)
 
-    def keep(seat, obs, action, infoset):
+    def keep(seat: int, obs: Dict[str, Any], action: int, infoset: "InfoSet") -> None:
         result = getattr(agents[seat], "last", None)
         if result is None or result is seen[seat]:
             return  # no new search behind this decision
@@ -57,10 +73,18 @@ def play_recorded(specs, seed, sample=0.25, max_turns=200, options=None):
     return rows, local, stats
 
 
-def to_arrays(games):
+def to_arrays(games: Iterable[Tuple[int, List[Row], List[LocalRow], Dict[str, Any]]]) -> Dict[str, np.ndarray]:
     """Shard arrays from [(game index, rows, local, stats)]."""
-    planes, tail, players, root, outcome, game = [], [], [], [], [], []
-    lx, lq, lv, lp = [], [], [], []
+    planes: List[np.ndarray] = []
+    tail: List[np.ndarray] = []
+    players: List[int] = []
+    root: List[np.ndarray] = []
+    outcome: List[np.ndarray] = []
+    game: List[int] = []
+    lx: List[np.ndarray] = []
+    lq: List[float] = []
+    lv: List[float] = []
+    lp: List[int] = []
     for g, rows, local, stats in games:
         base = len(players)
         n, win = len(stats["vp"]), stats["winner"]
@@ -90,7 +114,7 @@ def to_arrays(games):
         "local_visits": np.array(lv, np.float32), "local_pos": np.array(lp, np.int64)}
 
 
-def _play_block(block):
+def _play_block(block: Block) -> BlockResult:
     """Worker job: the games of one shard -> (the shard's arrays, the games' results)."""
     games_of, first_game, sample, max_turns, options = block
     games = []
@@ -100,12 +124,13 @@ def _play_block(block):
     return to_arrays(games), [g[3] for g in games]
 
 
-def _counts(arrays):
+def _counts(arrays: Dict[str, np.ndarray]) -> Dict[str, int]:
     return {"positions": int(len(arrays["players"])), "moves": int(len(arrays["local_q"]))}
 
 
-def generate(folder, players, games, seed=0, shard_games=10, sample=0.25, max_turns=200, options=None,
-             workers=1, progress=None, note=""):
+def generate(folder: str, players: Sequence[str], games: int, seed: int = 0, shard_games: int = 10,
+             sample: float = 0.25, max_turns: int = 200, options: Optional[Dict[str, Any]] = None, workers: int = 1,
+             progress: Optional[Callable[[str], None]] = None, note: str = "") -> Dict[str, Any]:
     """Self-play into folder: ``games`` games between ``players`` (one spec per seat,
     seats shuffled per game from the seed), one shard per ``shard_games`` games, resumable
     and extendable (:func:`agents.training.shards.record`).  Returns the manifest."""

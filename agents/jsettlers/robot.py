@@ -466,7 +466,7 @@ class JSettlersAgent(Agent):
             c_eta = model.eta(self._hand, SP.CITY)
             for town in np.flatnonzero((L.view(s, "v_owner") == me) & (L.view(s, "v_level") == 1)):
                 t = s.copy()
-                P.upgrade_to_city(t, me, town)
+                P.upgrade_to_city(t, me, int(town))
                 sc = discounted(bonus_for(t), c_eta)
                 if "city" not in best or sc > best["city"][0]:
                     best["city"] = (sc, c_eta, [("city", int(town))])

@@ -10,6 +10,9 @@ the trade-optimistic search of "Optimizing UCT" (``trading.py``): one trading ro
 turn, 1:1 offers to everyone for the chosen optimistic move, accept-only confirmations
 (counter-offers ignored) and a two-option search (accept / reject) to answer offers.
 """
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
+
 import numpy as np
 
 from catan_env.core import actions as A
@@ -18,13 +21,17 @@ from catan_env.core.layout import (
     PH_TRADE_RESPONSE, RESP_ACCEPT, TRADE_RESP, TURN, TURN_PLAYER,
 )
 
-from ..base import Agent, legal_from
+from ..base import Agent, Observation, legal_from
 from ..jsettlers import JSettlersAgent
 from ..opening import SolverOpeningAgent
 from . import kernel as K
 from .config import make_config
-from .search import run_search
+from .search import SearchResult, run_search
 from .trading import hand_of, optimistic_moves, trades_needed
+from .tree import RootStats
+
+if TYPE_CHECKING:
+    from catan_env.infoset import InfoSet
 
 NON_TRADE = np.ones(A.N_ACTIONS, dtype=np.int8)
 NON_TRADE[A.OFFER0:A.TRADE_CANCEL + 1] = 0
@@ -42,8 +49,11 @@ class MCTSAgent(Agent):
     search option instead: PUCT with the built-in domain-weight prior, or UCB."""
 
     name = "mcts"
+    path: str  # the network file, on the presets built from one (agents.deep, agents.value)
 
-    def __init__(self, seed=None, variant="best", evaluate=None, prior=None, **options):
+    def __init__(self, seed: Optional[int] = None, variant: str = "best",
+                 evaluate: Optional[Callable[..., Any]] = None,
+                 prior: Union[str, Callable[..., Any], None] = None, **options: Any) -> None:
         super().__init__(seed)
         if isinstance(prior, str):  # the search option, not a hook
             options["prior"], prior = prior, None
@@ -51,46 +61,46 @@ class MCTSAgent(Agent):
             options.setdefault("prior", "weights")  # PUCT reading the hook
         self.variant = variant
         self.config = make_config(variant, **options)
-        self._grow = K.make_grow(evaluate, prior) if (evaluate or prior) else None
-        self._pool = None
-        self.last = None
-        self._opener = None
+        self._grow: Optional[K.GrowKernel] = K.make_grow(evaluate, prior) if (evaluate or prior) else None
+        self._pool: Optional[ThreadPoolExecutor] = None
+        self.last: Optional[SearchResult] = None
+        self._opener: Optional[Agent] = None
         if self.config.opening != "search":
             opener = JSettlersAgent if self.config.opening == "jsettlers" else SolverOpeningAgent
             self._opener = opener(seed=seed)
         self.reset(seed)
 
-    def reset(self, seed=None):
+    def reset(self, seed: Optional[int] = None) -> None:
         super().reset(seed)
-        if getattr(self, "_opener", None) is not None:
-            self._opener.reset(seed)
+        opener = getattr(self, "_opener", None)
+        if opener is not None:
+            opener.reset(seed)
         self._turn = -1
-        self._queue = []
+        self._queue: List[int] = []
         self._trade_round = True
         self.offers_made = 0        # our 1:1 offers
         self.offers_accepted = 0    # ... closed with a player who accepted
         self.offers_answered = 0    # others' offers we searched an answer for
         self.offers_taken = 0       # ... and accepted
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)
         state["_pool"] = None
         return state
 
-    def _seed(self):
+    def _seed(self) -> int:
         return int(self.rng.integers(2 ** 62))
 
-    def search(self, infoset, allowed, optimistic=None):
+    def search(self, infoset: "InfoSet", allowed: np.ndarray, optimistic: Optional[np.ndarray] = None) -> SearchResult:
         """Search the seat's information set; returns the SearchResult."""
         if self.config.threads > 1 and self._pool is None:
-            from concurrent.futures import ThreadPoolExecutor
             self._pool = ThreadPoolExecutor(self.config.threads)
         view = infoset.determinize(self._seed())
         self.last = run_search(view, infoset.seat, self.config, self._seed(), allowed,
                                optimistic, self._grow, self._pool)
         return self.last
 
-    def act(self, observation, infoset):
+    def act(self, observation: Observation, infoset: "InfoSet") -> int:
         legal = legal_from(observation)
         if len(legal) == 1:
             return int(legal[0])
@@ -132,12 +142,12 @@ class MCTSAgent(Agent):
         self._queue = trades_needed(hand_of(view, seat), key - K.OPTIMISTIC, self.rng)
         return self.act(observation, infoset)
 
-    def game_stats(self):
+    def game_stats(self) -> Dict[str, int]:
         """Trading counts of the game so far (the arena records them per game)."""
         return {"offers_made": self.offers_made, "offers_accepted": self.offers_accepted,
                 "offers_answered": self.offers_answered, "offers_taken": self.offers_taken}
 
-    def _answer(self, stats, seat):
+    def _answer(self, stats: RootStats, seat: int) -> int:
         """The paper's answer is the most visited of accept / reject; with accept_margin
         >= 0 accepting must beat rejecting by that much in the seat's mean reward."""
         margin = self.config.accept_margin
@@ -148,10 +158,10 @@ class MCTSAgent(Agent):
             return A.TRADE_ACCEPT
         return A.TRADE_REJECT
 
-    def _best(self, result, seat):
+    def _best(self, result: SearchResult, seat: int) -> int:
         return result.stats.best(seat, self.rng)
 
-    def _confirm(self, view, seat, legal):
+    def _confirm(self, view: np.ndarray, seat: int, legal: np.ndarray) -> int:
         """As proposer: close with the first player who accepted; counters are ignored."""
         n = int(view[OPT_PLAYERS])
         for a in legal:

@@ -33,6 +33,7 @@ and the papers they come from:
                 chance), without virtual wins.
 """
 from dataclasses import dataclass, fields, replace
+from typing import Any, Dict, Tuple
 
 import numpy as np
 
@@ -84,7 +85,7 @@ class SearchConfig:
     accept_margin: float = -1.0  # >= 0: accept an offer only if its mean beats rejecting by this
     max_nodes: int = 0           # 0: sized from the budget
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
             if getattr(self, name) not in allowed:
                 raise ValueError(f"mcts option {name} must be one of {list(allowed)}, "
@@ -104,7 +105,7 @@ class SearchConfig:
             raise ValueError(f"ensemble ({self.ensemble}) needs at least one playout per tree "
                              f"(playouts={self.playouts})")
 
-    def arrays(self, turn):
+    def arrays(self, turn: int) -> Tuple[np.ndarray, np.ndarray]:
         """(ci, cf) for the kernel at a decision on the given turn."""
         ci = np.zeros(K.N_CI, dtype=np.int64)
         ci[K.I_DET] = CHOICES["determinize"].index(self.determinize)
@@ -129,8 +130,8 @@ class SearchConfig:
         return ci, cf
 
 
-_UCT_PAPER = dict(determinize="search", chance="sparse", virtual_wins=False, playout="random")
-PRESETS = {
+_UCT_PAPER: Dict[str, Any] = dict(determinize="search", chance="sparse", virtual_wins=False, playout="random")
+PRESETS: Dict[str, Dict[str, Any]] = {
     "ismcts": dict(),
     "plain_uct": dict(_UCT_PAPER),
     "vw_uct": dict(_UCT_PAPER, virtual_wins=True),
@@ -146,7 +147,7 @@ ALIASES = {"iterations": "playouts"}
 _FIELDS = {f.name: f.type for f in fields(SearchConfig)}
 
 
-def make_config(variant="ismcts", **options):
+def make_config(variant: str = "ismcts", **options: Any) -> SearchConfig:
     """The preset's config with the given options replacing its values."""
     if variant not in PRESETS:
         raise ValueError(f"unknown mcts variant {variant!r}; available: {sorted(PRESETS)}")

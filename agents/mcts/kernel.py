@@ -23,6 +23,7 @@ Per iteration:
 """
 import types
 from collections import namedtuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 from numba import njit
@@ -69,13 +70,13 @@ OUTCOME_NONE = -1
 
 
 @njit(cache=True)
-def key_action(k):
+def key_action(k: int) -> int:
     """The action behind a root key (a trade-optimistic key stands for its build)."""
     return k - OPTIMISTIC if k >= OPTIMISTIC else k
 
 
 @njit(cache=True)
-def virtual_wins(a):
+def virtual_wins(a: int) -> float:
     if A.SETTLEMENT0 <= a < A.CITY0:
         return VIRTUAL_SETTLEMENT
     if A.CITY0 <= a < A.BUY_DEV:
@@ -84,7 +85,7 @@ def virtual_wins(a):
 
 
 @njit(cache=True)
-def prune_moves(buf, n):
+def prune_moves(buf: np.ndarray, n: int) -> int:
     """MP-UCT's move pruning in place: only cities if any, else only settlements if
     any, else everything.  Returns the new count."""
     m = 0
@@ -102,7 +103,7 @@ def prune_moves(buf, n):
 
 
 @njit(cache=True)
-def optimistic_swap(s, p, a):
+def optimistic_swap(s: np.ndarray, p: int, a: int) -> bool:
     """Make action a affordable for p by 1:1 swaps of spare cards (the trade-optimistic
     assumption): each missing card comes from an opponent who holds it (nearest seat
     after p), else from the bank, in exchange for a spare card of p's.  Returns False
@@ -140,7 +141,7 @@ def optimistic_swap(s, p, a):
 
 
 @njit(cache=True)
-def builtin_evaluate(s, seat):
+def builtin_evaluate(s: np.ndarray, seat: int) -> np.ndarray:
     """Default leaf value: each seat's share of the VP on the board (a crude win chance)."""
     out = np.zeros(MAX_PLAYERS)
     n = s[OPT_PLAYERS]
@@ -154,7 +155,7 @@ def builtin_evaluate(s, seat):
 
 
 @njit(cache=True)
-def builtin_prior(s, seat, actions, n, out):
+def builtin_prior(s: np.ndarray, seat: int, actions: np.ndarray, n: int, out: np.ndarray) -> None:
     """Default prior: Szita et al.'s domain weights of the actions, normalised."""
     total = action_weights(s, seat, actions, n, out)
     for i in range(n):
@@ -162,7 +163,7 @@ def builtin_prior(s, seat, actions, n, out):
 
 
 @njit(cache=True)
-def _outcome_kind(s, a, seat):
+def _outcome_kind(s: np.ndarray, a: int, seat: int) -> int:
     """The chance the searcher observes after action a (``core.chance`` kinds): the dice,
     its own steal (thief or victim), its own draw; CHANCE_NONE for none or unseen (it
     stays open loop)."""
@@ -177,7 +178,7 @@ def _outcome_kind(s, a, seat):
 
 
 @njit(cache=True)
-def _find_child(key, first, nxt, node, k):
+def _find_child(key: np.ndarray, first: np.ndarray, nxt: np.ndarray, node: int, k: int) -> int:
     c = first[node]
     while c >= 0 and key[c] != k:
         c = nxt[c]
@@ -187,7 +188,7 @@ def _find_child(key, first, nxt, node, k):
 
 
 @njit(cache=True)
-def _reward(s, mode, out):
+def _reward(s: np.ndarray, mode: int, out: np.ndarray) -> None:
     n = s[OPT_PLAYERS]
     out[:] = 0.0
     w = s[WINNER]
@@ -204,7 +205,8 @@ def _reward(s, mode, out):
 
 
 @njit(cache=True)
-def _new_node(key, first, nxt, chance, visits, real, avail, wins, count, parent, k):
+def _new_node(key: np.ndarray, first: np.ndarray, nxt: np.ndarray, chance: np.ndarray, visits: np.ndarray,
+              real: np.ndarray, avail: np.ndarray, wins: np.ndarray, count: np.ndarray, parent: int, k: int) -> int:
     c = count[0]
     count[0] += 1
     key[c] = k
@@ -220,7 +222,8 @@ def _new_node(key, first, nxt, chance, visits, real, avail, wins, count, parent,
 
 
 @njit(cache=True)
-def _playout(s, ci, cf, rng, buf, weights, reward):
+def _playout(s: np.ndarray, ci: np.ndarray, cf: np.ndarray, rng: np.ndarray, buf: np.ndarray, weights: np.ndarray,
+             reward: np.ndarray) -> bool:
     """Play out from s and write the reward vector; returns True when the evaluator
     must score s instead (a cut playout)."""
     turns = ci[I_ROLLOUT_TURNS]
@@ -262,7 +265,7 @@ PATH_SIZE = MAX_DEPTH + 2         # a step adds an action node and, at chance, a
 
 
 @njit(cache=True)
-def _start_world(world, view, seat, seed, done, ci):
+def _start_world(world: np.ndarray, view: np.ndarray, seat: int, seed: int, done: int, ci: np.ndarray) -> np.ndarray:
     """The iteration's world: a fresh determinization of the view (ISMCTS) or the tree's
     one world with a fresh RNG; never the true state."""
     if ci[I_DET] == 1:
@@ -276,7 +279,8 @@ def _start_world(world, view, seat, seed, done, ci):
 
 
 @njit(cache=True)
-def _candidate_moves(s, node, buf, ci, optimistic, root_allowed):
+def _candidate_moves(s: np.ndarray, node: int, buf: np.ndarray, ci: np.ndarray, optimistic: np.ndarray,
+                     root_allowed: np.ndarray) -> int:
     """The moves considered at node: the legal ones (at the root only those allowed),
     pruned (MP), plus the trade-optimistic root moves.  Returns their count in buf."""
     n = legal_actions(s, buf)
@@ -297,7 +301,8 @@ def _candidate_moves(s, node, buf, ci, optimistic, root_allowed):
 
 
 @njit(cache=True)
-def _index_children(key, first, nxt, avail, node, buf, n, child_of):
+def _index_children(key: np.ndarray, first: np.ndarray, nxt: np.ndarray, avail: np.ndarray, node: int,
+                    buf: np.ndarray, n: int, child_of: np.ndarray) -> Tuple[int, int]:
     """Map each candidate to its child (child_of[key], -1 when untried), count one more
     availability for the tried ones; returns (children, untried)."""
     n_children = 0
@@ -317,7 +322,7 @@ def _index_children(key, first, nxt, avail, node, buf, n, child_of):
 
 
 @njit(cache=True)
-def _clear_children(key, first, nxt, node, child_of):
+def _clear_children(key: np.ndarray, first: np.ndarray, nxt: np.ndarray, node: int, child_of: np.ndarray) -> None:
     k = first[node]
     while k >= 0:
         child_of[key[k]] = -1
@@ -325,7 +330,8 @@ def _clear_children(key, first, nxt, node, child_of):
 
 
 @njit(cache=True)
-def _untried_move(s, d, buf, n, child_of, by_weight, rng, weights, cand, plain):
+def _untried_move(s: np.ndarray, d: int, buf: np.ndarray, n: int, child_of: np.ndarray, by_weight: bool,
+                  rng: np.ndarray, weights: np.ndarray, cand: np.ndarray, plain: np.ndarray) -> int:
     """An untried candidate to expand: at random, or the highest domain weight (ties at
     random)."""
     if by_weight:
@@ -365,7 +371,8 @@ def _untried_move(s, d, buf, n, child_of, by_weight, rng, weights, cand, plain):
 
 
 @njit(cache=True)
-def _ucb_child(visits, avail, wins, d, buf, n, child_of, c):
+def _ucb_child(visits: np.ndarray, avail: np.ndarray, wins: np.ndarray, d: int, buf: np.ndarray, n: int,
+               child_of: np.ndarray, c: float) -> int:
     """The tried child maximising UCB with availability counts (ISMCTS), or -1."""
     best = -1e300
     chosen = -1
@@ -384,7 +391,9 @@ def _ucb_child(visits, avail, wins, d, buf, n, child_of, c):
 
 
 @njit(cache=True)
-def _chance_child(key, first, nxt, chance, visits, real, avail, wins, count, s, a, chosen, kind, width):
+def _chance_child(key: np.ndarray, first: np.ndarray, nxt: np.ndarray, chance: np.ndarray, visits: np.ndarray,
+                  real: np.ndarray, avail: np.ndarray, wins: np.ndarray, count: np.ndarray, s: np.ndarray, a: int,
+                  chosen: int, kind: int, width: int) -> int:
     """Apply action a (a chance event the searcher sees) and return the outcome node
     below chosen (sparse UCT: at most width outcomes; once full, the simulator is
     resampled until a kept outcome comes up, keeping their relative odds), or -1 where
@@ -415,7 +424,8 @@ def _chance_child(key, first, nxt, chance, visits, real, avail, wins, count, s, 
 
 
 @njit(cache=True)
-def _backup(visits, real, wins, path, depth, reward):
+def _backup(visits: np.ndarray, real: np.ndarray, wins: np.ndarray, path: np.ndarray, depth: int,
+            reward: np.ndarray) -> None:
     for j in range(depth + 1):
         nd = path[j]
         visits[nd] += 1.0
@@ -430,7 +440,8 @@ TreeArrays = namedtuple("TreeArrays", ["key", "first", "nxt", "chance", "visits"
 
 
 @njit(cache=True, nogil=True)
-def grow(tree, view, seat, n_iter, seed, ci, cf, optimistic, root_allowed):
+def grow(tree: TreeArrays, view: np.ndarray, seat: int, n_iter: int, seed: int, ci: np.ndarray, cf: np.ndarray,
+         optimistic: np.ndarray, root_allowed: np.ndarray) -> int:
     """Grow the tree by n_iter iterations from the searcher's view (see the module doc).
     optimistic: action ids offered at the root as trade-optimistic moves.
     root_allowed[a] == 0 keeps action a out of the root.  Returns the iterations done.
@@ -544,10 +555,14 @@ def grow(tree, view, seat, n_iter, seed, ci, cf, optimistic, root_allowed):
     return n_iter
 
 
-_CUSTOM = {}  # (evaluate, prior) -> compiled kernel: one compilation per pair and process
+# a search kernel: grow's signature, the built-in hooks' or your own compiled in
+GrowKernel = Callable[[TreeArrays, np.ndarray, int, int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray], int]
+# (evaluate, prior) -> compiled kernel: one compilation per pair and process
+_CUSTOM: Dict[Tuple[Optional[Callable[..., Any]], Optional[Callable[..., Any]]], GrowKernel] = {}
 
 
-def make_grow(evaluate=None, prior=None):
+def make_grow(evaluate: Optional[Callable[..., Any]] = None,
+              prior: Optional[Callable[..., Any]] = None) -> GrowKernel:
     """A kernel with your own hooks: ``evaluate(state, seat) -> float64[4]`` values in
     [0, 1] per seat, ``prior(state, seat, actions, n, out)`` writing n probabilities;
     both ``@njit`` functions.  It is :func:`grow`'s code compiled with these hooks in

@@ -7,15 +7,18 @@ parallel threads when ``config.threads > 1``, and returns their merged root stat
 """
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import List, Optional, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from catan_env.core import actions as A
 from catan_env.core.determinize import determinize
 from catan_env.core.layout import TURN
 
 from . import kernel as K
-from .tree import Tree, merge_roots
+from .config import SearchConfig
+from .tree import RootStats, Tree, merge_roots
 
 CHUNK = 64                 # iterations between clock checks under a time budget
 EST_PLAYOUTS_PER_S = 40_000
@@ -25,7 +28,7 @@ MAX_NODES_CAP = 2_000_000
 class SearchResult:
     """Merged root statistics plus what the search cost."""
 
-    def __init__(self, stats, trees, seconds):
+    def __init__(self, stats: RootStats, trees: List[Tree], seconds: float) -> None:
         self.stats = stats
         self.trees = trees
         self.seconds = seconds
@@ -33,18 +36,20 @@ class SearchResult:
         self.nodes = sum(t.nodes for t in trees)
 
 
-def _shares(total, parts):
+def _shares(total: int, parts: int) -> List[int]:
     base, extra = divmod(total, parts)
     return [base + (k < extra) for k in range(parts)]
 
 
-def _nodes_for(config, iterations):
+def _nodes_for(config: SearchConfig, iterations: int) -> int:
     if config.max_nodes:
         return config.max_nodes
     return min(3 * iterations + 64, MAX_NODES_CAP)
 
 
-def run_search(view, seat, config, seed, allowed=None, optimistic=None, grow=None, pool=None):
+def run_search(view: np.ndarray, seat: int, config: SearchConfig, seed: int, allowed: Optional[np.ndarray] = None,
+               optimistic: Optional[ArrayLike] = None, grow: Optional[K.GrowKernel] = None,
+               pool: Optional[ThreadPoolExecutor] = None) -> SearchResult:
     """Search from ``view`` for ``seat``; returns a :class:`SearchResult`.
     allowed: int8 mask of root actions (default all); optimistic: trade-optimistic
     action ids for the root; grow: a kernel from ``kernel.make_grow`` (hooks)."""
@@ -58,13 +63,14 @@ def run_search(view, seat, config, seed, allowed=None, optimistic=None, grow=Non
     p = config.ensemble
     rng = np.random.default_rng(seed)
     seeds = [int(x) for x in rng.integers(1, 2 ** 40, size=p)]
+    budget: Sequence[Optional[int]]  # iterations per tree (None: grown until its deadline)
     if config.seconds > 0:
         budget = [None] * p
         sizes = [_nodes_for(config, int(config.seconds * EST_PLAYOUTS_PER_S / p) + 1000)] * p
     else:
         budget = _shares(config.playouts, p)
         sizes = [_nodes_for(config, b) for b in budget]
-    trees = []
+    trees: List[Tree] = []
     for k in range(p):
         tree = Tree(sizes[k])
         world = determinize(view, seat, seeds[k]) if config.determinize == "search" else view
@@ -76,10 +82,11 @@ def run_search(view, seat, config, seed, allowed=None, optimistic=None, grow=Non
     # a time budget is split over the waves of trees that run one after another
     deadlines = [t0 + config.seconds * (k // workers + 1) / waves for k in range(p)]
 
-    def grow_tree(k):
+    def grow_tree(k: int) -> None:
         tree = trees[k]
-        if budget[k] is not None:
-            grow(tree.arrays, view, seat, budget[k], seeds[k], ci, cf, optimistic, allowed)
+        n_iter = budget[k]
+        if n_iter is not None:
+            grow(tree.arrays, view, seat, n_iter, seeds[k], ci, cf, optimistic, allowed)
             return
         while True:
             grow(tree.arrays, view, seat, CHUNK, seeds[k], ci, cf, optimistic, allowed)

@@ -7,7 +7,10 @@ offer to all players per missing card (a spare card of its own for the missing o
 makes them in turn, then searches again without optimistic moves.  All from the seat's
 own hand and public facts: nothing hidden is read.
 """
+from typing import List, Optional
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from catan_env.core import actions as A
 from catan_env.core.layout import N_RES, hand_i
@@ -16,15 +19,15 @@ from catan_env.core.rules import action_cost, legal_actions
 BUILDS = (A.ROAD0, A.BUY_DEV + 1)   # roads, settlements, cities, development card
 
 
-def _is_build(a):
+def _is_build(a: int) -> bool:
     return BUILDS[0] <= a < BUILDS[1]
 
 
-def hand_of(state, seat):
+def hand_of(state: np.ndarray, seat: int) -> np.ndarray:
     return np.array([state[hand_i(seat, r)] for r in range(N_RES)], dtype=np.int64)
 
 
-def optimistic_moves(view, seat, max_trades=None):
+def optimistic_moves(view: np.ndarray, seat: int, max_trades: Optional[int] = None) -> np.ndarray:
     """Build and card moves that are legal but for the price, and whose price the seat
     could meet by 1:1 trades (hand size >= price); with max_trades, only those missing at
     most that many cards (the offers left this turn: a queue the rules cut short cannot
@@ -44,11 +47,11 @@ def optimistic_moves(view, seat, max_trades=None):
     return np.array(out, dtype=np.int64)
 
 
-def missing_cards(hand, cost):
+def missing_cards(hand: ArrayLike, cost: ArrayLike) -> np.ndarray:
     return np.maximum(np.asarray(cost) - np.asarray(hand), 0)
 
 
-def trades_needed(hand, action, rng):
+def trades_needed(hand: ArrayLike, action: int, rng: np.random.Generator) -> List[int]:
     """The queue of 1:1 offers (TRADE_OFFER ids) that would make ``action`` affordable:
     for each missing card, one offer giving a spare card (one the price does not need,
     drawn at random) for it."""
@@ -56,7 +59,7 @@ def trades_needed(hand, action, rng):
     cost = action_cost(action)
     need = missing_cards(hand, cost)
     spares = [r for r in range(N_RES) for _ in range(max(int(hand[r] - cost[r]), 0))]
-    offers = []
+    offers: List[int] = []
     for r in range(N_RES):
         for _ in range(int(need[r])):
             if not spares:

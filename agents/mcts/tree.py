@@ -8,6 +8,7 @@ seat), ``count`` ([nodes used, iterations done]) and ``world`` (the tree's one
 determinization, when searching one world per tree).
 """
 from dataclasses import dataclass
+from typing import Iterable, List, Optional
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from .kernel import TreeArrays
 class Tree:
     """One search tree (see the module docstring)."""
 
-    def __init__(self, max_nodes):
+    def __init__(self, max_nodes: int) -> None:
         if max_nodes < 4:
             raise ValueError(f"max_nodes must be >= 4, got {max_nodes}")
         self.key = np.empty(max_nodes, dtype=np.int64)
@@ -34,7 +35,7 @@ class Tree:
         self.world = np.zeros(STATE_SIZE, dtype=np.int64)
         self.reset()
 
-    def reset(self, world=None):
+    def reset(self, world: Optional[np.ndarray] = None) -> None:
         """An empty tree (root only); ``world`` is the determinization it searches when
         the search uses one world per tree."""
         self.key[0] = -1
@@ -48,29 +49,29 @@ class Tree:
             self.world[:] = world
 
     @property
-    def arrays(self):
+    def arrays(self) -> TreeArrays:
         """The arrays as the search kernel takes them (one named tuple)."""
         return TreeArrays(self.key, self.first, self.nxt, self.chance, self.visits, self.real,
                           self.avail, self.wins, self.count, self.world)
 
     @property
-    def nodes(self):
+    def nodes(self) -> int:
         return int(self.count[0])
 
     @property
-    def iterations(self):
+    def iterations(self) -> int:
         return int(self.count[1])
 
-    def children(self, node=0):
+    def children(self, node: int = 0) -> List[int]:
         """Child node indices of a node, newest first."""
-        out = []
+        out: List[int] = []
         k = self.first[node]
         while k >= 0:
             out.append(int(k))
             k = self.nxt[k]
         return out
 
-    def root_stats(self):
+    def root_stats(self) -> "RootStats":
         """The root's children as a :class:`RootStats`."""
         kids = self.children(0)
         return RootStats(keys=self.key[kids].copy(), visits=self.real[kids].copy(),
@@ -86,7 +87,7 @@ class RootStats:
     wins: np.ndarray
     avail: np.ndarray
 
-    def best(self, seat, rng=None):
+    def best(self, seat: int, rng: Optional[np.random.Generator] = None) -> int:
         """Most visited key; ties broken by the seat's mean, then at random."""
         if len(self.keys) == 0:
             raise ValueError("no root children: the search ran no iteration")
@@ -98,7 +99,7 @@ class RootStats:
         return int(self.keys[pick])
 
 
-def merge_roots(stats):
+def merge_roots(stats: Iterable[RootStats]) -> RootStats:
     """Ensemble UCT's merge: the root children of several trees, visits, reward sums
     and availabilities summed per key."""
     stats = list(stats)

@@ -187,11 +187,11 @@ class ValueSearchAgent(Agent):
         best = int(np.argmax(mean))
         if phase == PH_MAIN and self.macros:
             first = np.empty(A.N_ACTIONS, np.int64)
-            value = np.empty(A.N_ACTIONS)
-            m = macro_values(net.params, net.layers, net.net, net.width, view, seat, first, value)
-            if m and value[:m].max() > mean[best]:
-                i = int(np.argmax(value[:m]))
-                return self._count(infoset, int(first[i]), K_MACRO, float(value[i]))
+            values = np.empty(A.N_ACTIONS)
+            m = macro_values(net.params, net.layers, net.net, net.width, view, seat, first, values)
+            if m and values[:m].max() > mean[best]:
+                i = int(np.argmax(values[:m]))
+                return self._count(infoset, int(first[i]), K_MACRO, float(values[i]))
         return self._count(infoset, int(moves[best]), K_MOVE, float(mean[best] if mean[best] >= 0 else mean[best] + 1.0))
 
     def _count(self, infoset: InfoSet, action: int, kind: int, value: float) -> int:
@@ -333,10 +333,10 @@ def pretrained_agent(seed: Optional[int] = None, **options: object) -> ValueSear
     return ValueSearchAgent(seed=seed, **options)  # type: ignore[arg-type]
 
 
-_MCTS_HOOKS: Dict[Tuple[str, float], object] = {}
+_MCTS_HOOKS: Dict[Tuple[str, str], Callable[[np.ndarray, int], np.ndarray]] = {}  # (file, feature digest) -> hook
 
 
-def leaf_hook(path: Optional[str] = None) -> object:
+def leaf_hook(path: Optional[str] = None) -> Callable[[np.ndarray, int], np.ndarray]:
     """A jitted ``evaluate(state, seat)`` for :class:`agents.mcts.MCTSAgent`: every seat's
     win chance by the network from ``seat``'s view (built once per file and process)."""
     import os
@@ -353,11 +353,11 @@ def leaf_hook(path: Optional[str] = None) -> object:
 
 
 def value_mcts_agent(seed: Optional[int] = None, path: Optional[str] = None, variant: str = "best",
-                     rollout_turns: int = 0, **options: object) -> Agent:
+                     rollout_turns: int = 0, **options: Any) -> Agent:
     """``value_mcts``: MCTS (``variant``'s preset, ``best`` by default) whose leaves the
     network scores after ``rollout_turns`` turns of playout (0: at once); the shipped
     network unless ``path`` names another."""
     from ..mcts import MCTSAgent
     agent = MCTSAgent(seed=seed, variant=variant, evaluate=leaf_hook(path), rollout_turns=rollout_turns, **options)
-    agent.path = path or PRETRAINED  # type: ignore[attr-defined]
+    agent.path = path or PRETRAINED
     return agent

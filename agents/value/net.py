@@ -107,7 +107,8 @@ class ValueNetwork:
 
 
 @njit(cache=True)
-def _predict_rows(params, layers, net, x, players, width, out):
+def _predict_rows(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np.ndarray, players: np.ndarray,
+                  width: int, out: np.ndarray) -> None:
     h1 = np.empty(width, np.float32)
     h2 = np.empty(width, np.float32)
     rel = np.empty(MAX_PLAYERS)

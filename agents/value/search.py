@@ -19,6 +19,7 @@ States come from a determinization of the root's information set (``agent.py``);
 leaves read only what the root may know, so only the chance odds depend on it.
 """
 from collections import namedtuple
+from typing import Tuple
 
 import numpy as np
 from numba import njit
@@ -38,17 +39,17 @@ Ply = namedtuple("Ply", ["params", "layers", "net", "root", "beam", "x", "h1", "
 
 
 @njit(cache=True)
-def _leaf(p, s):
+def _leaf(p: Ply, s: np.ndarray) -> float:
     return leaf_value(p.params, p.layers, p.net, s, p.root, p.x, p.h1, p.h2, p.rel)
 
 
 @njit(cache=True)
-def _one_ply(p, s, a, c):
+def _one_ply(p: Ply, s: np.ndarray, a: int, c: np.ndarray) -> float:
     return one_ply_value(p.params, p.layers, p.net, s, a, p.root, p.x, p.h1, p.h2, p.rel, c)
 
 
 @njit(cache=True)
-def _v2(p, s):
+def _v2(p: Ply, s: np.ndarray) -> float:
     """Value of s with one more ply of root's own: the best one-ply move while root
     decides, else the leaf."""
     if current_decider(s) != p.root:
@@ -66,7 +67,7 @@ def _v2(p, s):
 
 
 @njit(cache=True)
-def _q2(p, s, a):
+def _q2(p: Ply, s: np.ndarray, a: int) -> float:
     """Expected two-ply value of action a."""
     outs = np.empty(MAX_OUTCOMES, np.int64)
     probs = np.empty(MAX_OUTCOMES)
@@ -83,7 +84,7 @@ def _q2(p, s, a):
 
 
 @njit(cache=True)
-def _v3(p, s):
+def _v3(p: Ply, s: np.ndarray) -> float:
     """Value of s with two more plies of root's own (beam-limited)."""
     if current_decider(s) != p.root:
         return _leaf(p, s)
@@ -109,7 +110,7 @@ def _v3(p, s):
 
 
 @njit(cache=True)
-def _q3(p, s, a):
+def _q3(p: Ply, s: np.ndarray, a: int) -> float:
     """Expected three-ply value of action a (beam-limited)."""
     outs = np.empty(MAX_OUTCOMES, np.int64)
     probs = np.empty(MAX_OUTCOMES)
@@ -126,7 +127,8 @@ def _q3(p, s, a):
 
 
 @njit(cache=True)
-def search_values(params, layers, net, width, s, root, moves, depth, beam, q):
+def search_values(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
+                  moves: np.ndarray, depth: int, beam: int, q: np.ndarray) -> int:
     """q[i] := root's expected chance to win after moves[i] searched ``depth`` plies
     (1-3); moves outside the beam keep their one-ply value minus 1 (ranked below every
     searched move).  Returns the number of leaf evaluations' worth of work done (moves)."""
@@ -151,7 +153,8 @@ def search_values(params, layers, net, width, s, root, moves, depth, beam, q):
 
 
 @njit(cache=True)
-def move_value(params, layers, net, width, s, root, a, depth, beam):
+def move_value(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int, a: int,
+               depth: int, beam: int) -> Tuple[float, float]:
     """(root's expected chance to win after action a searched ``depth`` plies (1-3), the
     leaves evaluated): one move's share of :func:`search_values`, for a caller that
     watches its budget between moves (the anytime mode)."""

@@ -23,6 +23,7 @@ after ``max_illegal`` of them the episode is truncated.  Finished games reset
 automatically in the same step, their last observation kept in ``final_obs``.
 """
 from collections import namedtuple
+from typing import Union
 
 import numpy as np
 from numba import njit
@@ -74,12 +75,12 @@ NOT_OVER = np.bool_(False)
 
 
 @njit(cache=True)
-def _uniform(rng):
+def _uniform(rng: np.ndarray) -> float:
     return (next_u64(rng) >> np.uint64(11)) / float(1 << 53)
 
 
 @njit(cache=True)
-def _new_game(s, cfg, template, seed):
+def _new_game(s: np.ndarray, cfg: np.ndarray, template: np.ndarray, seed: int) -> None:
     if cfg[C_FIXED_BOARD]:
         s[:BOARD_END] = template[:BOARD_END]
         init_state(s, cfg[C_PLAYERS], cfg[C_VP], cfg[C_DISCARD], cfg[C_FRIENDLY], cfg[C_TRADE],
@@ -108,7 +109,7 @@ Scratch = namedtuple("Scratch", ["buf", "work", "x", "logits", "h1", "h2"])
 
 
 @njit(cache=True)
-def _start_episode(b, i, seed, setup):
+def _start_episode(b: Batch, i: int, seed: int, setup: Setup) -> None:
     """Game i starts the game of seed: learner seat and opponents drawn from its RNG."""
     s, games, vals, rng = b.states[i], b.games, b.vals, b.rngs[i]
     cfg, pool_cum = setup.cfg, setup.pool_cum
@@ -135,7 +136,7 @@ def _start_episode(b, i, seed, setup):
 
 
 @njit(cache=True)
-def _mlp_choice(s, d, n, net, sample, rng, nets, sc):
+def _mlp_choice(s: np.ndarray, d: int, n: int, net: int, sample: int, rng: np.ndarray, nets: Nets, sc: Scratch) -> int:
     """Net's move for seat d among sc.buf[:n]: argmax of its legal logits, or a softmax
     sample."""
     buf, logits = sc.buf, sc.logits
@@ -161,7 +162,7 @@ def _mlp_choice(s, d, n, net, sample, rng, nets, sc):
 
 
 @njit(cache=True, inline='always')
-def _advance(s, rng, games, i, setup, nets, sc):
+def _advance(s: np.ndarray, rng: np.ndarray, games: np.ndarray, i: int, setup: Setup, nets: Nets, sc: Scratch) -> int:
     """Play game i's opponents (and with skip_forced any forced move of a caller-controlled
     seat) until a caller seat decides (0), an external opponent must act (1) or the
     episode ends (2).  s and rng: game i's state and RNG rows (views made once per
@@ -194,7 +195,7 @@ def _advance(s, rng, games, i, setup, nets, sc):
 
 
 @njit(cache=True)
-def board_key(s):
+def board_key(s: np.ndarray) -> int:
     """Changes whenever the board part of an observation can change for a given observer
     (a piece placed or upgraded, the robber moved), so an unchanged key lets the encoder
     keep the board part already in the row, or only re-seat it for another observer (the
@@ -206,7 +207,8 @@ def board_key(s):
 
 
 @njit(cache=True, inline='always')
-def _observe(s, seat, games, i, cfg, buf, out):
+def _observe(s: np.ndarray, seat: int, games: np.ndarray, i: int, cfg: np.ndarray, buf: np.ndarray,
+             out: Outputs) -> None:
     """Seat's observation and legal mask into row i of the output arrays."""
     obs, planes, masks = out.obs, out.planes, out.masks
     key = board_key(s)
@@ -228,7 +230,7 @@ def _observe(s, seat, games, i, cfg, buf, out):
 
 
 @njit(cache=True, inline='always')
-def _settle(b, i, setup, nets, out, sc):
+def _settle(b: Batch, i: int, setup: Setup, nets: Nets, out: Outputs, sc: Scratch) -> None:
     """After an action in game i: advance it; on an episode's end pay the final rewards,
     keep the final observation and statistics, start the next game and advance that;
     finally encode the observation of the seat to act.  Sets G_WAITING when an external
@@ -276,7 +278,7 @@ def _settle(b, i, setup, nets, out, sc):
 
 
 @njit(cache=True)
-def _end_episode(b, i, setup, out, over):
+def _end_episode(b: Batch, i: int, setup: Setup, out: Outputs, over: Union[bool, np.bool_]) -> None:
     """Record game i's finished episode and start the next game (seed from its RNG)."""
     s, games, vals, cfg = b.states[i], b.games, b.vals, setup.cfg
     final_obs, ep_stats = out.final_obs, out.ep_stats
@@ -304,7 +306,7 @@ def _end_episode(b, i, setup, out, over):
 
 
 @njit(cache=True)
-def reset_games(idx, seeds, b, setup, nets, out):
+def reset_games(idx: np.ndarray, seeds: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Outputs) -> None:
     """Start games idx from seeds (each game's RNG seeded from its seed too)."""
     sc = _scratch(nets)
     for k in range(idx.shape[0]):
@@ -315,7 +317,7 @@ def reset_games(idx, seeds, b, setup, nets, out):
 
 
 @njit(cache=True)
-def _scratch(nets):
+def _scratch(nets: Nets) -> Scratch:
     width = VECTOR_SIZE  # a one-layer net copies its input into h1
     for k in range(nets.layers.shape[0]):
         width = max(width, nets.layers[k, 1])
@@ -325,7 +327,7 @@ def _scratch(nets):
 
 
 @njit(cache=True, nogil=True)
-def step_slice(actions, b, setup, nets, out, lo, hi):
+def step_slice(actions: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Outputs, lo: int, hi: int) -> None:
     """Apply actions[i] for game i's caller-controlled decider, for games lo..hi-1 (games
     waiting for an external opponent are skipped), and settle them; clears their per-step
     outputs.  Touches rows lo..hi-1 only and releases the GIL, so threads can step
@@ -360,7 +362,7 @@ def step_slice(actions, b, setup, nets, out, lo, hi):
 
 
 @njit(cache=True)
-def resume_games(idx, actions, b, setup, nets, out):
+def resume_games(idx: np.ndarray, actions: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Outputs) -> None:
     """Apply external opponents' actions (legal: the caller checked) in games idx, then
     settle those games (rewards add to this step's)."""
     sc = _scratch(nets)
@@ -371,7 +373,7 @@ def resume_games(idx, actions, b, setup, nets, out):
 
 
 @njit(cache=True)
-def sample_legal(masks, rng, out):
+def sample_legal(masks: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
     """A uniformly random legal action per row of masks into out (benchmarks, baselines):
     the row's legal ids gathered in one branch-free pass, then one draw among them; 0 for
     a row with no legal action."""
@@ -386,7 +388,7 @@ def sample_legal(masks, rng, out):
 
 
 @njit(cache=True)
-def draw_seeds(rngs, idx, out):
+def draw_seeds(rngs: np.ndarray, idx: np.ndarray, out: np.ndarray) -> None:
     """out[k, :] := fresh seeds from game idx[k]'s RNG (a value opponent's determinizations)."""
     for k in range(idx.shape[0]):
         for j in range(out.shape[1]):

@@ -1,5 +1,6 @@
 """Card bookkeeping shared by the rules: hand sizes, VP, paying and gaining cards, and
 the per-observer knowledge of every hand (KNOW), updated on each public or private event."""
+import numpy as np
 from numba import njit
 
 from .layout import (
@@ -10,7 +11,7 @@ from .layout import (
 
 # ---------------------------------------------------------------- small accessors
 @njit(cache=True)
-def hand_size(s, p):
+def hand_size(s: np.ndarray, p: int) -> int:
     n = 0
     for r in range(N_RES):
         n += s[hand_i(p, r)]
@@ -18,7 +19,7 @@ def hand_size(s, p):
 
 
 @njit(cache=True)
-def can_afford(s, p, cost):
+def can_afford(s: np.ndarray, p: int, cost: np.ndarray) -> bool:
     for r in range(N_RES):
         if s[hand_i(p, r)] < cost[r]:
             return False
@@ -26,13 +27,13 @@ def can_afford(s, p, cost):
 
 
 @njit(cache=True)
-def total_vp(s, p):
+def total_vp(s: np.ndarray, p: int) -> int:
     """Public VP plus the Victory Point cards in p's hand."""
     return s[PUBLIC_VP + p] + s[dev_i(p, VICTORY_POINT)]
 
 
 @njit(cache=True)
-def shaping_value(s, p):
+def shaping_value(s: np.ndarray, p: int) -> float:
     """What ``vp_reward`` shaping pays the change of: own VP (cards included) minus the
     mean public VP of the others (every env and the batched kernels use this one)."""
     n = s[OPT_PLAYERS]
@@ -44,7 +45,7 @@ def shaping_value(s, p):
 
 
 @njit(cache=True)
-def current_decider(s):
+def current_decider(s: np.ndarray) -> int:
     """Seat that decides next, or -1 once the game is over."""
     if s[PHASE] == PH_GAME_OVER:
         return -1
@@ -52,12 +53,12 @@ def current_decider(s):
 
 
 @njit(cache=True)
-def winner(s):
+def winner(s: np.ndarray) -> int:
     return s[WINNER]
 
 
 @njit(cache=True)
-def _observer(s, i):
+def _observer(s: np.ndarray, i: int) -> int:
     """The i-th knowledge row owner: seats 0..n-1, then the PUBLIC onlooker (i == n)."""
     return i if i < s[OPT_PLAYERS] else PUBLIC
 
@@ -68,14 +69,14 @@ def _observer(s, i):
 # atomic reference-count increment and decrement around it, about a fifth of a random game's
 # time before (perf); inlined, the pairs are pruned.  Small helpers are inlined by LLVM anyway.
 @njit(cache=True, inline='always')
-def _know_gain(s, p, r, n):
+def _know_gain(s: np.ndarray, p: int, r: int, n: int) -> None:
     """Everyone sees p gain n cards of resource r."""
     for i in range(s[OPT_PLAYERS] + 1):
         s[know_i(_observer(s, i), p, r)] += n
 
 
 @njit(cache=True)
-def _know_lose_for(s, o, p, r, n):
+def _know_lose_for(s: np.ndarray, o: int, p: int, r: int, n: int) -> None:
     i = know_i(o, p, r)
     k = s[i]
     if k >= n:
@@ -86,14 +87,14 @@ def _know_lose_for(s, o, p, r, n):
 
 
 @njit(cache=True, inline='always')
-def _know_lose(s, p, r, n):
+def _know_lose(s: np.ndarray, p: int, r: int, n: int) -> None:
     """Everyone sees p lose n cards of resource r."""
     for i in range(s[OPT_PLAYERS] + 1):
         _know_lose_for(s, _observer(s, i), p, r, n)
 
 
 @njit(cache=True)
-def _know_steal(s, thief, victim, r):
+def _know_steal(s: np.ndarray, thief: int, victim: int, r: int) -> None:
     """Thief and victim see which card moved; the others (and PUBLIC) see an unknown
     card move."""
     for i in range(s[OPT_PLAYERS] + 1):
@@ -121,14 +122,14 @@ def _know_steal(s, thief, victim, r):
 
 
 @njit(cache=True, inline='always')
-def _gain(s, p, r, n):
+def _gain(s: np.ndarray, p: int, r: int, n: int) -> None:
     s[hand_i(p, r)] += n
     s[BANK + r] -= n
     _know_gain(s, p, r, n)
 
 
 @njit(cache=True, inline='always')
-def _pay(s, p, cost):
+def _pay(s: np.ndarray, p: int, cost: np.ndarray) -> None:
     for r in range(N_RES):
         if cost[r] > 0:
             s[hand_i(p, r)] -= cost[r]
@@ -137,7 +138,7 @@ def _pay(s, p, cost):
 
 
 @njit(cache=True, inline='always')
-def _transfer(s, src, dst, r, n):
+def _transfer(s: np.ndarray, src: int, dst: int, r: int, n: int) -> None:
     """n cards of r from src to dst in public (trade, monopoly)."""
     s[hand_i(src, r)] -= n
     s[hand_i(dst, r)] += n

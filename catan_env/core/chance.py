@@ -7,6 +7,7 @@ a stolen card from the victim's hand in the state (a determinization's, for a se
 ``game.chance_outcome``, the MCTS kernel, the value network's one-ply values and the value
 search all read chance through these functions, so none can disagree with the rules.
 """
+import numpy as np
 from numba import njit
 
 from . import actions as A
@@ -20,7 +21,7 @@ MAX_OUTCOMES = 11  # the most outcomes of one move (the dice totals 2-12)
 
 
 @njit(cache=True)
-def chance_kind(s, a):
+def chance_kind(s: np.ndarray, a: int) -> int:
     """The kind of chance action a has in s: dice, a steal (a robber move with a victim),
     a draw, or none."""
     if a == A.ROLL:
@@ -33,7 +34,7 @@ def chance_kind(s, a):
 
 
 @njit(cache=True)
-def sevens_rerolled(s):
+def sevens_rerolled(s: np.ndarray) -> bool:
     """Whether a 7 rolled now would be rolled again (the sevens rule of the state)."""
     rule = s[OPT_SEVENS]
     if rule == 0:
@@ -42,7 +43,7 @@ def sevens_rerolled(s):
 
 
 @njit(cache=True)
-def chance_outcomes(s, a, outs, probs):
+def chance_outcomes(s: np.ndarray, a: int, outs: np.ndarray, probs: np.ndarray) -> int:
     """The chance outcomes of action a in s and their odds into outs, probs (each at least
     MAX_OUTCOMES long); returns how many (0: the action has no chance)."""
     kind = chance_kind(s, a)
@@ -79,7 +80,7 @@ def chance_outcomes(s, a, outs, probs):
 
 
 @njit(cache=True)
-def recorded_outcome(s, kind):
+def recorded_outcome(s: np.ndarray, kind: int) -> int:
     """The outcome the last move of that kind had, as the state records it (read right
     after the move): the dice total, the stolen resource or the drawn card type."""
     if kind == CHANCE_DICE:

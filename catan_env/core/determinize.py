@@ -28,7 +28,7 @@ from .tables import CARDS_PER_RESOURCE
 
 
 @njit(cache=True)
-def _deal_resources(s, observer):
+def _deal_resources(s: np.ndarray, observer: int) -> None:
     """Opponents keep the cards the observer knows; the rest is dealt from the pool."""
     n = s[OPT_PLAYERS]
     pool = np.zeros(N_RES * CARDS_PER_RESOURCE, dtype=np.int64)
@@ -55,7 +55,7 @@ def _deal_resources(s, observer):
 
 
 @njit(cache=True)
-def _lower_bound_row(s, o, src, t):
+def _lower_bound_row(s: np.ndarray, o: int, src: int, t: int) -> None:
     """KNOW[o, t] := KNOW[src, t] clamped to t's (resampled) hand, the rest unknown."""
     known = 0
     for r in range(N_RES):
@@ -69,7 +69,7 @@ def _lower_bound_row(s, o, src, t):
 
 
 @njit(cache=True)
-def _rebuild_knowledge(s, observer):
+def _rebuild_knowledge(s: np.ndarray, observer: int) -> None:
     """Every knowledge row the observer cannot see, rebuilt from public facts and the
     resampled hands.  Kept: the observer's rows, and every seat's row about the
     observer (its value follows from events the observer took part in or saw)."""
@@ -90,7 +90,7 @@ def _rebuild_knowledge(s, observer):
 
 
 @njit(cache=True)
-def _deal_dev_cards(s, observer):
+def _deal_dev_cards(s: np.ndarray, observer: int) -> None:
     n = s[OPT_PLAYERS]
     size = 0
     for t in range(N_DEV):
@@ -139,7 +139,7 @@ def _deal_dev_cards(s, observer):
 
 
 @njit(cache=True)
-def determinize(state, observer, seed):
+def determinize(state: np.ndarray, observer: int, seed: int) -> np.ndarray:
     s = state.copy()
     seed_rng(s, seed ^ (observer * 0x9E3779B1 + 0x7F4A7C15))
     _deal_resources(s, observer)

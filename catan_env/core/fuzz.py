@@ -4,6 +4,8 @@
 first violation (see CODES).  ``fuzz_games`` plays uniformly random games and checks the
 invariants after every action.  The slow Python twin is ``invariants.problems``.
 """
+from typing import Tuple
+
 import numpy as np
 from numba import njit
 
@@ -38,7 +40,7 @@ CODES = {
 
 
 @njit(cache=True)
-def invariant_code(s):
+def invariant_code(s: np.ndarray) -> int:
     n = s[OPT_PLAYERS]
     for r in range(N_RES):
         tot = s[BANK + r]
@@ -128,7 +130,8 @@ def invariant_code(s):
 
 
 @njit(cache=True)
-def fuzz_games(n_games, seed, max_turns, trade, sample_every, samples, rules, sevens, deck):
+def fuzz_games(n_games: int, seed: int, max_turns: int, trade: int, sample_every: int, samples: np.ndarray,
+               rules: int, sevens: int, deck: np.ndarray) -> Tuple[int, int, int, int, int, int]:
     """Random games with 2-4 players checking invariants after every action, copying
     every sample_every-th state into samples (rows, while room is left) for the slow
     Python checks.  rules, sevens, deck: the rule variants (``GameOptions.rule_variants``).

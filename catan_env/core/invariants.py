@@ -4,6 +4,8 @@ Used by the fuzz tests after every action and by ``load_state`` to reject corrup
 saved states.  ``problems(state)`` returns a list of readable violations (empty = ok).
 The caches (VP, road lengths) are recomputed here the slow, obvious way.
 """
+from typing import List
+
 import numpy as np
 
 from . import layout as L
@@ -12,7 +14,7 @@ from . import tables as T
 from .topology import N_HEXES, N_VERTICES, VERTEX_VERTICES
 
 
-def problems(s):
+def problems(s: object) -> List[str]:
     out = []
     if not isinstance(s, np.ndarray) or s.shape != (L.STATE_SIZE,) or s.dtype != np.int64:
         return [f"state must be an int64 array of shape ({L.STATE_SIZE},)"]
@@ -105,7 +107,7 @@ def problems(s):
     return out
 
 
-def check(s):
+def check(s: np.ndarray) -> None:
     """Raise CorruptStateError listing every violated invariant."""
     from .game import CorruptStateError
     found = problems(s)

@@ -118,7 +118,7 @@ N_PHASES = 10
 _fields: List[Tuple[str, int, Tuple[int, ...]]] = []  # (name, offset, shape), in order
 
 
-def _field(name, *shape):
+def _field(name: str, *shape: int) -> int:
     """Append a field of the given shape; return its offset."""
     start = sum(int(np.prod(sh)) for _, _, sh in _fields)
     _fields.append((name, start, tuple(shape)))
@@ -198,7 +198,7 @@ STATE_SIZE = sum(int(np.prod(sh)) for _, _, sh in _fields)
 _SHAPES = {name: (off, int(np.prod(sh)), sh) for name, off, sh in _fields}
 
 
-def view(s, name):
+def view(s: np.ndarray, name: str) -> np.ndarray:
     """The named field of state s as a numpy view of its shape (writes go to s):
     ``view(s, "hand")[p, r]``, ``view(s, "know")[o, t]``.  Python-side code only."""
     try:
@@ -210,25 +210,25 @@ def view(s, name):
 
 # ---- index helpers for the jitted code: the one place that knows each stride
 @njit(cache=True)
-def hand_i(p, r):
+def hand_i(p: int, r: int) -> int:
     """Index of seat p's count of resource r."""
     return HAND + p * N_RES + r
 
 
 @njit(cache=True)
-def dev_i(p, t):
+def dev_i(p: int, t: int) -> int:
     """Index of seat p's unplayed development cards of type t."""
     return DEV_HAND + p * N_DEV + t
 
 
 @njit(cache=True)
-def dev_new_i(p, t):
+def dev_new_i(p: int, t: int) -> int:
     """Index of seat p's development cards of type t bought this turn."""
     return DEV_NEW + p * N_DEV + t
 
 
 @njit(cache=True)
-def know_i(o, t, r):
+def know_i(o: int, t: int, r: int) -> int:
     """Index of KNOW[o, t, r]: what observer o (a seat, or PUBLIC) knows of t's hand."""
     return KNOW + (o * MAX_PLAYERS + t) * KNOW_W + r
 

@@ -16,6 +16,7 @@ Board planes (float32, PLANES x 17 x 21; see topology.HEX_CELL etc. for the embe
 from typing import List, Tuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from numba import njit
 
 from . import actions as A
@@ -40,7 +41,7 @@ PIPS = DICE_WAYS.astype(np.float64)  # pips on a number token = ways to roll it
 _obs_fields: List[Tuple[str, int, Tuple[int, ...], str]] = []
 
 
-def _obs_field(name, shape, meaning):
+def _obs_field(name: str, shape: Tuple[int, ...], meaning: str) -> int:
     offset = sum(int(np.prod(sh)) for _, _, sh, _ in _obs_fields)
     _obs_fields.append((name, offset, tuple(shape), meaning))
     return offset
@@ -105,7 +106,7 @@ FULL_EXTRA = MAX_PLAYERS * (N_RES + N_DEV)
 FULL_SIZE = VECTOR_SIZE + FULL_EXTRA
 
 
-def obs_view(vec, name):
+def obs_view(vec: ArrayLike, name: str) -> np.ndarray:
     """The named field of an observation vector (or of a batch, on the last axis) as a view
     of its shape: ``obs_view(obs, "players")[..., k, P_VP]``.  A vector part (``obs_type=
     "planes"``'s ``"vector"``, TAIL_SIZE floats) is read the same way."""
@@ -124,7 +125,7 @@ def obs_view(vec, name):
     return vec[..., off:off + size].reshape(vec.shape[:-1] + shape)
 
 
-def observation_table():
+def observation_table() -> str:
     """The vector's fields as a Markdown table (name, floats, offset, meaning)."""
     rows = ["| field | floats | offset | meaning |", "|---|---:|---:|---|"]
     for name, off, shape, meaning in OBS_FIELDS:
@@ -134,13 +135,13 @@ def observation_table():
 
 
 @njit(cache=True)
-def _rel(s, p, observer):
+def _rel(s: np.ndarray, p: int, observer: int) -> int:
     n = s[OPT_PLAYERS]
     return (p - observer + n) % n
 
 
 @njit(cache=True)
-def encode_board(s, observer, out):
+def encode_board(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     """Board part of the vector (BOARD_SIZE floats) into out."""
     out[:BOARD_SIZE] = 0.0
     for h in range(N_HEXES):
@@ -164,7 +165,7 @@ def encode_board(s, observer, out):
 
 
 @njit(cache=True)
-def reseat_board(s, old, new, out):
+def reseat_board(s: np.ndarray, old: int, new: int, out: np.ndarray) -> None:
     """Turn out's board part, encoded by ``encode_board`` for observer old, into observer
     new's for the same pieces: only the relative seats of buildings and roads move (the
     batched env's all-seats mode changes observer most steps; a test checks the result
@@ -186,7 +187,7 @@ def reseat_board(s, old, new, out):
 
 
 @njit(cache=True)
-def encode_tail(s, observer, out):
+def encode_tail(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     """The non-board ("vector part") features into out[BOARD_SIZE:VECTOR_SIZE]."""
     out[BOARD_SIZE:VECTOR_SIZE] = 0.0
     n = s[OPT_PLAYERS]
@@ -256,14 +257,14 @@ def encode_tail(s, observer, out):
 
 
 @njit(cache=True)
-def encode_vector(s, observer, out):
+def encode_vector(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     """The full flat observation (VECTOR_SIZE float32) of observer into out."""
     encode_board(s, observer, out)
     encode_tail(s, observer, out)
 
 
 @njit(cache=True)
-def encode_planes(s, observer, out):
+def encode_planes(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     """Board planes (PLANES x GRID_H x GRID_W) of observer into out."""
     out[:] = 0.0
     for h in range(N_HEXES):
@@ -289,7 +290,7 @@ def encode_planes(s, observer, out):
 
 
 @njit(cache=True)
-def encode_full(s, out):
+def encode_full(s: np.ndarray, out: np.ndarray) -> None:
     """Full-information tensor for centralised critics: seat 0's vector plus every
     player's exact hand and development cards (absolute seats)."""
     encode_vector(s, 0, out)

@@ -1,6 +1,8 @@
 """Where pieces may go and what they are worth: longest road (the longest trail, cut by
 opponents' buildings) with the holder / tie / set-aside rules, largest army, and the
 road and settlement placement rules."""
+from typing import Tuple
+
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -13,7 +15,7 @@ from .tables import HOLDER_BONUS_VP, LARGEST_ARMY_MIN, LONGEST_ROAD_MIN
 from .topology import EDGE_VERTICES, HEX_VERTICES, N_EDGES, N_VERTICES, VERTEX_EDGES, VERTEX_VERTICES
 
 
-def _neighbour_masks():
+def _neighbour_masks() -> np.ndarray:
     out = np.zeros(N_VERTICES, np.int64)
     for v in range(N_VERTICES):
         for w in VERTEX_VERTICES[v]:
@@ -33,7 +35,7 @@ BIT.setflags(write=False)  # 1 << i for a vertex or hex i: a table, so the mask 
 
 
 @njit(cache=True)
-def adjacent(v, w):
+def adjacent(v: int, w: int) -> bool:
     """Vertices v and w share an edge."""
     for k in range(3):
         if VERTEX_VERTICES[v, k] == w:
@@ -43,7 +45,8 @@ def adjacent(v, w):
 
 # ---------------------------------------------------------------- longest road
 @njit(cache=True)
-def _longest_from(s, p, start, used, stack_v, stack_k, stack_e, seen, best):
+def _longest_from(s: np.ndarray, p: int, start: int, used: np.ndarray, stack_v: np.ndarray, stack_k: np.ndarray,
+                  stack_e: np.ndarray, seen: np.ndarray, best: int) -> int:
     """Depth-first enumeration of p's trails from start; returns max(best, longest).
     Marks every vertex reached in seen."""
     depth = 0
@@ -79,7 +82,7 @@ def _longest_from(s, p, start, used, stack_v, stack_k, stack_e, seen, best):
 
 
 @njit(cache=True)
-def road_length(s, p):
+def road_length(s: np.ndarray, p: int) -> int:
     """Longest trail of p's roads; opponents' buildings cut it (a trail may end there).
 
     Trails are enumerated only from vertices where a longest one can start: an end of a
@@ -112,7 +115,7 @@ def road_length(s, p):
 
 
 @njit(cache=True)
-def _walk(s, p, start, first):
+def _walk(s: np.ndarray, p: int, start: int, first: int) -> int:
     """Roads of p walked from vertex start away from edge first while the way is forced:
     each vertex passed is free of opponents' buildings and has exactly two of p's roads.
     Returns the edges walked, or -1 when a fork or a cycle makes the way not forced."""
@@ -141,7 +144,7 @@ MAX_TRAIL = 15  # a seat has 15 roads: no trail is longer, which bounds the recu
 
 
 @njit(cache=True)
-def _edge_bit(e):
+def _edge_bit(e: int) -> Tuple[int, int]:
     """(low word, high word) of edge e in a two-word edge bitmask (72 edges)."""
     if e < 64:
         return np.int64(1) << e, np.int64(0)
@@ -149,14 +152,15 @@ def _edge_bit(e):
 
 
 @njit(cache=True)
-def _free_for(s, p, v):
+def _free_for(s: np.ndarray, p: int, v: int) -> bool:
     """A trail of p may pass through vertex v: no opponent's building there."""
     owner = s[V_OWNER + v]
     return owner < 0 or owner == p
 
 
 @njit(cache=True)
-def _trail_from(s, p, start, used_lo, used_hi, stack_v, stack_k, stack_e):
+def _trail_from(s: np.ndarray, p: int, start: int, used_lo: int, used_hi: int, stack_v: np.ndarray,
+                stack_k: np.ndarray, stack_e: np.ndarray) -> int:
     """Longest trail of p's roads from vertex start avoiding the used edges (a two-word
     edge bitmask): depth-first over the given stacks (numba caches no recursion)."""
     best = 0
@@ -195,7 +199,7 @@ def _trail_from(s, p, start, used_lo, used_hi, stack_v, stack_k, stack_e):
 
 
 @njit(cache=True)
-def longest_through(s, p, e):
+def longest_through(s: np.ndarray, p: int, e: int) -> int:
     """Longest trail of p's roads that uses p's road e: each trail that leaves e's first
     end through e and goes on from the second (depth-first), combined with the longest
     way on from the first end that avoids its edges.  (Its loop repeats _trail_from's
@@ -246,7 +250,7 @@ def longest_through(s, p, e):
 
 
 @njit(cache=True)
-def longest_after_road(s, p, e):
+def longest_after_road(s: np.ndarray, p: int, e: int) -> int:
     """p's longest trail right after p's road e was added, given ROAD_LEN from before.
 
     A new trail must use e, so the answer is max(the old length, the longest trail
@@ -262,7 +266,7 @@ def longest_after_road(s, p, e):
 
 
 @njit(cache=True)
-def update_longest_road(s):
+def update_longest_road(s: np.ndarray) -> None:
     """Apply the holder / strictly-longer / tie / set-aside rules to ROAD_LEN."""
     n = s[OPT_PLAYERS]
     best = 0
@@ -290,7 +294,7 @@ def update_longest_road(s):
 
 
 @njit(cache=True)
-def update_largest_army(s, p):
+def update_largest_army(s: np.ndarray, p: int) -> None:
     k = s[KNIGHTS + p]
     h = s[LA_HOLDER]
     if k >= LARGEST_ARMY_MIN and h != p and (h < 0 or k > s[KNIGHTS + h]):
@@ -302,7 +306,7 @@ def update_largest_army(s, p):
 
 # ---------------------------------------------------------------- placement rules
 @njit(cache=True)
-def distance_ok(s, v):
+def distance_ok(s: np.ndarray, v: int) -> bool:
     if s[V_OWNER + v] >= 0:
         return False
     for k in range(3):
@@ -313,7 +317,7 @@ def distance_ok(s, v):
 
 
 @njit(cache=True)
-def touches_own_road(s, p, v):
+def touches_own_road(s: np.ndarray, p: int, v: int) -> bool:
     for k in range(3):
         e = VERTEX_EDGES[v, k]
         if e >= 0 and s[E_OWNER + e] == p:
@@ -322,7 +326,7 @@ def touches_own_road(s, p, v):
 
 
 @njit(cache=True)
-def road_spot_ok(s, p, e):
+def road_spot_ok(s: np.ndarray, p: int, e: int) -> bool:
     """Edge e is empty and connects to p's building or to p's road through a free vertex."""
     if s[E_OWNER + e] >= 0:
         return False
@@ -340,7 +344,7 @@ def road_spot_ok(s, p, e):
 
 
 @njit(cache=True)
-def settlement_spot_ok(s, p, v):
+def settlement_spot_ok(s: np.ndarray, p: int, v: int) -> bool:
     return distance_ok(s, v) and touches_own_road(s, p, v)
 
 
@@ -349,7 +353,7 @@ def settlement_spot_ok(s, p, v):
 # of a placement test per vertex and per edge (the tests compare them with the reference).
 # inline='always' below: see the note in cards.py (calls passing the state cost atomic refcounts)
 @njit(cache=True, inline='always')
-def building_mask(s, p):
+def building_mask(s: np.ndarray, p: int) -> int:
     """p's buildings as a vertex bitmask (branch-free, vectorised)."""
     own = np.int64(0)
     for v in range(N_VERTICES):
@@ -358,7 +362,7 @@ def building_mask(s, p):
 
 
 @njit(cache=True, inline='always')
-def vertex_masks(s, p):
+def vertex_masks(s: np.ndarray, p: int) -> Tuple[int, int, int]:
     """(occupied vertices, p's buildings, p's settlements) as vertex bitmasks.  Branch-free
     loops of one output each, which LLVM vectorises (measured 45 ns against 55-70 ns for
     one branching loop)."""
@@ -373,7 +377,7 @@ def vertex_masks(s, p):
 
 
 @njit(cache=True, inline='always')
-def road_ends(s, p):
+def road_ends(s: np.ndarray, p: int) -> int:
     """Vertices that p's roads touch, as a bitmask (branch-free, vectorised: 12 ns against
     55 ns for a branching loop)."""
     touched = np.int64(0)
@@ -383,14 +387,14 @@ def road_ends(s, p):
 
 
 @njit(cache=True)
-def lowest_bit(mask):
+def lowest_bit(mask: int) -> int:
     """Index of the lowest set bit of a non-empty bitmask (a vertex, or an edge of a mask
     of edges)."""
     return trailing_zeros(mask)  # type: ignore[call-arg]  # (a numba intrinsic, typed when compiled)
 
 
 @njit(cache=True, inline='always')
-def settlement_spots(occupied, touched):
+def settlement_spots(occupied: int, touched: int) -> int:
     """Vertices where p may build a settlement: free, no neighbour occupied, on p's road."""
     spots = np.int64(0)
     rest = touched & ~occupied
@@ -403,7 +407,7 @@ def settlement_spots(occupied, touched):
 
 
 @njit(cache=True)
-def road_reach(s, p):
+def road_reach(s: np.ndarray, p: int) -> int:
     """Bit v set when a road of p may end at vertex v: p's building there, or an empty
     vertex that one of p's roads touches.  An empty edge is a legal road spot iff one of
     its ends is in the reach: the same rule as ``road_spot_ok``, for all edges at once."""
@@ -412,7 +416,7 @@ def road_reach(s, p):
 
 
 @njit(cache=True, inline='always')
-def road_spots(s, reach):
+def road_spots(s: np.ndarray, reach: int) -> Tuple[int, int]:
     """Empty edges with an end in reach (p's road_reach): p's legal road spots, as two
     bitmasks (edges 0-63, edges 64-71)."""
     low = np.int64(0)
@@ -432,20 +436,20 @@ def road_spots(s, reach):
 
 
 @njit(cache=True)
-def road_spot_in(s, reach, e):
+def road_spot_in(s: np.ndarray, reach: int, e: int) -> bool:
     """road_spot_ok(s, p, e) given p's road_reach."""
     return s[E_OWNER + e] < 0 and (((reach >> EDGE_VERTICES[e, 0]) | (reach >> EDGE_VERTICES[e, 1])) & 1) == 1
 
 
 @njit(cache=True)
-def any_road_spot(s, p):
+def any_road_spot(s: np.ndarray, p: int) -> bool:
     low, high = road_spots(s, road_reach(s, p))
     return low != 0 or high != 0
 
 
 # ---------------------------------------------------------------- placing pieces
 @njit(cache=True)
-def _recut_roads_at(s, v):
+def _recut_roads_at(s: np.ndarray, v: int) -> None:
     """A building on v may cut opponents' roads through v: recompute and re-award."""
     p_built = s[V_OWNER + v]
     for q in range(s[OPT_PLAYERS]):
@@ -462,7 +466,7 @@ def _recut_roads_at(s, v):
 
 
 @njit(cache=True)
-def place_settlement(s, p, v):
+def place_settlement(s: np.ndarray, p: int, v: int) -> None:
     """Put p's settlement on v (no payment): VP, supply, and the roads it cuts."""
     s[V_OWNER + v] = p
     s[V_LEVEL + v] = 1
@@ -472,7 +476,7 @@ def place_settlement(s, p, v):
 
 
 @njit(cache=True)
-def place_road(s, p, e):
+def place_road(s: np.ndarray, p: int, e: int) -> None:
     """Put p's road on e (no payment): supply, road length and the longest-road card."""
     s[E_OWNER + e] = p
     s[ROADS_LEFT + p] -= 1
@@ -481,7 +485,7 @@ def place_road(s, p, e):
 
 
 @njit(cache=True)
-def upgrade_to_city(s, p, v):
+def upgrade_to_city(s: np.ndarray, p: int, v: int) -> None:
     """Turn p's settlement on v into a city (no payment): VP and supply."""
     s[V_LEVEL + v] = 2
     s[SETTLEMENTS_LEFT + p] += 1

@@ -10,6 +10,8 @@ Policies (ints, so the cached kernels take no function arguments):
                   robber blocks one of the player's hexes, +10 for other card plays.
 A turn cap keeps every playout finite; a capped game has winner -1.
 """
+from typing import Tuple
+
 import numpy as np
 from numba import njit
 
@@ -32,7 +34,7 @@ POLICIES = {"random": POLICY_RANDOM, "pruning": POLICY_PRUNING, "weighted": POLI
 
 
 @njit(cache=True)
-def _pick_pruning(s, buf, n, rng):
+def _pick_pruning(s: np.ndarray, buf: np.ndarray, n: int, rng: np.ndarray) -> int:
     cities = 0
     settlements = 0
     for i in range(n):
@@ -57,7 +59,7 @@ def _pick_pruning(s, buf, n, rng):
 
 
 @njit(cache=True)
-def _robber_blocks(s, p):
+def _robber_blocks(s: np.ndarray, p: int) -> bool:
     h = s[ROBBER]
     for k in range(6):
         if s[V_OWNER + HEX_VERTICES[h, k]] == p:
@@ -66,7 +68,7 @@ def _robber_blocks(s, p):
 
 
 @njit(cache=True)
-def action_weight(s, p, a, road_weight, knight_weight):
+def action_weight(s: np.ndarray, p: int, a: int, road_weight: float, knight_weight: float) -> float:
     if A.SETTLEMENT0 <= a < A.BUY_DEV:
         return 10001.0
     if A.ROAD0 <= a < A.SETTLEMENT0:
@@ -79,7 +81,7 @@ def action_weight(s, p, a, road_weight, knight_weight):
 
 
 @njit(cache=True)
-def action_weights(s, p, buf, n, out):
+def action_weights(s: np.ndarray, p: int, buf: np.ndarray, n: int, out: np.ndarray) -> float:
     """Szita et al.'s weight of each of the n actions in buf for seat p, into out."""
     roads = ROADS_PER_PLAYER - s[ROADS_LEFT + p]
     towns = (SETTLEMENTS_PER_PLAYER - s[SETTLEMENTS_LEFT + p]) + (CITIES_PER_PLAYER - s[CITIES_LEFT + p])
@@ -94,7 +96,7 @@ def action_weights(s, p, buf, n, out):
 
 
 @njit(cache=True)
-def _pick_weighted(s, buf, n, rng, w):
+def _pick_weighted(s: np.ndarray, buf: np.ndarray, n: int, rng: np.ndarray, w: np.ndarray) -> int:
     """Sample by weight; w is scratch space of at least n floats (kept off the hot path's
     allocations)."""
     total = action_weights(s, current_decider(s), buf, n, w)
@@ -107,7 +109,7 @@ def _pick_weighted(s, buf, n, rng, w):
 
 
 @njit(cache=True)
-def pick_action(s, buf, n, policy, rng, weights):
+def pick_action(s: np.ndarray, buf: np.ndarray, n: int, policy: int, rng: np.ndarray, weights: np.ndarray) -> int:
     """The policy's choice among the n legal actions in buf; weights is scratch space of
     at least n floats (used by the weighted policy)."""
     if policy == POLICY_PRUNING:
@@ -118,12 +120,12 @@ def pick_action(s, buf, n, policy, rng, weights):
 
 
 @njit(cache=True)
-def choose_action(s, buf, n, policy, rng):
+def choose_action(s: np.ndarray, buf: np.ndarray, n: int, policy: int, rng: np.ndarray) -> int:
     return pick_action(s, buf, n, policy, rng, np.empty(n))
 
 
 @njit(cache=True)
-def playout_inplace(s, policy, seed, max_turns):
+def playout_inplace(s: np.ndarray, policy: int, seed: int, max_turns: int) -> int:
     """Play s to the end (or the turn cap) with the policy; return the number of steps.
     The policy's choices use their own RNG (seeded by seed); chance uses the state's."""
     rng = np.zeros(STATE_SIZE, dtype=np.int64)  # only the RNG slot is used
@@ -143,7 +145,7 @@ def playout_inplace(s, policy, seed, max_turns):
 
 
 @njit(cache=True)
-def playout(state, policy, seed, max_turns):
+def playout(state: np.ndarray, policy: int, seed: int, max_turns: int) -> Tuple[np.ndarray, int]:
     """Run a copy of state to the end; return (final VP per seat, winner or -1)."""
     s = state.copy()
     playout_inplace(s, policy, seed, max_turns)
@@ -154,7 +156,7 @@ def playout(state, policy, seed, max_turns):
 
 
 @njit(cache=True, nogil=True)
-def random_games(n_games, n_players, trade, policy, seed, max_turns):
+def random_games(n_games: int, n_players: int, trade: int, policy: int, seed: int, max_turns: int) -> Tuple[int, int]:
     """Benchmark kernel: n_games new random-board games played to the end.
     Returns (games finished with a winner, total steps).  Releases the GIL, so threads
     play games on several cores at once (``benchmarks/core_throughput.py --threads``)."""

@@ -4,22 +4,24 @@ Tests compare the kernels against these on random states: longest road (exhausti
 trail enumeration), the legal action set (rule by rule from the rule book), public VP
 and production on a roll (with the bank-shortage rule).  Nothing here is fast.
 """
-from typing import Set
+from typing import FrozenSet, List, Set
+
+import numpy as np
 
 from . import actions as A
 from . import layout as L
 from .topology import (EDGE_VERTICES, HEX_VERTICES, N_EDGES, N_HEXES, N_PORTS, N_VERTICES, VERTEX_EDGES, VERTEX_VERTICES)
 
 
-def ref_longest_road(s, p):
+def ref_longest_road(s: np.ndarray, p: int) -> int:
     """Longest trail over p's edges, trying every start and every continuation."""
     mine = [e for e in range(N_EDGES) if s[L.E_OWNER + e] == p]
 
-    def blocked(v):
+    def blocked(v: int) -> bool:
         o = s[L.V_OWNER + v]
         return o >= 0 and o != p
 
-    def extend(v, used):
+    def extend(v: int, used: FrozenSet[int]) -> int:
         best = len(used)
         if used and blocked(v):
             return best
@@ -38,7 +40,7 @@ def ref_longest_road(s, p):
     return best
 
 
-def ref_public_vp(s, p):
+def ref_public_vp(s: np.ndarray, p: int) -> int:
     vp = 0
     for v in range(N_VERTICES):
         if s[L.V_OWNER + v] == p:
@@ -47,7 +49,7 @@ def ref_public_vp(s, p):
     return vp + int(s[L.VP_REVEALED + p])
 
 
-def ref_production(s, roll):
+def ref_production(s: np.ndarray, roll: int) -> List[List[int]]:
     """Cards each seat receives on a non-7 roll: list of 4 lists of 5."""
     n = int(s[L.OPT_PLAYERS])
     owed = [[0] * 5 for _ in range(4)]
@@ -77,11 +79,11 @@ def ref_production(s, roll):
     return got
 
 
-def _hand(s, p):
+def _hand(s: np.ndarray, p: int) -> List[int]:
     return [int(x) for x in L.view(s, "hand")[p]]
 
 
-def _rate(s, p, r):
+def _rate(s: np.ndarray, p: int, r: int) -> int:
     rate = 4
     for i in range(N_PORTS):
         if any(s[L.V_OWNER + v] == p for v in EDGE_VERTICES[s[L.PORT_EDGE + i]]):
@@ -92,11 +94,11 @@ def _rate(s, p, r):
     return rate
 
 
-def _free_for_settlement(s, v):
+def _free_for_settlement(s: np.ndarray, v: int) -> bool:
     return s[L.V_OWNER + v] < 0 and all(w < 0 or s[L.V_OWNER + w] < 0 for w in VERTEX_VERTICES[v])
 
 
-def _road_ok(s, p, e):
+def _road_ok(s: np.ndarray, p: int, e: int) -> bool:
     if s[L.E_OWNER + e] >= 0:
         return False
     for v in EDGE_VERTICES[e]:
@@ -108,7 +110,7 @@ def _road_ok(s, p, e):
     return False
 
 
-def _victim_ok(s, p, q, h):
+def _victim_ok(s: np.ndarray, p: int, q: int, h: int) -> bool:
     if q == p or sum(_hand(s, q)) == 0:
         return False
     if s[L.OPT_FRIENDLY] and s[L.PUBLIC_VP + q] <= 2:
@@ -116,7 +118,7 @@ def _victim_ok(s, p, q, h):
     return any(s[L.V_OWNER + v] == q for v in HEX_VERTICES[h])
 
 
-def _cards(s, p):
+def _cards(s: np.ndarray, p: int) -> Set[int]:
     """Development card plays available to p now."""
     out: Set[int] = set()
     if s[L.DEV_PLAYED]:
@@ -137,7 +139,7 @@ def _cards(s, p):
     return out
 
 
-def ref_legal_actions(s):
+def ref_legal_actions(s: np.ndarray) -> Set[int]:
     """The set of legal action ids, derived rule by rule."""
     ph = int(s[L.PHASE])
     if ph == L.PH_GAME_OVER:

@@ -14,7 +14,7 @@ _M2 = np.uint64(0x94D049BB133111EB)
 
 
 @njit(cache=True)
-def mix64(x):
+def mix64(x: np.uint64) -> np.uint64:
     """splitmix64 finaliser on a uint64."""
     z = x
     z = (z ^ (z >> np.uint64(30))) * _M1
@@ -23,26 +23,26 @@ def mix64(x):
 
 
 @njit(cache=True)
-def next_u64(s):
+def next_u64(s: np.ndarray) -> np.uint64:
     x = np.uint64(s[RNG]) + _GOLDEN
     s[RNG] = np.int64(x)
     return mix64(x)
 
 
 @njit(cache=True)
-def randint(s, n):
+def randint(s: np.ndarray, n: int) -> int:
     """Uniform integer in [0, n) drawn from the state's RNG."""
     return np.int64(next_u64(s) % np.uint64(n))
 
 
 @njit(cache=True)
-def seed_rng(s, seed):
+def seed_rng(s: np.ndarray, seed: int) -> None:
     """Derive the RNG state from a user seed (any int64)."""
     s[RNG] = np.int64(mix64(np.uint64(seed) ^ np.uint64(0x5DEECE66D)))
 
 
 @njit(cache=True)
-def shuffle(s, arr):
+def shuffle(s: np.ndarray, arr: np.ndarray) -> None:
     """Fisher-Yates shuffle of arr in place with the state's RNG."""
     for i in range(arr.shape[0] - 1, 0, -1):
         j = randint(s, i + 1)

@@ -52,7 +52,7 @@ FRIENDLY_ROBBER_OFF = np.int64(0)
 
 # inline='always' below: see the note in cards.py (calls passing the state cost atomic refcounts)
 @njit(cache=True, inline='always')
-def port_bits(s, p):
+def port_bits(s: np.ndarray, p: int) -> int:
     """Harbours p owns as bits: bit r for a 2:1 harbour of resource r, bit 5 generic."""
     bits = 0
     for i in range(N_PORTS):
@@ -63,7 +63,7 @@ def port_bits(s, p):
 
 
 @njit(cache=True)
-def rate_from_bits(bits, r):
+def rate_from_bits(bits: int, r: int) -> int:
     """Maritime rate for giving resource r with the harbours in bits (see port_bits)."""
     if bits & (1 << r):
         return SPECIAL_PORT_RATE
@@ -73,7 +73,7 @@ def rate_from_bits(bits, r):
 
 
 @njit(cache=True, inline='always')
-def trade_rate(s, p, r):
+def trade_rate(s: np.ndarray, p: int, r: int) -> int:
     """Best maritime rate p has for giving resource r (4, 3 or 2)."""
     return rate_from_bits(port_bits(s, p), r)
 
@@ -83,13 +83,13 @@ DIRECT_CITY_COST.setflags(write=False)
 
 
 @njit(cache=True)
-def rule_on(s, bit):
+def rule_on(s: np.ndarray, bit: int) -> bool:
     """Whether the rule variant bit (layout.RULE_*) is on in this game."""
     return (s[OPT_RULES] & bit) != 0
 
 
 @njit(cache=True)
-def action_cost(a):
+def action_cost(a: int) -> np.ndarray:
     """The resource price of a build or card purchase (zeros for other actions).  A city
     on an empty spot (the direct-city variant) costs DIRECT_CITY_COST instead."""
     if A.ROAD0 <= a < A.SETTLEMENT0:
@@ -104,7 +104,7 @@ def action_cost(a):
 
 
 @njit(cache=True)
-def deck_size(s):
+def deck_size(s: np.ndarray) -> int:
     """Development cards left in the deck (public)."""
     n = 0
     for t in range(N_DEV):
@@ -113,7 +113,7 @@ def deck_size(s):
 
 
 @njit(cache=True)
-def _dev_playable(s, p, t):
+def _dev_playable(s: np.ndarray, p: int, t: int) -> bool:
     if s[DEV_PLAYED] != 0:
         return False
     return s[dev_i(p, t)] - s[dev_new_i(p, t)] > 0
@@ -122,13 +122,13 @@ def _dev_playable(s, p, t):
 
 # ---------------------------------------------------------------- legal actions
 @njit(cache=True)
-def _push(buf, n, a):
+def _push(buf: np.ndarray, n: int, a: int) -> int:
     buf[n] = a
     return n + 1
 
 
 @njit(cache=True)
-def _push_bits(mask, first, buf, n):
+def _push_bits(mask: int, first: int, buf: np.ndarray, n: int) -> int:
     """Push first + i for each set bit i of mask, ascending."""
     while mask != 0:
         n = _push(buf, n, first + lowest_bit(mask))
@@ -137,7 +137,7 @@ def _push_bits(mask, first, buf, n):
 
 
 @njit(cache=True, inline='always')
-def _push_roads(s, reach, buf, n):
+def _push_roads(s: np.ndarray, reach: int, buf: np.ndarray, n: int) -> int:
     """Push the road actions of the empty edges with an end in reach, ascending."""
     low, high = road_spots(s, reach)
     n = _push_bits(low, A.ROAD0, buf, n)
@@ -145,7 +145,7 @@ def _push_roads(s, reach, buf, n):
 
 
 @njit(cache=True, inline='always')
-def _dev_plays(s, p, buf, n):
+def _dev_plays(s: np.ndarray, p: int, buf: np.ndarray, n: int) -> int:
     if s[DEV_PLAYED] != 0:
         return n
     if _dev_playable(s, p, KNIGHT):
@@ -169,7 +169,7 @@ def _dev_plays(s, p, buf, n):
 
 
 @njit(cache=True)
-def legal_actions(s, buf):
+def legal_actions(s: np.ndarray, buf: np.ndarray) -> int:
     """Write the legal action ids for the decider into buf (ascending); return the count."""
     ph = s[PHASE]
     n = 0
@@ -288,7 +288,7 @@ def legal_actions(s, buf):
 
 
 @njit(cache=True)
-def _confirm_ok(s, proposer, partner):
+def _confirm_ok(s: np.ndarray, proposer: int, partner: int) -> bool:
     resp = s[TRADE_RESP + partner]
     if resp == RESP_ACCEPT:
         return True
@@ -299,7 +299,7 @@ def _confirm_ok(s, proposer, partner):
 
 
 @njit(cache=True)
-def legal_mask(s, out):
+def legal_mask(s: np.ndarray, out: np.ndarray) -> int:
     """Fill out (length N_ACTIONS) with 1 for legal actions of the decider; return count."""
     buf = np.empty(MASK_SIZE, dtype=np.int64)
     n = legal_actions(s, buf)
@@ -311,7 +311,7 @@ def legal_mask(s, out):
 
 # ---------------------------------------------------------------- chance helpers
 @njit(cache=True)
-def _roll_dice(s, forced):
+def _roll_dice(s: np.ndarray, forced: int) -> int:
     if forced >= 2:
         d1 = forced - 6 if forced > 7 else 1
         if d1 < 1:
@@ -333,13 +333,13 @@ _OWED_BITS = 6
 
 
 @njit(cache=True)
-def _owed(pair, p, r):
+def _owed(pair: int, p: int, r: int) -> int:
     """Seat p's count of resource r in its pair's word."""
     return (pair >> (((p & 1) * N_RES + r) * _OWED_BITS)) & ((1 << _OWED_BITS) - 1)
 
 
 @njit(cache=True)
-def _produce(s, number):
+def _produce(s: np.ndarray, number: int) -> None:
     np_ = s[OPT_PLAYERS]
     seats01 = np.int64(0)
     seats23 = np.int64(0)
@@ -394,7 +394,7 @@ def _produce(s, number):
 
 
 @njit(cache=True)
-def _first_discarder(s):
+def _first_discarder(s: np.ndarray) -> int:
     for p in range(s[OPT_PLAYERS]):
         if s[DISCARDS + p] > 0:
             return p
@@ -402,7 +402,7 @@ def _first_discarder(s):
 
 
 @njit(cache=True)
-def reveal_vp_card(s, p):
+def reveal_vp_card(s: np.ndarray, p: int) -> None:
     """p plays one Victory Point card face up: it moves from the hidden hand to public VP
     (the played-VP variant; a mirror of a Pioneers game calls it when a seat reveals one)."""
     s[dev_i(p, VICTORY_POINT)] -= 1
@@ -414,7 +414,7 @@ def reveal_vp_card(s, p):
 
 
 @njit(cache=True)
-def _check_win(s):
+def _check_win(s: np.ndarray) -> None:
     """The turn player wins once they have the target VP during their own turn."""
     ph = s[PHASE]
     if ph == PH_SETUP_SETTLEMENT or ph == PH_SETUP_ROAD or ph == PH_GAME_OVER:
@@ -430,7 +430,7 @@ def _check_win(s):
 
 
 @njit(cache=True)
-def _clear_trade(s):
+def _clear_trade(s: np.ndarray) -> None:
     s[TRADE_GIVE_RES] = -1
     s[TRADE_GIVE_N] = 0
     s[TRADE_GET_RES] = -1
@@ -441,7 +441,7 @@ def _clear_trade(s):
 
 
 @njit(cache=True)
-def _next_responder(s):
+def _next_responder(s: np.ndarray) -> int:
     tp = s[TURN_PLAYER]
     np_ = s[OPT_PLAYERS]
     for k in range(1, np_):
@@ -453,7 +453,7 @@ def _next_responder(s):
 
 # ---------------------------------------------------------------- apply, one function per kind
 @njit(cache=True)
-def _do_setup_settlement(s, p, v):
+def _do_setup_settlement(s: np.ndarray, p: int, v: int) -> None:
     place_settlement(s, p, v)
     s[SETUP_VERTEX] = v
     if s[SETUP_STEP] >= s[OPT_PLAYERS]:  # second settlement: one card per adjacent hex
@@ -465,7 +465,7 @@ def _do_setup_settlement(s, p, v):
 
 
 @njit(cache=True)
-def _do_setup_road(s, p, e):
+def _do_setup_road(s: np.ndarray, p: int, e: int) -> None:
     np_ = s[OPT_PLAYERS]
     place_road(s, p, e)
     step = s[SETUP_STEP] + 1
@@ -484,7 +484,7 @@ def _do_setup_road(s, p, e):
 
 
 @njit(cache=True)
-def _do_roll(s, forced):
+def _do_roll(s: np.ndarray, forced: int) -> None:
     total = _roll_dice(s, forced)
     if forced < 0 and s[OPT_SEVENS] != 0:  # the sevens rule re-rolls (forced rolls stand)
         round_ = (s[TURN] - 1) // s[OPT_PLAYERS] + 1
@@ -511,7 +511,7 @@ def _do_roll(s, forced):
 
 
 @njit(cache=True)
-def _do_end_turn(s, tp):
+def _do_end_turn(s: np.ndarray, tp: int) -> None:
     for t in range(N_DEV):
         s[dev_new_i(tp, t)] = 0
     s[DEV_PLAYED] = 0
@@ -527,7 +527,7 @@ def _do_end_turn(s, tp):
 
 
 @njit(cache=True)
-def _do_road(s, p, e):
+def _do_road(s: np.ndarray, p: int, e: int) -> None:
     """A road: free during road building, paid in the main phase."""
     if s[PHASE] == PH_ROAD_BUILDING:
         place_road(s, p, e)
@@ -543,7 +543,7 @@ def _do_road(s, p, e):
 
 
 @njit(cache=True)
-def _do_settlement(s, p, v):
+def _do_settlement(s: np.ndarray, p: int, v: int) -> None:
     _pay(s, p, SETTLEMENT_COST)
     place_settlement(s, p, v)
     s[BUILT] = 1
@@ -551,7 +551,7 @@ def _do_settlement(s, p, v):
 
 
 @njit(cache=True)
-def _do_city(s, p, v):
+def _do_city(s: np.ndarray, p: int, v: int) -> None:
     if s[V_LEVEL + v] == 0:  # the direct-city variant: settlement and city at once
         _pay(s, p, SETTLEMENT_COST)
         place_settlement(s, p, v)
@@ -562,7 +562,7 @@ def _do_city(s, p, v):
 
 
 @njit(cache=True)
-def _do_buy_dev(s, p, forced):
+def _do_buy_dev(s: np.ndarray, p: int, forced: int) -> None:
     _pay(s, p, DEV_COST)
     if forced >= 0:
         t = forced
@@ -581,14 +581,14 @@ def _do_buy_dev(s, p, forced):
 
 
 @njit(cache=True)
-def _use_dev(s, p, t):
+def _use_dev(s: np.ndarray, p: int, t: int) -> None:
     s[dev_i(p, t)] -= 1
     s[DEV_PLAYED] = 1
     s[DEV_USED + t] += 1
 
 
 @njit(cache=True)
-def _do_knight(s, p):
+def _do_knight(s: np.ndarray, p: int) -> None:
     _use_dev(s, p, KNIGHT)
     s[KNIGHTS + p] += 1
     update_largest_army(s, p)
@@ -598,7 +598,7 @@ def _do_knight(s, p):
 
 
 @njit(cache=True)
-def _do_road_building(s, p):
+def _do_road_building(s: np.ndarray, p: int) -> None:
     _use_dev(s, p, ROAD_BUILDING)
     s[FREE_ROADS] = min(2, s[ROADS_LEFT + p])
     s[RETURN_PHASE] = s[PHASE]
@@ -606,14 +606,14 @@ def _do_road_building(s, p):
 
 
 @njit(cache=True)
-def _do_year_of_plenty(s, p, i):
+def _do_year_of_plenty(s: np.ndarray, p: int, i: int) -> None:
     _use_dev(s, p, YEAR_OF_PLENTY)
     _gain(s, p, A.YOP_R1[i], 1)
     _gain(s, p, A.YOP_R2[i], 1)
 
 
 @njit(cache=True)
-def _do_monopoly(s, p, r):
+def _do_monopoly(s: np.ndarray, p: int, r: int) -> None:
     _use_dev(s, p, MONOPOLY)
     for q in range(s[OPT_PLAYERS]):
         if q != p:
@@ -623,7 +623,7 @@ def _do_monopoly(s, p, r):
 
 
 @njit(cache=True)
-def _do_robber(s, p, a, forced):
+def _do_robber(s: np.ndarray, p: int, a: int, forced: int) -> None:
     s[ROBBER] = A.robber_hex(a)
     s[LAST_STEAL] = -1
     victim = A.robber_victim_seat(a, p, s[OPT_PLAYERS])
@@ -646,7 +646,7 @@ def _do_robber(s, p, a, forced):
 
 
 @njit(cache=True)
-def _do_discard(s, p, r):
+def _do_discard(s: np.ndarray, p: int, r: int) -> None:
     s[hand_i(p, r)] -= 1
     s[BANK + r] += 1
     _know_lose(s, p, r, 1)
@@ -660,7 +660,7 @@ def _do_discard(s, p, r):
 
 
 @njit(cache=True)
-def _do_maritime(s, p, i):
+def _do_maritime(s: np.ndarray, p: int, i: int) -> None:
     r1 = A.MARITIME_GIVE[i]
     rate = trade_rate(s, p, r1)
     s[hand_i(p, r1)] -= rate
@@ -670,7 +670,7 @@ def _do_maritime(s, p, i):
 
 
 @njit(cache=True)
-def _do_offer(s, p, m):
+def _do_offer(s: np.ndarray, p: int, m: int) -> None:
     s[TRADE_GIVE_RES] = A.MENU_GIVE_RES[m]
     s[TRADE_GIVE_N] = A.MENU_GIVE_N[m]
     s[TRADE_GET_RES] = A.MENU_GET_RES[m]
@@ -687,7 +687,7 @@ def _do_offer(s, p, m):
 
 
 @njit(cache=True)
-def _do_answer(s, p, a):
+def _do_answer(s: np.ndarray, p: int, a: int) -> None:
     """Accept, reject or counter; after the last answer the proposer confirms or the
     offer lapses."""
     if a == A.TRADE_ACCEPT:
@@ -714,7 +714,7 @@ def _do_answer(s, p, a):
 
 
 @njit(cache=True)
-def confirm_trade(s, p, a):
+def confirm_trade(s: np.ndarray, p: int, a: int) -> None:
     """The proposer p closes the open offer with TRADE_CONFIRM a: the cards move on the
     partner's answer (the offer's terms, or its counter's) and the offer is cleared."""
     partner = A.confirm_partner(a, p, s[OPT_PLAYERS])
@@ -730,7 +730,7 @@ def confirm_trade(s, p, a):
 
 
 @njit(cache=True)
-def close_trade(s):
+def close_trade(s: np.ndarray) -> None:
     """Clear the open offer and every answer; the turn player decides again."""
     _clear_trade(s)
     s[PHASE] = PH_MAIN
@@ -738,7 +738,7 @@ def close_trade(s):
 
 
 @njit(cache=True)
-def apply_action(s, a, forced):
+def apply_action(s: np.ndarray, a: int, forced: int) -> None:
     """Apply legal action a for the decider.  forced < 0: chance from the RNG; otherwise
     the dice total (ROLL), stolen resource (MOVE_ROBBER) or drawn card type (BUY_DEV).
     Dispatches on the action's id range (see ``actions``)."""
@@ -787,7 +787,7 @@ def apply_action(s, a, forced):
 
 # ---------------------------------------------------------------- new games and boards
 @njit(cache=True)
-def red_numbers_adjacent(numbers):
+def red_numbers_adjacent(numbers: np.ndarray) -> bool:
     for h in range(N_HEXES):
         if numbers[h] == 6 or numbers[h] == 8:
             for k in range(6):
@@ -798,7 +798,7 @@ def red_numbers_adjacent(numbers):
 
 
 @njit(cache=True)
-def random_board_into(s):
+def random_board_into(s: np.ndarray) -> None:
     """Shuffle terrain, harbours and numbers (no adjacent 6/8) with the state's RNG."""
     terrain = TERRAIN_DECK.copy()
     shuffle(s, terrain)
@@ -828,7 +828,8 @@ def random_board_into(s):
 
 
 @njit(cache=True)
-def init_state(s, n_players, vp, discard, friendly, trade, max_offers, seed):
+def init_state(s: np.ndarray, n_players: int, vp: int, discard: int, friendly: int, trade: int, max_offers: int,
+               seed: int) -> None:
     """Reset s to the start of set-up; the board fields must be filled by the caller
     (or by random_board_into).  Everything else is derived from the options."""
     board = s[:BOARD_END].copy()
@@ -867,7 +868,8 @@ def init_state(s, n_players, vp, discard, friendly, trade, max_offers, seed):
 
 
 @njit(cache=True)
-def new_random_game(s, n_players, vp, discard, friendly, trade, max_offers, seed):
+def new_random_game(s: np.ndarray, n_players: int, vp: int, discard: int, friendly: int, trade: int,
+                    max_offers: int, seed: int) -> None:
     """A new game on an official random board, all from one seed."""
     seed_rng(s, seed ^ 0x2545F4914F6CDD1D)
     random_board_into(s)
@@ -875,7 +877,7 @@ def new_random_game(s, n_players, vp, discard, friendly, trade, max_offers, seed
 
 
 @njit(cache=True)
-def set_rule_variants(s, rules, sevens, deck):
+def set_rule_variants(s: np.ndarray, rules: int, sevens: int, deck: np.ndarray) -> None:
     """Switch a freshly initialised game (before any action) to rule variants: the
     RULE_* bits, the sevens rule and the development deck (counts by type)."""
     s[OPT_RULES] = rules

@@ -9,6 +9,8 @@ integer "half-unit" plane, hex (q, r) has centre (2q + r, 3r) and corners at off
 Hexes, vertices and edges are numbered row by row (top to bottom, left to right), so
 hex 0 is the top-left land hex and hex 18 the bottom-right one.
 """
+from typing import List, Tuple
+
 import numpy as np
 
 N_HEXES = 19
@@ -19,13 +21,14 @@ N_PORTS = 9
 _CORNER_OFFSETS = ((0, -2), (1, -1), (1, 1), (0, 2), (-1, 1), (-1, -1))
 
 
-def _axial_hexes():
+def _axial_hexes() -> List[Tuple[int, int]]:
     cells = [(q, r) for r in range(-2, 3) for q in range(-2, 3) if abs(q + r) <= 2]
     cells.sort(key=lambda c: (c[1], c[0]))
     return cells
 
 
-def _build():
+def _build() -> Tuple[List[Tuple[int, int]], List[Tuple[int, int]], List[Tuple[int, int]], np.ndarray,
+                      List[Tuple[int, int]]]:
     hexes = _axial_hexes()
     centres = [(2 * q + r, 3 * r) for q, r in hexes]
     corner_pts = set()
@@ -43,7 +46,7 @@ def _build():
             a, b = hex_vertices[h, k], hex_vertices[h, (k + 1) % 6]
             edge_set.add((min(a, b), max(a, b)))
 
-    def edge_key(e):
+    def edge_key(e: Tuple[int, int]) -> Tuple[int, int]:
         (ax, ay), (bx, by) = vertex_xy[e[0]], vertex_xy[e[1]]
         return (ay + by, ax + bx)
 
@@ -57,7 +60,7 @@ VERTEX_XY = np.array(_VERTEX_XY, dtype=np.int64)      # (54, 2)
 EDGE_VERTICES = np.array(_EDGE_LIST, dtype=np.int64)  # (72, 2) endpoints, sorted
 
 
-def _adjacency():
+def _adjacency() -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     vertex_edges = -np.ones((N_VERTICES, 3), dtype=np.int64)
     vertex_vertices = -np.ones((N_VERTICES, 3), dtype=np.int64)
     vertex_hexes = -np.ones((N_VERTICES, 3), dtype=np.int64)
@@ -86,7 +89,7 @@ def _adjacency():
     return vertex_edges, vertex_vertices, vertex_hexes, edge_edges, hex_edges
 
 
-def _edge_index(a, b):
+def _edge_index(a: int, b: int) -> int:
     hits = np.nonzero((EDGE_VERTICES[:, 0] == a) & (EDGE_VERTICES[:, 1] == b))[0]
     return int(hits[0])
 
@@ -94,7 +97,7 @@ def _edge_index(a, b):
 VERTEX_EDGES, VERTEX_VERTICES, VERTEX_HEXES, EDGE_EDGES, HEX_EDGES = _adjacency()
 
 
-def _coast():
+def _coast() -> np.ndarray:
     """Coastal edges (on exactly one land hex) in clockwise order from the top."""
     count = np.zeros(N_EDGES, dtype=np.int64)
     for h in range(N_HEXES):
@@ -113,7 +116,7 @@ def _coast():
 COAST_EDGES = _coast()  # (30,) clockwise from the top
 
 
-def _port_slots():
+def _port_slots() -> np.ndarray:
     """The 9 harbour slots of the standard frame: gaps of 2, 2, 3 coastal edges repeating."""
     slots, pos = [], 0
     for gap in (2, 2, 3) * 3:
@@ -126,7 +129,7 @@ PORT_EDGES = _port_slots()                      # (9,) the coastal edge of each 
 PORT_VERTICES = EDGE_VERTICES[PORT_EDGES].copy()  # (9, 2) the two harbour vertices
 
 
-def _grid():
+def _grid() -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Hex-to-grid embedding for board planes (H=17 rows, W=21 columns).
 
     Column = 2*x + 10 (x in half units), row = y + 8; diagonal edges (half-integer
@@ -148,7 +151,7 @@ GRID_H, GRID_W = 17, 21
 HEX_CELL, VERTEX_CELL, EDGE_CELL = _grid()
 
 
-def _hex_neighbours():
+def _hex_neighbours() -> np.ndarray:
     out = -np.ones((N_HEXES, 6), dtype=np.int64)
     index = {tuple(c): i for i, c in enumerate(_HEXES)}
     for i, (q, r) in enumerate(_HEXES):

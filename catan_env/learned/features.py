@@ -50,18 +50,18 @@ RULE_BIT_VALUES = np.array([bit for _, bit in RULE_BITS], dtype=np.int64)
 SEAT_COLS: List[Tuple[str, int, int, str]] = []  # the same for the columns of one seat's block
 
 
-def _append(table, name, size, meaning):
+def _append(table: List[Tuple[str, int, int, str]], name: str, size: int, meaning: str) -> int:
     """Add a slot at the end of table; return its offset."""
     offset = sum(f[2] for f in table)
     table.append((name, offset, int(size), meaning))
     return offset
 
 
-def _field(name, size, meaning):
+def _field(name: str, size: int, meaning: str) -> int:
     return _append(FEATURE_FIELDS, name, size, meaning)
 
 
-def _col(name, size, meaning):
+def _col(name: str, size: int, meaning: str) -> int:
     return _append(SEAT_COLS, name, size, meaning)
 
 
@@ -100,7 +100,7 @@ N_FEATURES = sum(f[2] for f in FEATURE_FIELDS)
 NUMBER_SLOT = np.array([-1, -1, 0, 1, 2, 3, 4, -1, 5, 6, 7, 8, 9], dtype=np.int64)  # dice total -> C_NUMBERS slot
 
 
-def feature_table():
+def feature_table() -> str:
     """The feature slots as a Markdown table."""
     rows = ["| field | floats | offset | meaning |", "|---|---:|---:|---|"]
     rows += [f"| `{n}` | {s} | {o} | {m} |" for n, o, s, m in FEATURE_FIELDS]
@@ -111,7 +111,7 @@ def feature_table():
 
 
 @njit(cache=True)
-def vertex_pips(s, v):
+def vertex_pips(s: np.ndarray, v: int) -> float:
     """Pips of the producing hexes around vertex v (robber ignored)."""
     total = 0.0
     for k in range(3):
@@ -122,7 +122,7 @@ def vertex_pips(s, v):
 
 
 @njit(cache=True)
-def _affords(s, p, cost):
+def _affords(s: np.ndarray, p: int, cost: np.ndarray) -> float:
     for r in range(N_RES):
         if s[hand_i(p, r)] < cost[r]:
             return 0.0
@@ -130,7 +130,7 @@ def _affords(s, p, cost):
 
 
 @njit(cache=True)
-def _seat_block(s, p, observer, out, o):
+def _seat_block(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int) -> None:
     """Seat p's engineered columns into out[o:o + SEAT_WIDTH]."""
     vp = total_vp(s, p) if p == observer else s[PUBLIC_VP + p]
     out[o + C_VP] = vp / 10.0
@@ -198,7 +198,7 @@ def _seat_block(s, p, observer, out, o):
 
 
 @njit(cache=True)
-def encode_features(s, observer, out):
+def encode_features(s: np.ndarray, observer: int, out: np.ndarray) -> np.ndarray:
     """The observer's features of state s into out (N_FEATURES float32, overwritten)."""
     out[:] = 0.0
     vec = np.empty(VECTOR_SIZE, np.float32)
@@ -229,7 +229,7 @@ def encode_features(s, observer, out):
 
 
 @njit(cache=True)
-def _rule_block(s, out):
+def _rule_block(s: np.ndarray, out: np.ndarray) -> None:
     """The game's rule options (public, constant through a game) into their slots."""
     for i in range(RULE_BIT_VALUES.shape[0]):
         out[F_RULES + i] = 1.0 if s[OPT_RULES] & RULE_BIT_VALUES[i] else 0.0

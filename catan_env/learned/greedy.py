@@ -18,7 +18,7 @@ its options, and returns the move with what kind of move it is:
 
 Every choice reads the network's value from the seat's own view only.
 """
-from typing import Optional
+from typing import Optional, Tuple
 
 import numpy as np
 from numba import njit
@@ -30,6 +30,7 @@ from catan_env.core.layout import MAX_PLAYERS, PH_MAIN, PH_TRADE_CONFIRM, PH_TRA
 from catan_env.core.rules import legal_actions
 
 from .features import N_FEATURES
+from .mlp import MLPWeights
 from .trading import answer_gains, confirm_gains, offer_gains
 from .value import SEARCHABLE, macro_values, one_ply_value
 
@@ -71,7 +72,7 @@ def new_memory() -> np.ndarray:
 
 
 @njit(cache=True)
-def _record(scores, moves, values):
+def _record(scores: np.ndarray, moves: np.ndarray, values: np.ndarray) -> None:
     """scores[moves[i]] := values[i] (scores empty: nothing recorded)."""
     if scores.shape[0]:
         for i in range(moves.shape[0]):
@@ -79,7 +80,7 @@ def _record(scores, moves, values):
 
 
 @njit(cache=True)
-def _pick(legal, n, table):
+def _pick(legal: np.ndarray, n: int, table: np.ndarray) -> np.ndarray:
     """The entries of legal[:n] the table marks, as a new array."""
     out = np.empty(n, np.int64)
     m = 0
@@ -91,7 +92,9 @@ def _pick(legal, n, table):
 
 
 @njit(cache=True)
-def answer_choice(params, layers, net, width, view, seat, legal, n, accept_margin, counters, scores):
+def answer_choice(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, view: np.ndarray, seat: int,
+                  legal: np.ndarray, n: int, accept_margin: float, counters: bool,
+                  scores: np.ndarray) -> Tuple[int, int]:
     """(the answer to the open offer, its kind): the accept or counter that raises seat's
     value most, by more than accept_margin (counters False: accept only), else reject.
     scores (if not empty): each answer's gain, reject's the margin."""
@@ -115,7 +118,8 @@ def answer_choice(params, layers, net, width, view, seat, legal, n, accept_margi
 
 
 @njit(cache=True)
-def confirm_choice(params, layers, net, width, view, seat, legal, n, scores):
+def confirm_choice(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, view: np.ndarray,
+                   seat: int, legal: np.ndarray, n: int, scores: np.ndarray) -> Tuple[int, int]:
     """(confirm the answer that raises seat's value most if one does, else cancel; kind);
     scores (if not empty): each confirmation's gain, cancel's 0."""
     confirms = _pick(legal, n, IS_CONFIRM)
@@ -132,7 +136,9 @@ def confirm_choice(params, layers, net, width, view, seat, legal, n, scores):
 
 
 @njit(cache=True)
-def offer_choice(params, layers, net, width, view, seat, legal, n, memory, offers, margin, scores):
+def offer_choice(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, view: np.ndarray, seat: int,
+                 legal: np.ndarray, n: int, memory: np.ndarray, offers: float, margin: float,
+                 scores: np.ndarray) -> int:
     """The offer to make now (-1: none): the menu entry not yet offered this turn whose
     gain is highest and above margin, while fewer than ``offers`` were made this turn;
     the memory records it.  scores (if not empty, and an offer is made): each
@@ -170,7 +176,9 @@ def offer_choice(params, layers, net, width, view, seat, legal, n, memory, offer
 
 
 @njit(cache=True)
-def greedy_decision(params, layers, net, width, base, seat, legal, n, seeds, memory, opts):
+def greedy_decision(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, base: np.ndarray,
+                    seat: int, legal: np.ndarray, n: int, seeds: np.ndarray, memory: np.ndarray,
+                    opts: np.ndarray) -> Tuple[int, int, float]:
     """(move, kind, value): seat's greedy move among legal[:n] (see the module docstring);
     the views are ``determinize(base, seat, seeds[k])``, one per determinization (the
     first for trade decisions).  value: the chosen move's mean one-ply value (or its
@@ -179,7 +187,9 @@ def greedy_decision(params, layers, net, width, base, seat, legal, n, seeds, mem
 
 
 @njit(cache=True)
-def greedy_scored(params, layers, net, width, base, seat, legal, n, seeds, memory, opts, scores):
+def greedy_scored(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, base: np.ndarray, seat: int,
+                  legal: np.ndarray, n: int, seeds: np.ndarray, memory: np.ndarray, opts: np.ndarray,
+                  scores: np.ndarray) -> Tuple[int, int, float]:
     """greedy_decision, also writing what it compared into scores (N_ACTIONS floats, the
     caller fills them with NaN): the moves' mean one-ply values (a macro's first trade the
     better of its own and the macro's), the trade decisions' gains (reject at its margin,
@@ -244,8 +254,9 @@ def greedy_scored(params, layers, net, width, base, seat, legal, n, seeds, memor
 
 
 @njit(cache=True)
-def greedy_batch(params, layers, net, width, states, idx, seeds, memories, mem_col, opts, actions, values, kinds,
-                 scores):
+def greedy_batch(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, states: np.ndarray,
+                 idx: np.ndarray, seeds: np.ndarray, memories: np.ndarray, mem_col: int, opts: np.ndarray,
+                 actions: np.ndarray, values: np.ndarray, kinds: np.ndarray, scores: np.ndarray) -> None:
     """The greedy decision of the seat to act in each game idx[k] of a batch (the batched
     env's value opponents; a teacher for every seat): actions[k], values[k], kinds[k]
     (K_MOVE, ..., K_FALLBACK: the env counts fallbacks); seeds[k] its
@@ -272,7 +283,7 @@ class ValueOpponent:
     """A win-probability network played greedily for whole batches of games (the batched
     env's value-network opponents): its weights packed once, its options."""
 
-    def __init__(self, weights, opts: np.ndarray) -> None:
+    def __init__(self, weights: MLPWeights, opts: np.ndarray) -> None:
         from .mlp import pack
         self.params, self.layers, nets = pack([weights])
         self.net = nets[0].copy()

@@ -13,9 +13,11 @@ Python in the loop.  A *pool* of nets lives in two arrays:
 Activations: 0 identity, 1 ReLU, 2 tanh (applied after every layer but the last when
 exported from a torch ``Sequential`` or an SB3 policy, as torch applies them).
 """
-from typing import Any, Dict, List, Tuple
+import os
+from typing import Any, Dict, List, Sequence, Tuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 from numba import njit
 
 ACT_IDENTITY, ACT_RELU, ACT_TANH = 0, 1, 2
@@ -24,7 +26,7 @@ MAX_WIDTH = 4096  # widest hidden layer the scratch buffers hold
 
 
 @njit(cache=True)
-def _activate(h, n, act):
+def _activate(h: np.ndarray, n: int, act: int) -> None:
     if act == ACT_RELU:
         for j in range(n):
             if h[j] < 0.0:
@@ -35,7 +37,7 @@ def _activate(h, n, act):
 
 
 @njit(cache=True)
-def dense_layer(params, off, n_in, n_out, x, h):
+def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarray, h: np.ndarray) -> None:
     """h[:n_out] = x[:n_in] @ W + b, skipping zero inputs (observations are sparse, and
     half a ReLU layer is zero).  Each nonzero input adds one contiguous row of W; the
     rows are taken as slices so that LLVM sees two separate arrays and vectorises the
@@ -51,14 +53,15 @@ def dense_layer(params, off, n_in, n_out, x, h):
 
 
 @njit(cache=True)
-def _layer(params, layers, row, x, h):
+def _layer(params: np.ndarray, layers: np.ndarray, row: int, x: np.ndarray, h: np.ndarray) -> None:
     n_in, n_out, act, off = layers[row, 0], layers[row, 1], layers[row, 2], layers[row, 3]
     dense_layer(params, off, n_in, n_out, x, h)
     _activate(h, n_out, act)
 
 
 @njit(cache=True)
-def _hidden(params, layers, net, x, h1, h2):
+def _hidden(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np.ndarray, h1: np.ndarray,
+            h2: np.ndarray) -> np.ndarray:
     """Run every layer but the last of net on x; return the buffer holding the result
     (x itself for a one-layer net is returned as a float64 copy in h1)."""
     first = net[0]
@@ -76,7 +79,8 @@ def _hidden(params, layers, net, x, h1, h2):
 
 
 @njit(cache=True)
-def mlp_forward(params, layers, net, x, out, h1, h2):
+def mlp_forward(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np.ndarray, out: np.ndarray,
+                h1: np.ndarray, h2: np.ndarray) -> None:
     """Full forward pass of one net on x (float32 or float64) into out (n_out floats);
     h1, h2: scratch of the widest layer's size (float32 for speed)."""
     cur = _hidden(params, layers, net, x, h1, h2)
@@ -87,7 +91,8 @@ def mlp_forward(params, layers, net, x, out, h1, h2):
 
 
 @njit(cache=True)
-def masked_logits(params, layers, net, x, legal, n, out, h1, h2):
+def masked_logits(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np.ndarray, legal: np.ndarray,
+                  n: int, out: np.ndarray, h1: np.ndarray, h2: np.ndarray) -> None:
     """Logits of the net's last layer for the n action ids in legal only, into out[:n]
     (a policy head over a wide action space needs only its legal columns)."""
     cur = _hidden(params, layers, net, x, h1, h2)
@@ -105,7 +110,7 @@ def masked_logits(params, layers, net, x, legal, n, out, h1, h2):
 class MLPWeights:
     """One exported MLP: a list of (W (n_in, n_out) float32, b (n_out,), activation name)."""
 
-    def __init__(self, layers):
+    def __init__(self, layers: Sequence[Tuple[ArrayLike, ArrayLike, str]]) -> None:
         if not layers:
             raise ValueError("an MLP needs at least one layer")
         checked: List[Tuple[np.ndarray, np.ndarray, str]] = []
@@ -126,14 +131,14 @@ class MLPWeights:
         self.layers = checked
 
     @property
-    def n_in(self):
+    def n_in(self) -> int:
         return self.layers[0][0].shape[0]
 
     @property
-    def n_out(self):
+    def n_out(self) -> int:
         return self.layers[-1][0].shape[1]
 
-    def save(self, path):
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write the weights as an .npz file (plain arrays, loadable without torch)."""
         arrays: Dict[str, Any] = {}
         for k, (w, b, act) in enumerate(self.layers):
@@ -142,7 +147,7 @@ class MLPWeights:
         np.savez(path, n_layers=np.array(len(self.layers)), **arrays)
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: Union[str, "os.PathLike[str]"]) -> "MLPWeights":
         try:
             with np.load(path) as z:
                 n = int(z["n_layers"])
@@ -150,7 +155,7 @@ class MLPWeights:
         except (KeyError, ValueError, OSError) as e:
             raise ValueError(f"{path} is not an exported MLP (.npz from MLPWeights.save): {e}") from e
 
-    def numpy_forward(self, x):
+    def numpy_forward(self, x: ArrayLike) -> np.ndarray:
         """Reference forward pass in numpy (float64), for tests and debugging."""
         h = np.asarray(x, dtype=np.float64)
         for w, b, act in self.layers:
@@ -162,7 +167,7 @@ class MLPWeights:
         return h
 
 
-def pack(nets):
+def pack(nets: Sequence[MLPWeights]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A pool of MLPWeights as the (params, layers, nets) arrays the kernels take."""
     params: List[np.ndarray] = []
     layers: List[Tuple[int, int, int, int]] = []
@@ -180,7 +185,7 @@ def pack(nets):
             np.array(index, dtype=np.int64).reshape(-1, 2))
 
 
-def from_torch(module):
+def from_torch(module: Any) -> MLPWeights:
     """MLPWeights from a torch ``nn.Sequential`` of Linear layers and ReLU/Tanh (or
     Identity) modules, or from an SB3 actor-critic policy (its policy branch:
     ``mlp_extractor.policy_net`` then ``action_net``).  Needs torch."""
@@ -216,7 +221,7 @@ def from_torch(module):
     return MLPWeights([tuple(x) for x in layers])
 
 
-def to_torch(weights):
+def to_torch(weights: MLPWeights) -> Any:
     """An ``nn.Sequential`` (Linear, then ReLU/Tanh where the layer has one) computing the
     same function as ``weights``: to start a torch network from exported weights (a cloned
     policy's ``actor.npz`` and ``critic.npz`` in the training examples).  Needs torch."""
@@ -234,7 +239,7 @@ def to_torch(weights):
     return nn.Sequential(*mods)
 
 
-def load_into(module, weights, what="network"):
+def load_into(module: Any, weights: MLPWeights, what: str = "network") -> None:
     """Copy exported weights into a torch Sequential of the same shape (Linear layers and
     activations in the same places); a mismatch raises ValueError naming both shapes."""
     source = to_torch(weights)
@@ -247,6 +252,6 @@ def load_into(module, weights, what="network"):
     module.load_state_dict(source.state_dict())
 
 
-def _flatten_types():
+def _flatten_types() -> Tuple[type, ...]:
     from stable_baselines3.common.torch_layers import FlattenExtractor
     return (FlattenExtractor,)

@@ -24,7 +24,7 @@ from .value import leaf_value
 
 
 @njit(cache=True)
-def _lapsed(s):
+def _lapsed(s: np.ndarray) -> np.ndarray:
     """s with the open offer closed unanswered (everyone rejects)."""
     kept = s.copy()
     close_trade(kept)  # clears the offer and every answer
@@ -32,7 +32,7 @@ def _lapsed(s):
 
 
 @njit(cache=True)
-def _confirmed(s, proposer, partner):
+def _confirmed(s: np.ndarray, proposer: int, partner: int) -> np.ndarray:
     """s after the proposer confirms partner's answer (accept or counter); the partner's
     sampled hand is topped up to what its answer shows it holds."""
     done = s.copy()
@@ -54,7 +54,8 @@ def _confirmed(s, proposer, partner):
 
 
 @njit(cache=True)
-def answer_gains(params, layers, net, width, s, root, answers, out):
+def answer_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
+                 answers: np.ndarray, out: np.ndarray) -> None:
     """out[i] := root's value if the proposer closes the open offer on ``answers[i]``
     (TRADE_ACCEPT or a TRADE_COUNTER id of root's), minus its value if the offer lapses;
     root answers an offer."""
@@ -77,7 +78,8 @@ def answer_gains(params, layers, net, width, s, root, answers, out):
 
 
 @njit(cache=True)
-def offer_gains(params, layers, net, width, s, root, offers, out):
+def offer_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
+                offers: np.ndarray, out: np.ndarray) -> None:
     """out[i] := how much offer ``offers[i]`` (TRADE_OFFER ids, legal for root in s) raises
     root's value if some partner takes it: the mean over the partners that can pay of the
     value after the trade, minus the value after the same offer lapses; -1 where no
@@ -108,7 +110,8 @@ def offer_gains(params, layers, net, width, s, root, offers, out):
 
 
 @njit(cache=True)
-def confirm_gains(params, layers, net, width, s, root, confirms, out):
+def confirm_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
+                  confirms: np.ndarray, out: np.ndarray) -> None:
     """out[i] := root's value after confirming ``confirms[i]`` (TRADE_CONFIRM ids) minus its
     value if it cancels."""
     x = np.empty(N_FEATURES, np.float32)

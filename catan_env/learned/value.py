@@ -25,7 +25,7 @@ from .features import N_FEATURES, encode_features
 
 
 @njit(cache=True)
-def seat_softmax(logits, n_players, out):
+def seat_softmax(logits: np.ndarray, n_players: int, out: np.ndarray) -> None:
     """out[p] = softmax of logits over the first n_players seats; the other entries 0."""
     top = logits[0]
     for p in range(1, n_players):
@@ -39,7 +39,8 @@ def seat_softmax(logits, n_players, out):
 
 
 @njit(cache=True)
-def relative_win_probs(params, layers, net, x, n, h1, h2, out):
+def relative_win_probs(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np.ndarray, n: int,
+                       h1: np.ndarray, h2: np.ndarray, out: np.ndarray) -> None:
     """Softmax over the first n logits of the net on features x into out (relative seats)."""
     logits = np.empty(MAX_PLAYERS, np.float32)
     mlp_forward(params, layers, net, x, logits, h1, h2)
@@ -47,7 +48,8 @@ def relative_win_probs(params, layers, net, x, n, h1, h2, out):
 
 
 @njit(cache=True)
-def state_win_probs(params, layers, net, s, observer, width):
+def state_win_probs(params: np.ndarray, layers: np.ndarray, net: np.ndarray, s: np.ndarray, observer: int,
+                    width: int) -> np.ndarray:
     """Each absolute seat's win chance by the network, from observer's features of s."""
     x = np.empty(N_FEATURES, np.float32)
     encode_features(s, observer, x)
@@ -67,7 +69,8 @@ SEARCHABLE[A.OFFER0:A.TRADE_CANCEL + 1] = 0
 
 
 @njit(cache=True)
-def leaf_value(params, layers, net, s, root, x, h1, h2, rel):
+def leaf_value(params: np.ndarray, layers: np.ndarray, net: np.ndarray, s: np.ndarray, root: int, x: np.ndarray,
+               h1: np.ndarray, h2: np.ndarray, rel: np.ndarray) -> float:
     """root's chance to win in s: 1 or 0 when the game is over, else the network's.  A
     ``rel`` scratch one longer than MAX_PLAYERS counts the leaves in its last entry (the
     anytime search's budget in work, :func:`move_value`)."""
@@ -81,14 +84,15 @@ def leaf_value(params, layers, net, s, root, x, h1, h2, rel):
 
 
 @njit(cache=True)
-def after_move(s, a, outs, i, c):
+def after_move(s: np.ndarray, a: int, outs: np.ndarray, i: int, c: np.ndarray) -> None:
     """c = s after action a with chance outcome outs[i] (i < 0: no chance)."""
     c[:] = s
     apply_action(c, a, outs[i] if i >= 0 else FROM_RNG)
 
 
 @njit(cache=True)
-def one_ply_value(params, layers, net, s, a, root, x, h1, h2, rel, c):
+def one_ply_value(params: np.ndarray, layers: np.ndarray, net: np.ndarray, s: np.ndarray, a: int, root: int,
+                  x: np.ndarray, h1: np.ndarray, h2: np.ndarray, rel: np.ndarray, c: np.ndarray) -> float:
     """Expected leaf value of action a (one ply)."""
     outs = np.empty(MAX_OUTCOMES, np.int64)
     probs = np.empty(MAX_OUTCOMES)
@@ -107,7 +111,7 @@ MAX_PLAN = 4  # maritime trades a macro move may chain before its build
 
 
 @njit(cache=True)
-def trade_plan(s, p, cost, plan):
+def trade_plan(s: np.ndarray, p: int, cost: np.ndarray, plan: np.ndarray) -> int:
     """Maritime trades that let p pay ``cost`` from its hand: the missing cards bought one
     at a time with the resource p holds most spare of (at its best rate), the bank
     permitting.  Writes the MARITIME_TRADE ids into plan; returns their number, or -1
@@ -140,7 +144,8 @@ def trade_plan(s, p, cost, plan):
 
 
 @njit(cache=True)
-def macro_values(params, layers, net, width, s, root, first, value):
+def macro_values(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
+                 first: np.ndarray, value: np.ndarray) -> int:
     """Builds root can reach by maritime trades first: for each build or card purchase
     that is not affordable now but is after at most MAX_PLAN trades, its value (the
     trades, then the build, chance expanded, then the leaf).  first[i] = the first trade
@@ -189,7 +194,8 @@ def macro_values(params, layers, net, width, s, root, first, value):
 
 
 @njit(cache=True)
-def seat_win_chances(params, layers, net, width, states, seats, out):
+def seat_win_chances(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, states: np.ndarray,
+                     seats: np.ndarray, out: np.ndarray) -> None:
     """out[i] := seats[i]'s chance to win in states[i] by the network, from its own view
     (a potential for reward shaping, one call for a batch)."""
     for i in range(states.shape[0]):

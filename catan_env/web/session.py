@@ -157,6 +157,7 @@ class WebGame:
         if not isinstance(cards, list) or len(cards) != N_RES or \
                 not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in cards):
             return "a discard is five counts of cards: brick, lumber, wool, grain, ore"
+        assert seat is not None  # (_refusal refused a page without a seat)
         with self._lock:
             s = self.env.game_state
             due = int(s[L.DISCARDS + seat])
