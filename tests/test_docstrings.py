@@ -16,9 +16,14 @@ def import_name(mypy_name):
 
 
 def typed_modules():
-    """The fully annotated modules: pyproject.toml's mypy override with disallow_untyped_defs."""
+    """The fully annotated modules: all of the distribution where pyproject.toml's mypy
+    settings disallow untyped defs globally, else those of its strict overrides."""
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
         config = tomllib.load(f)["tool"]["mypy"]
+    if config.get("disallow_untyped_defs"):
+        from catan_env.core.import_graph import module_files
+        roots = {os.path.join(ROOT, folder): import_name(folder) for folder in config["files"]}
+        return sorted(module_files(roots))
     strict = [o for o in config.get("overrides", []) if o.get("disallow_untyped_defs")]
     return [import_name(m) for o in strict for m in o["module"]]
 
