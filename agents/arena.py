@@ -115,6 +115,12 @@ def schedule(players: Sequence[str], games: int, seed: int) -> List[Tuple[List[s
 
 
 BACKENDS = ("process", "ray")
+LIGHT_AGENTS = ("random", "weighted", "pruning", "human")  # they compile no kernel of their own
+
+
+def _compiles_search(spec: Any) -> bool:
+    """Whether a player compiles kernels beyond the rules (a search or network agent)."""
+    return not (isinstance(spec, str) and spec.split(":", 1)[0] in LIGHT_AGENTS)
 
 
 def run_tournament(players: Sequence[str], games: int, workers: int = 1, seed: int = 0,
@@ -130,7 +136,7 @@ def run_tournament(players: Sequence[str], games: int, workers: int = 1, seed: i
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     plan = schedule(players, games, seed)
     if progress:
-        compiled = compile_notice()
+        compiled = compile_notice(agents=any(_compiles_search(spec) for spec in players))
         if compiled is not None:  # compile once here, not once per worker process
             play_game(plan[0][0], seed, max_turns=2, options=options)
             compiled()

@@ -104,10 +104,18 @@ class Progress:
             self.stream.flush()
 
 
-def compile_notice(stream: Optional[TextIO] = None) -> Optional[Callable[[], None]]:
-    """Say so before the rules core is compiled (first run after install or after a core
-    change: about 40 s); returns a callable that reports the time once done, or None
-    when the compiled kernels are already cached."""
+# what a first run compiles, as measured here (2-core machine, empty numba cache,
+# benchmarks/cold_start.py): the rules, the env and its observations alone; with search
+# agents (MCTS, the value network, JSettlersAgent) on top
+COMPILE_RULES_ONLY = "about 30 s"
+COMPILE_WITH_AGENTS = "about 1-1.5 min"
+
+
+def compile_notice(stream: Optional[TextIO] = None, agents: bool = True) -> Optional[Callable[[], None]]:
+    """Say so before the rules core is compiled (first run after install or after a
+    change to the core), with the time it takes here: ``agents`` when search agents are
+    compiled too.  Returns a callable that reports the time once done, or None when the
+    compiled kernels are already cached."""
     from .core import cache_guard
     rules = os.path.join(cache_guard.CORE_DIR, "rules.py")
     cache_dir = cache_guard.cache_dir_for(rules)
@@ -116,7 +124,9 @@ def compile_notice(stream: Optional[TextIO] = None) -> Optional[Callable[[], Non
     if cached:
         return None
     stream = stream or sys.stderr
-    stream.write("compiling the rules core and agents (first run only, 20-40 s)...\n")
+    what, estimate = (("the rules core and the agents", COMPILE_WITH_AGENTS) if agents
+                      else ("the rules core", COMPILE_RULES_ONLY))
+    stream.write(f"compiling {what} (first run only, {estimate} on a 2-core machine)...\n")
     stream.flush()
     t0 = time.perf_counter()
 

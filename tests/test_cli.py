@@ -91,3 +91,23 @@ def test_each_option_shows_its_default_once():
     start = text.index("--address ADDRESS Ray")
     address = text[start:text.index("--out OUT", start)]
     assert address.count("default:") == 1 and "$RAY_ADDRESS" in address
+
+
+def test_the_compile_notice_states_what_is_compiled_and_how_long_it_takes(tmp_path, monkeypatch):
+    import io
+
+    from catan_env import cli
+    from catan_env.agents.arena import _compiles_search
+    from catan_env.core import cache_guard
+    monkeypatch.setattr(cache_guard, "cache_dir_for", lambda path: str(tmp_path))  # an empty cache
+    for agents, what, estimate in ((False, "the rules core (", cli.COMPILE_RULES_ONLY),
+                                   (True, "the rules core and the agents", cli.COMPILE_WITH_AGENTS)):
+        out = io.StringIO()
+        done = cli.compile_notice(out, agents=agents)
+        assert done is not None and what in out.getvalue() and estimate in out.getvalue()
+        done()
+        assert "compiled in" in out.getvalue()
+    (tmp_path / "rules.apply_action-1.py311.nbi").write_text("")  # cached: nothing to say
+    assert cli.compile_notice(io.StringIO()) is None
+    assert not any(_compiles_search(s) for s in ("random", "weighted", "pruning:x=1"))
+    assert all(_compiles_search(s) for s in ("jsettlers", "pretrained", "mcts:iterations=9"))
