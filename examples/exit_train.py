@@ -18,7 +18,7 @@ import os
 from catan_env.agents.deep.data import load_folder
 from catan_env.agents.deep.nets import save_networks, train_local, train_value
 from catan_env.agents.deep.selfplay import generate
-from catan_env.agents.training.rounds import RoundLog, run_rounds
+from catan_env.agents.training.rounds import RoundLog, run_rounds, upgraded_entry
 from catan_env.cli import HelpFormatter
 
 
@@ -75,7 +75,7 @@ def main(argv=None):
     ap.add_argument("--out", default="results/deep/exit", help="folder for data-k/, nets-k.npz and losses")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
-    log = RoundLog(os.path.join(args.out, "losses.json"), settings=vars(args))
+    log = RoundLog(os.path.join(args.out, "losses.json"), settings=vars(args), upgrade=old_iteration)
     data_dir = lambda it: os.path.join(args.out, f"data-{it}")  # noqa: E731
 
     def record(it, nets):
@@ -105,14 +105,22 @@ def main(argv=None):
 
     rounds = run_rounds(log, range(1, args.iterations + 1), lambda it: os.path.join(args.out, f"nets-{it}.npz"),
                         record, train, report=report)
-    return os.path.join(args.out, f"nets-{rounds[-1]['round']}.npz") if rounds else None
+    last = os.path.join(args.out, f"nets-{args.iterations}.npz")
+    return last if os.path.exists(last) else None
+
+
+def old_iteration(entry):
+    """An iteration logged before the shared round driver (a flat list of iterations)."""
+    return upgraded_entry(entry, train_keys=("value_train", "value_test", "local", "test_picks_winner",
+                                             "test_vp_leader", "positions"),
+                          seconds_keys={"selfplay_s": "data", "train_s": "train"})
 
 
 def _line(entry, path):
     if "train" not in entry:  # a round finished before its figures were logged
         return f"iteration {entry['round']}: {path} exists, kept"
     t, secs = entry["train"], entry["seconds"]
-    new, played = entry["data"].get("positions", 0), secs.get("data", 0.0)
+    new, played = entry.get("data", {}).get("positions", 0), secs.get("data", 0.0)
     nan = float("nan")
     return (f"iteration {entry['round']}: {new} positions in {played:.0f} s ({new / max(played, 1e-9):.1f}/s), "
             f"trained on {t['positions']} in {secs.get('train', 0.0):.0f} s; value loss "

@@ -25,7 +25,7 @@ from catan_env.agents.arena import run_tournament, summarise, wilson
 from catan_env.agents.value.net import ValueNetwork
 from catan_env.agents.value.positions import generate, load_positions
 from catan_env.agents.value.train import train
-from catan_env.agents.training.rounds import RoundLog, run_rounds
+from catan_env.agents.training.rounds import RoundLog, run_rounds, upgraded_entry
 from catan_env.agents.training.shards import read_manifest
 from catan_env.cli import HelpFormatter
 
@@ -68,7 +68,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they come
     os.makedirs(args.out, exist_ok=True)
-    log = RoundLog(os.path.join(args.out, "rounds.json"), settings=vars(args))
+    log = RoundLog(os.path.join(args.out, "rounds.json"), settings=vars(args),
+                   upgrade=lambda e: upgraded_entry(e, train_keys=("heldout", "history")))
     ray_kw = dict(workers=args.workers, backend=args.backend, address=args.address)
     data_dir = lambda k: os.path.join(args.out, f"data-{k}")  # noqa: E731
 
@@ -110,7 +111,7 @@ def main(argv=None):
     rounds = run_rounds(log, range(args.rounds + 1), lambda k: os.path.join(args.out, f"round-{k}.npz"),
                         record, train_round, evaluate, report=lambda entry: print(_line(entry)))
     if args.ship:
-        ship(os.path.join(args.out, f"round-{args.rounds}.npz"), rounds[-1])
+        ship(os.path.join(args.out, f"round-{args.rounds}.npz"), log.entry(args.rounds))
     return 0
 
 

@@ -33,7 +33,7 @@ from catan_env.agents.value.net import PRETRAINED, ValueNetwork
 from catan_env.agents.value.positions import generate, load_positions
 from catan_env.agents.value.train import evaluate as heldout_figures
 from catan_env.agents.value.train import train
-from catan_env.agents.training.rounds import RoundLog, run_rounds
+from catan_env.agents.training.rounds import RoundLog, run_rounds, upgraded_entry
 from catan_env.cli import HelpFormatter
 from catan_env.core.options import PIONEERS_RULES
 
@@ -124,7 +124,8 @@ def main(argv=None):
     # the rounds are compared on the same evaluation games by the same agent: those settings must hold
     try:
         log = RoundLog(os.path.join(args.out, "league.json"), settings=vars(args),
-                       fixed=("eval_games", "search", "determinizations", "seed", "sample"))
+                       fixed=("eval_games", "search", "determinizations", "seed", "sample"),
+                       upgrade=lambda e: upgraded_entry(e, train_keys=("heldout", "heldout_before")))
     except ValueError as e:
         ap.error(str(e))
 
@@ -152,7 +153,7 @@ def main(argv=None):
                         lambda k, prev: {"folders": record_round(k, args, args.out)}, fine_tune,
                         lambda k, path: evaluate(path, args, k), stop=lambda rounds: stopped(rounds, args.patience),
                         report=lambda entry: print(_line(entry)))
-    best = max(rounds, key=lambda r: r["eval"]["win_rate"])
+    best = max((r for r in rounds if "eval" in r), key=lambda r: r["eval"]["win_rate"])
     print(f"best: round {best['round']} ({best['eval']['win_rate']:.3f}); its network: "
           f"{os.path.join(args.out, 'round-%d.npz' % best['round'])}")
     shutil.copyfile(os.path.join(args.out, f"round-{best['round']}.npz"), os.path.join(args.out, "best.npz"))

@@ -11,6 +11,7 @@ import pytest
 from catan_env.agents.training.fit import minibatches, split_games
 from catan_env.agents.training.rounds import RoundLog, run_rounds
 from catan_env.agents.training.shards import record
+from test_deep import load_example
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -139,3 +140,33 @@ def test_both_learned_agents_stand_on_the_shared_parts():
     for path in ("agents/deep/forward.py", "agents/deep/agents.py", "agents/value/net.py"):
         source = open(os.path.join(ROOT, path)).read()
         assert "catan_env.learned.mlp" in source or "learned.mlp" in source, path
+
+
+def test_logs_from_before_the_shared_driver_are_upgraded_by_each_recipe(tmp_path):
+    # exit_train's losses.json: a bare list of iterations with the figures at the top
+    old = [{"iteration": 1, "value_train": [0.4, 0.3], "value_test": [0.35], "local": [0.6, 0.5],
+            "test_picks_winner": 0.7, "test_vp_leader": 0.6, "positions": 900, "selfplay_s": 12.0, "train_s": 3.0}]
+    (tmp_path / "losses.json").write_text(json.dumps(old))
+    exit_train = load_example("exit_train")
+    entry = RoundLog(str(tmp_path / "losses.json"), upgrade=exit_train.old_iteration).entry(1)
+    assert entry["round"] == 1 and "iteration" not in entry
+    assert entry["train"]["value_train"] == [0.4, 0.3] and entry["train"]["positions"] == 900
+    assert entry["seconds"] == {"data": 12.0, "train": 3.0}
+    line = exit_train._line(entry, "nets-1.npz")
+    assert "0.400 -> 0.300" in line and "trained on 900" in line
+    # value_exit's rounds.json: held-out figures and history at the top of each round
+    saved = {"settings": {"seed": 0}, "rounds": [
+        {"round": 0, "seconds": {"data": 1.0}, "heldout": {"games": 10, "loss": 0.5}, "history": [0.6, 0.5],
+         "eval": {"wins": 3, "games": 10, "win_rate": 0.3, "ci": [0.1, 0.6]}}]}
+    (tmp_path / "rounds.json").write_text(json.dumps(saved))
+    from catan_env.agents.training.rounds import upgraded_entry
+    log = RoundLog(str(tmp_path / "rounds.json"), settings={"seed": 0},
+                   upgrade=lambda e: upgraded_entry(e, train_keys=("heldout", "history")))
+    entry = log.entry(0)
+    assert entry["train"] == {"heldout": {"games": 10, "loss": 0.5}, "history": [0.6, 0.5]}
+    assert upgraded_entry(entry, train_keys=("heldout", "history")) == entry  # today's shape stays
+    with pytest.raises(ValueError, match="round number"):
+        upgraded_entry({"eval": {}})
+    (tmp_path / "bad.json").write_text(json.dumps({"rounds": 3}))
+    with pytest.raises(ValueError, match="not a round log"):
+        RoundLog(str(tmp_path / "bad.json"))

@@ -262,10 +262,14 @@ def test_the_spectator_page_only_watches_and_the_form_offers_no_free_specs(brows
         host.select_option("#newform select[name=seat1]", "weighted")
         host.select_option("#newform select[name=board]", "beginner")
         host.click("#pause")  # resume
+        chosen = host.evaluate("[...document.querySelectorAll('#seats select')].map((s) => s.value)")
+        assert chosen == ["random", "weighted"]
         host.click("#newform button[type=submit]")
         host.wait_for_function("document.querySelectorAll('#players tbody tr').length === 2")
         host.wait_for_function("document.querySelectorAll('#log li').length > 3")
-        assert "random moves, builds first" in host.inner_text("#players")  # the form's words for weighted
+        assert served.server.game.labels == ["random", "weighted"]  # what the form sent is what sits
+        # the form's words for weighted (the table follows the new game's board message)
+        host.wait_for_function("document.getElementById('players').innerText.includes('random moves, builds first')")
         watcher.wait_for_function("document.querySelectorAll('#players tbody tr').length === 2")
         assert watcher.locator("#actions button").count() == 0  # still only watching
         host.close()

@@ -18,7 +18,10 @@ class RoundLog:
     ``fixed`` ones must be the same when a run resumes (its rounds are compared on them),
     or :class:`ValueError` names the difference."""
 
-    def __init__(self, path: str, settings: Optional[Dict[str, Any]] = None, fixed: Sequence[str] = ()) -> None:
+    def __init__(self, path: str, settings: Optional[Dict[str, Any]] = None, fixed: Sequence[str] = (),
+                 upgrade: Optional[Callable[[Dict[str, Any]], Dict[str, Any]]] = None) -> None:
+        """``upgrade``: turns a saved round written by an older version of the recipe into
+        today's entry (see :func:`upgraded_entry`); applied to every saved round on load."""
         self.path = path
         self.settings: Dict[str, Any] = dict(settings or {})
         self.rounds: List[Dict[str, Any]] = []
@@ -27,13 +30,16 @@ class RoundLog:
                 saved = json.load(f)
             if isinstance(saved, list):  # a log from before the shared driver: the rounds alone
                 saved = {"settings": {}, "rounds": saved}
+            if not isinstance(saved, dict) or not isinstance(saved.get("rounds"), list):
+                raise ValueError(f"{path} is not a round log (a JSON object with settings and rounds)")
+            saved.setdefault("settings", {})
             changed = {k: (saved["settings"].get(k), self.settings.get(k)) for k in fixed
                        if k in saved["settings"] and saved["settings"].get(k) != self.settings.get(k)}
             if changed:
                 raise ValueError(f"{os.path.dirname(path) or '.'} holds a run with other settings "
                                  f"(saved, given): {changed}; use another folder")
             self.settings = dict(saved["settings"], **self.settings) if self.settings else saved["settings"]
-            self.rounds = saved["rounds"]
+            self.rounds = [upgrade(dict(r)) if upgrade else r for r in saved["rounds"]]
 
     def entry(self, k: int) -> Dict[str, Any]:
         """Round k's entry (a new one, not yet saved, when the round has none)."""
@@ -48,6 +54,28 @@ class RoundLog:
         with open(tmp, "w") as f:
             json.dump({"settings": self.settings, "rounds": self.rounds}, f, indent=1, default=_plain)
         os.replace(tmp, self.path)
+
+
+def upgraded_entry(entry: Dict[str, Any], train_keys: Sequence[str] = (),
+                   seconds_keys: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """A round saved before the shared driver, in today's shape: ``iteration`` renamed
+    ``round``; the flat ``train_keys`` moved under ``train``; ``seconds_keys`` (old
+    name -> stage) moved under ``seconds``.  An entry already in today's shape is
+    returned as it is."""
+    out = dict(entry)
+    if "round" not in out and "iteration" in out:
+        out["round"] = out.pop("iteration")
+    if "round" not in out:
+        raise ValueError(f"a saved round without a round number: {sorted(entry)}")
+    moved = {k: out.pop(k) for k in train_keys if k in out}
+    if moved:
+        out["train"] = dict(out.get("train") or {}, **moved)
+    seconds = dict(out.get("seconds") or {})
+    for old, stage in (seconds_keys or {}).items():
+        if old in out:
+            seconds[stage] = out.pop(old)
+    out["seconds"] = seconds
+    return out
 
 
 # stage signatures: record(k, previous network or None) -> figures; train(k, previous
