@@ -41,8 +41,23 @@ def resolve_agent(spec: str, seed: Optional[int] = None) -> Any:
 def _resolver() -> Callable[..., Any]:
     found = {ep.name: ep for ep in entry_points(group=SPEC_GROUP)}
     if not found:
-        raise ValueError(f"agent specs need an agent registry under the entry-point group {SPEC_GROUP!r}; "
-                         f"catan_env registers its own when installed (pip install -e . in a checkout), "
-                         f"or pass agent objects instead of specs")
+        return _package_registry()
     ep = found.get(DEFAULT_RESOLVER) or found[sorted(found)[0]]
     return ep.load()
+
+
+def _package_registry() -> Callable[..., Any]:
+    """Without the entry point (an editable install made before it existed, or a source
+    tree on sys.path): the package's own registry, found by name, with a warning saying
+    how to register it."""
+    import importlib
+    import warnings
+    try:
+        registry = importlib.import_module(f"{__package__}.agents.registry")
+    except ImportError:
+        raise ValueError(f"agent specs need an agent registry under the entry-point group {SPEC_GROUP!r}; "
+                         f"catan_env registers its own when installed (pip install -e . in a checkout), "
+                         f"or pass agent objects instead of specs") from None
+    warnings.warn(f"no agent registry under the entry-point group {SPEC_GROUP!r} (an install older than "
+                  f"it: reinstall with pip install -e .); using {registry.__name__}", RuntimeWarning, stacklevel=4)
+    return registry.make_agent

@@ -8,6 +8,9 @@ An AST scan of every module of the distribution (``catan_env``, ``agents`` and
 ``TYPE_CHECKING``.  Importing a module is an edge to it alone (not to the packages above
 it, which Python also runs: those are ``__init__`` files, and theirs are edges too)."""
 import os
+import warnings
+
+import pytest
 
 from catan_env.core.import_graph import closure, cycles, import_graph, module_files
 
@@ -67,3 +70,21 @@ def test_layers_point_one_way():
 def test_no_import_cycles():
     found = cycles(imports(modules()))
     assert not found, "modules that import each other (lazily or not): " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_specs_resolve_without_the_entry_point_with_a_warning(monkeypatch):
+    """An editable install made before the entry point existed still resolves specs (the
+    package's registry, found by name) and says how to register it."""
+    from catan_env import agent_specs
+    monkeypatch.setattr(agent_specs, "entry_points", lambda group: [])
+    agent_specs._resolver.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match="pip install -e"):
+            agent = agent_specs.resolve_agent("random", seed=3)
+        assert isinstance(agent, agent_specs.AgentProtocol)
+    finally:
+        monkeypatch.undo()
+        agent_specs._resolver.cache_clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert agent_specs._resolver() is not None  # the entry point again, silently

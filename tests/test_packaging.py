@@ -270,3 +270,49 @@ def test_search_playouts_and_the_envs_share_one_compiled_apply_action():
         least = 0 if kernel is rules.init_state else 1
         assert least <= len(kernel.signatures) <= 1, (kernel.__name__, kernel.signatures)
         assert "Literal" not in str(kernel.signatures), kernel.signatures
+
+
+def _tiny_package(tmp_path, modules):
+    root = tmp_path / "pkg"
+    root.mkdir(exist_ok=True)
+    for name, text in modules.items():
+        (root / f"{name}.py").write_bytes(text if isinstance(text, bytes) else text.encode())
+    return {str(root): "catan_env"}  # read as the package: its imports of catan_env.* count
+
+
+def test_the_guards_import_reading_follows_new_modules_and_survives_broken_sources(tmp_path, monkeypatch):
+    from catan_env.core import cache_guard
+    monkeypatch.setattr(cache_guard, "_imports_cache_path", lambda roots: str(tmp_path / "imports.json"))
+    roots = _tiny_package(tmp_path, {"__init__": "b = 1\n", "a": "from catan_env import b\n", "c": "x = 1\n"})
+    digest = lambda name: cache_guard.kernel_digests(roots)[str(tmp_path / "pkg" / f"{name}.py")]  # noqa: E731
+    first = digest("a")
+    assert digest("a") == first  # read again through the kept imports
+    # a module b appears: `from catan_env import b` now imports it, kept imports or not
+    _tiny_package(tmp_path, {"b": "y = 1\n"})
+    with_b = digest("a")
+    _tiny_package(tmp_path, {"b": "y = 2\n"})
+    assert digest("a") != with_b
+    # a source mid-edit (no parse, or not UTF-8) counts as importing everything: never kept on a guess
+    for broken in ("def f(:\n", b"x = '\xff'\n"):
+        _tiny_package(tmp_path, {"a": broken})
+        before = digest("a")
+        _tiny_package(tmp_path, {"c": f"x = {len(before)}\n# {broken!r}\n"})
+        assert digest("a") != before
+
+
+def test_the_guard_keeps_the_old_stamp_of_kernels_it_could_not_delete(tmp_path, monkeypatch):
+    from catan_env.core import cache_guard
+    roots = _tiny_package(tmp_path, {"__init__": "", "kern": "x = 1\n"})
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "kern.f-1.py311.nbi").write_text("")
+    monkeypatch.setattr(cache_guard, "cache_dir_for", lambda py_file: str(cache))
+    monkeypatch.setattr(cache_guard, "_imports_cache_path", lambda roots: None)
+    real_remove = os.remove
+    monkeypatch.setattr(os, "remove", lambda path: (_ for _ in ()).throw(PermissionError(path)))
+    with pytest.warns(RuntimeWarning, match="could not delete.*kern"):
+        assert cache_guard.clear_stale(roots) == 0
+    monkeypatch.setattr(os, "remove", real_remove)
+    assert cache_guard.clear_stale(roots) == 1  # tried again, and deleted this time
+    assert not (cache / "kern.f-1.py311.nbi").exists()
+    assert cache_guard.clear_stale(roots) == 0

@@ -97,7 +97,7 @@ def kernel_digests(roots: Optional[Roots] = None) -> Dict[str, str]:
         with open(path, "rb") as f:
             sources[name] = f.read()
     own = {name: hashlib.sha256(text).hexdigest() for name, text in sources.items()}
-    graph = _imports(files, sources, own)
+    graph = _imports(files, sources, own, _imports_cache_path(_as_roots(roots)))
     out = {}
     for name, path in files.items():
         h = hashlib.sha256()
@@ -107,16 +107,32 @@ def kernel_digests(roots: Optional[Roots] = None) -> Dict[str, str]:
     return out
 
 
-def _imports(files: Mapping[str, str], sources: Mapping[str, bytes], own: Mapping[str, str]) -> Dict[str, Set[str]]:
-    """Each module's imports, parsed only where the source changed since the last call
-    (kept by source digest beside the core's cache; parsed afresh without one)."""
+def _imports_cache_path(roots: Mapping[str, str]) -> Optional[str]:
+    """Where the imports read below these roots are kept: beside the core's cache, one
+    file per set of roots (None where numba's locators cannot say)."""
     cache_dir = cache_dir_for(os.path.join(CORE_DIR, "rules.py")) if _locator_classes() else None
-    path = os.path.join(cache_dir, IMPORTS_NAME) if cache_dir else None
+    if cache_dir is None:
+        return None
+    if roots == distribution_roots():
+        return os.path.join(cache_dir, IMPORTS_NAME)
+    tag = hashlib.sha256(json.dumps(sorted(roots.items())).encode()).hexdigest()[:12]
+    return os.path.join(cache_dir, IMPORTS_NAME.replace(".json", f"-{tag}.json"))
+
+
+def _imports(files: Mapping[str, str], sources: Mapping[str, bytes], own: Mapping[str, str],
+             path: Optional[str]) -> Dict[str, Set[str]]:
+    """Each module's imports, parsed only where the source changed since the last call
+    (kept by source digest beside the core's cache; parsed afresh without one).  How
+    ``from pkg import name`` resolves depends on which modules exist, so the kept
+    imports hold only while the set of modules is the one they were read against."""
+    module_set = hashlib.sha256("\n".join(sorted(files)).encode()).hexdigest()
     known: Dict[str, Any] = {}
     if path and os.path.exists(path):
         try:
             with open(path) as f:
-                known = json.load(f)
+                saved = json.load(f)
+            if isinstance(saved, dict) and saved.get("modules") == module_set and isinstance(saved.get("imports"), dict):
+                known = saved["imports"]
         except (OSError, ValueError):
             known = {}
     graph: Dict[str, Set[str]] = {}
@@ -126,11 +142,21 @@ def _imports(files: Mapping[str, str], sources: Mapping[str, bytes], own: Mappin
         if isinstance(entry, list) and len(entry) == 2 and entry[0] == own[name]:
             graph[name] = {m for m in entry[1] if m in files}
         else:
-            graph[name] = imports_in(sources[name].decode("utf-8"), name, file.endswith("__init__.py"), files)
+            graph[name] = _read_imports(sources[name], name, file, files)
             changed = True
     if path and (changed or set(known) != set(files)):
-        _write_json(path, {name: [own[name], sorted(graph[name])] for name in files})
+        _write_json(path, {"modules": module_set,
+                           "imports": {name: [own[name], sorted(graph[name])] for name in files}})
     return graph
+
+
+def _read_imports(source: bytes, name: str, file: str, files: Mapping[str, str]) -> Set[str]:
+    """A module's imports; a source that does not parse (mid-edit, bad encoding) counts
+    as importing every module, so its kernels are never kept on a guess."""
+    try:
+        return imports_in(source.decode("utf-8"), name, file.endswith("__init__.py"), files)
+    except (SyntaxError, ValueError):  # UnicodeDecodeError is a ValueError
+        return set(files) - {name}
 
 
 def sources_digest(roots: Optional[Roots] = None) -> str:
@@ -203,16 +229,21 @@ def _module_names(module_dir: str) -> Set[str]:
     return {f[:-3] for f in os.listdir(module_dir) if f.endswith(".py")}
 
 
-def _remove_kernels(cache_dir: str, modules: Set[str]) -> int:
-    """Delete the cached kernels of these modules (file names without .py) in cache_dir."""
+def _remove_kernels(cache_dir: str, modules: Set[str], failed: Optional[Set[str]] = None) -> int:
+    """Delete the cached kernels of these modules (file names without .py) in cache_dir;
+    the modules with a kernel that could not be deleted are added to ``failed``."""
     removed = 0
     for name in os.listdir(cache_dir) if os.path.isdir(cache_dir) else ():
-        if name.endswith(KERNEL_SUFFIXES) and name.split(".", 1)[0] in modules:
+        module = name.split(".", 1)[0]
+        if name.endswith(KERNEL_SUFFIXES) and module in modules:
             try:
                 os.remove(os.path.join(cache_dir, name))
                 removed += 1
+            except FileNotFoundError:
+                pass  # another process cleared it first
             except OSError:
-                pass
+                if failed is not None:
+                    failed.add(module)
     return removed
 
 
@@ -231,8 +262,13 @@ def _clear_dir(module_dir: str, digests: Mapping[str, str]) -> int:
     stale = {m for m, d in now.items() if not isinstance(before, dict) or before.get(m) != d}
     if not stale:
         return 0
-    removed = _remove_kernels(cache_dir, stale)
-    _write_json(stamp, now)
+    failed: Set[str] = set()
+    removed = _remove_kernels(cache_dir, stale, failed)
+    if failed:  # still stale: keep the old digest so the next import tries again
+        warnings.warn(f"catan_env could not delete the stale compiled kernels of {', '.join(sorted(failed))} "
+                      f"in {cache_dir}; they are retried at the next import", RuntimeWarning, stacklevel=3)
+    kept = before if isinstance(before, dict) else {}
+    _write_json(stamp, {m: (kept.get(m, "") if m in failed else d) for m, d in now.items()})
     return removed
 
 
