@@ -470,7 +470,7 @@ def _discard_state(seed):
 def test_a_person_plays_a_whole_game_and_the_end_screen_agrees_with_the_record(tmp_path):
     async def go():
         game = WebGame(["human", "random"], seed=11, options={"vp_to_win": 6})  # (a short game: moves are paced)
-        server, client = serve(game)
+        server, client = serve(game, limits=Limits(messages_per_second=200.0))  # a quick person
         async with client:
             me = await connect(client, server.host_token)
             rng = np.random.default_rng(0)
@@ -489,7 +489,7 @@ def test_a_person_plays_a_whole_game_and_the_end_screen_agrees_with_the_record(t
                     else:
                         await me.send_json({"type": "act", "action": int(rng.choice([a["id"] for a in msg["legal"]]))})
                     moves += 1
-                    await asyncio.sleep(0.06)  # a person's pace, under the rate cap
+                    await asyncio.sleep(0.006)  # a (quick) person's pace, under the rate cap
             final = msg["final"]
             result = game.result()
             assert moves > 50 and final["winner"] == result["winner"] in (0, 1) and not final["abandoned"]
