@@ -259,8 +259,9 @@ def test_after_road_building_the_server_hears_done_before_a_vp_card():
 
 def test_a_dropped_connection_fails_the_game_and_keeps_its_partial_record(tmp_path, capsys):
     """A server that goes away mid-game (here: one replaying a recorded session's first
-    250 lines, then closing): the joined game is reported failed, with the reason, and the
-    mirror's record so far is saved and replays."""
+    250 lines, then closing, its port with it): the reconnect tries are refused, the joined
+    game is reported failed, with the reason, and the mirror's record so far is saved and
+    replays."""
     import socket
     import threading
     from catan_env.pioneers.match import main
@@ -274,13 +275,279 @@ def test_a_dropped_connection_fails_the_game_and_keeps_its_partial_record(tmp_pa
         conn, _ = listener.accept()
         conn.sendall(("\n".join(server_lines[:250]) + "\n").encode())
         threading.Event().wait(0.5)
+        listener.close()  # the server is gone: no reconnect can get through
         conn.close()
-        listener.close()
     threading.Thread(target=serve, daemon=True).start()
-    rc = main(["--host", "127.0.0.1", "--port", str(port), "--agent", "random", "--out", str(tmp_path)])
+    rc = main(["--host", "127.0.0.1", "--port", str(port), "--agent", "random", "--out", str(tmp_path),
+               "--reconnect-tries", "2", "--reconnect-backoff", "0.01"])
     err = capsys.readouterr().err
     assert rc != 0 and "failed" in err and "partial record" in err
+    assert "reconnecting failed after 2 tries" in err
     saved = list(tmp_path.glob("joined-*-partial.json"))
     assert len(saved) == 1
     record = GameRecord.load(saved[0])
     assert len(record.actions) > 20 and int(record.final_state()[L.TURN]) >= 1
+
+
+# ---------------------------------------------------------------- reconnecting
+def _state_block(follower):
+    """The ``gameinfo`` answer a Pioneers server gives for the game in ``follower``'s mirror
+    (a recorded session replayed up to some line): the pieces, then the state lines."""
+    m, b, me = follower.mirror, follower.board, follower.seat
+    s = m.state
+    e_owner, v_owner, v_level = L.view(s, "e_owner"), L.view(s, "v_owner"), L.view(s, "v_level")
+    pieces = ["R%d,%d,%d,%d" % (*b.edge_name[e], e_owner[e]) for e in np.flatnonzero(e_owner >= 0)]
+    pieces += ["%s%d,%d,%d,%d" % ("S" if v_level[v] == 1 else "C", *b.vertex_name[v], v_owner[v])
+               for v in np.flatnonzero(v_level > 0)]
+    pieces.append("RO%d,%d" % b.hex_name[int(s[L.ROBBER])])
+
+    def seat_fields(p):
+        shown = int(s[L.VP_REVEALED + p])
+        return [int(s[L.KNIGHTS + p]), *([1] * shown + [0] * (5 - shown)),
+                int(s[L.LR_HOLDER] == p), int(s[L.LA_HOLDER] == p)]
+    ours = [int((e_owner == me).sum()), 0, 0, int(((v_owner == me) & (v_level == 1)).sum()),
+            int(((v_owner == me) & (v_level == 2)).sum()), *seat_fields(me)]
+    info = [f"turn num {follower.round_seen}", f"player turn: {follower.turn_seat}", "state IDLE",
+            f"bank {to_pio(L.view(s, 'bank').tolist())}",
+            f"development-bought {int(L.view(s, 'deck_start').sum() - L.view(s, 'deck').sum())}",
+            f"playerinfo: resources: {to_pio(m.hand(me))}",
+            f"playerinfo: numdevcards: {len(follower.dev_list)}",
+            *[f"playerinfo: devcard: {code} {new}" for code, new in follower.dev_list],
+            "playerinfo: " + " ".join(map(str, ours))]
+    for p in range(m.n):
+        if p != me:
+            fields = [p, sum(m.hand(p)), int(L.view(s, "dev_hand")[p].sum()), *seat_fields(p)]
+            info.append("otherplayerinfo: " + " ".join(map(str, fields)))
+    return pieces, info
+
+
+class _FakeServer:
+    """A server replaying a recorded session (its "S" lines): the first connection gets
+    the lines up to ``cut`` (where the proxy drops it); a reconnect gets the handshake,
+    the state block of the game after ``known`` lines (``cut``: what the client has seen;
+    more: events it missed) and the rest of the session."""
+
+    def __init__(self, name, cut, known=None):
+        import socket
+        import threading
+        self.lines = [line[2:] for line in _load(name) if line.startswith("S ")]
+        self.cut, self.known = cut, cut if known is None else known
+        self.seen = []  # what the reconnecting client said
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(4)
+        self.port = self.listener.getsockname()[1]
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        from catan_env.pioneers import replay_transcript
+        conn, _ = self.listener.accept()
+        conn.sendall(("\n".join(self.lines[:self.cut]) + "\n").encode())
+        while conn.recv(65536):  # until the proxy drops it
+            pass
+        conn.close()
+        conn, _ = self.listener.accept()
+        f = conn.makefile("rw")
+
+        def say(*lines):
+            f.write("".join(line + "\n" for line in lines))
+            f.flush()
+
+        def hear(until):
+            while True:
+                line = f.readline().rstrip("\n")
+                self.seen.append(line)
+                if line == until or not line:
+                    return
+        say("version report")
+        hear("version 15")
+        say("status report")
+        self.seen.append(f.readline().rstrip("\n"))
+        welcome = next(line for line in self.lines if "welcome" in line)
+        seat = int(welcome.split()[1])
+        say(welcome, f"player {seat} is catan_env")
+        hear("game")
+        g = self.lines.index("game")
+        say(*self.lines[g:self.lines.index("end", g) + 1])
+        hear("gameinfo")
+        pieces, info = _state_block(replay_transcript(["S " + x for x in self.lines[:self.known]]))
+        say("gameinfo", *pieces, ".", *info, "end")
+        hear("start")
+        say("OK", *self.lines[self.cut:])
+        f.read()  # until the client hangs up
+        conn.close()
+        self.listener.close()
+
+
+class _DroppingProxy:
+    """A TCP proxy between the client and a server that drops the client's first
+    connection right after passing on ``drop_after`` of the server's lines."""
+
+    def __init__(self, upstream, drop_after):
+        import socket
+        import threading
+        self.upstream, self.drop_after = upstream, drop_after
+        self.dropped = threading.Event()
+        self.connections = 0
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(4)
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        import socket
+        import threading
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.upstream))
+            limit = self.drop_after if self.connections == 0 else None
+            self.connections += 1
+            threading.Thread(target=self._pipe, args=(client, server, None), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(server, client, limit), daemon=True).start()
+
+    def _pipe(self, src, dst, limit):
+        """Pass src's bytes on to dst.  With a limit (the server's side of the first
+        connection): after that many lines, end the client's side the way a dropped
+        connection ends (EOF after what was sent; what the client still says is read and
+        thrown away, so no reset loses lines it has not read yet) and close the server's."""
+        import socket
+        passed = 0
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                if limit is not None and passed + data.count(b"\n") >= limit:
+                    for _ in range(limit - passed):  # up to the limit-th line, then drop
+                        k = data.index(b"\n") + 1
+                        dst.sendall(data[:k])
+                        data = data[k:]
+                    self.dropped.set()
+                    dst.shutdown(socket.SHUT_WR)
+                    src.shutdown(socket.SHUT_RDWR)
+                    src.close()
+                    return  # (the other direction closes the client's side when it hangs up)
+                passed += data.count(b"\n")
+                if dst is not None:
+                    try:
+                        dst.sendall(data)
+                    except OSError:  # the server's side is gone: keep draining
+                        dst = None
+        except OSError:
+            pass
+        for sock in (src, dst):
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                sock.close()
+
+    def close(self):
+        self.listener.close()
+
+
+def test_a_dropped_connection_is_taken_back_through_a_proxy():
+    """A proxy drops the connection mid-game; the client reconnects through it with
+    ``status reconnect NAME``, the server's state block agrees with the mirror, and the
+    client follows the rest of the session to the recorded winner with one reconnect.
+    The transcript stays one piece, with marker lines at the drop and the reconnect."""
+    from catan_env.pioneers import replay_transcript
+    from catan_env.pioneers.transcripts import _TranscriptClient
+    name = "tr_js_3.txt.gz"
+    lines = [line[2:] for line in _load(name) if line.startswith("S ")]
+    cut = next(i for i in range(len(lines) // 2, len(lines)) if " turn " in lines[i])
+    server = _FakeServer(name, cut)
+    proxy = _DroppingProxy(server.port, drop_after=cut)
+    # (a client that follows the recorded game and decides nothing: the session decides)
+    client = _TranscriptClient("127.0.0.1", proxy.port, agent=None, timeout=10, keep_transcript=True,
+                               reconnect_backoff=0.01)
+    res = client.play()
+    proxy.close()
+    server.thread.join(5)
+    assert proxy.dropped.is_set() and proxy.connections == 2
+    assert server.seen[:2] == ["version 15", "status reconnect catan_env"]
+    assert res["reconnects"] == 1 and res["mismatches"] == []
+    whole = replay_transcript(["S " + x for x in lines])  # the same game, never dropped
+    assert whole.winner is not None and lines[-1] == f"player {whole.winner} won with {whole.won_with}"
+    assert res["winner"] == whole.winner and res["won_with"] == whole.won_with
+    assert (L.view(client.mirror.state, "hand") == L.view(whole.mirror.state, "hand")).all()
+    assert (L.view(client.mirror.state, "v_owner") == L.view(whole.mirror.state, "v_owner")).all()
+    marks = [line for d, line in client.transcript if d == "#"]
+    assert marks[0].startswith("connection dropped") and marks[-1].startswith("reconnected (1)")
+    said = [line for d, line in client.transcript if d == "C"]
+    assert said.count("status newplayer") == 1 and said.count("status reconnect catan_env") == 1
+    # the whole session, marker lines included, replays into the same game
+    again = replay_transcript(client.transcript)
+    assert again.mirror.mismatches == [] and again.winner == whole.winner
+
+
+def test_a_reconnect_that_missed_events_fails_the_game_naming_the_disagreement(tmp_path, capsys):
+    """The server's state block after the reconnect shows 40 more lines of the game than
+    the client saw: the game is reported failed, the reason names what disagrees, and the
+    partial record is saved."""
+    from catan_env.pioneers.match import main
+    lines = [line[2:] for line in _load(LOST) if line.startswith("S ")]
+    cut = next(i for i in range(250, len(lines)) if " turn " in lines[i])
+    server = _FakeServer(LOST, cut, known=cut + 40)
+    proxy = _DroppingProxy(server.port, drop_after=cut)
+    rc = main(["--host", "127.0.0.1", "--port", str(proxy.port), "--agent", "random", "--out", str(tmp_path),
+               "--reconnect-tries", "2", "--reconnect-backoff", "0.01"])
+    proxy.close()
+    err = capsys.readouterr().err
+    assert rc != 0 and "failed" in err and "partial record" in err
+    assert "the server's state disagrees with the mirror" in err
+    assert "bank: server" in err and "round: server 8, mirror 7" in err
+    assert server.seen[1] == "status reconnect catan_env"
+    saved = list(tmp_path.glob("joined-*-partial.json"))
+    assert len(saved) == 1
+    # the record holds the game up to the drop, as the session's lines before it give it
+    from catan_env.pioneers import replay_transcript
+    before = replay_transcript(["S " + x for x in lines[:cut]]).mirror.state
+    final = GameRecord.load(saved[0]).final_state()
+    assert (L.view(final, "hand") == L.view(before, "hand")).all()
+    assert (L.view(final, "v_owner") == L.view(before, "v_owner")).all() and int(final[L.TURN]) > 20
+
+
+def test_a_reconnect_given_another_seat_fails():
+    """The server answers ``status reconnect`` with a seat that is not ours: no second
+    try, the reason names both seats."""
+    import socket
+    import threading
+    from catan_env.pioneers.client import PioneersClient, ReconnectFailed
+    lines = [line[2:] for line in _load(LOST) if line.startswith("S ")]
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    port = listener.getsockname()[1]
+    tries = []
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.sendall(("\n".join(lines[:250]) + "\n").encode())
+        heard = b""
+        while b"start\n" not in heard:  # the client is in the game: drop it
+            heard += conn.recv(65536)
+        conn.close()
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            tries.append(1)
+            conn.sendall(b"version report\nstatus report\nplayer 3 of 4, welcome to pioneers server 15.6\n")
+    threading.Thread(target=serve, daemon=True).start()
+
+    class Quiet(PioneersClient):  # follows the session, decides nothing
+        def _maybe_act(self):
+            pass
+    client = Quiet("127.0.0.1", port, agent=None, timeout=10, reconnect_tries=3, reconnect_backoff=0.01)
+    with pytest.raises(ReconnectFailed, match="seat 3 back, not our seat 2"):
+        client.play()
+    listener.close()
+    assert tries == [1]

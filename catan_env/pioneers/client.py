@@ -8,9 +8,14 @@ and information set of its seat at every decision, and turns the agent's action 
 into protocol commands.  The server is the referee: a command it refuses (``ERR``) is
 logged with the step and the mirror's record, the action is banned for that decision,
 and the client falls back to a safe move instead of trying again.
+
+A connection that drops mid-game is taken back (``status reconnect NAME``, with
+exponential backoff): the server's state block must agree with the mirror on every field
+it reports, or the game stops (events were missed while the seat was away).
 """
+import re
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -24,15 +29,22 @@ from .connection import LineConnection
 from .game import options_from_game
 from .events import ServerEvents, menu_index
 from .mirror import Mirror
-from .protocol import DEV_CODE_TO_CORE, RESOURCE_WORD, parse_game_block, to_pio
+from .protocol import DEV_CODE_TO_CORE, RESOURCE_WORD, ProtocolError, parse_game_block, to_pio
 
 QUOTE_WAIT_S = 3.0        # how long our own call waits for every seat to answer
 AGENT_MAX_OFFERS = 3      # domestic calls an agent may make per turn
 VP_CODES = (3, 4, 5, 6, 7)
+RECONNECT_HANDSHAKE_S = 30.0  # the longest a reconnect's handshake may take
+_SEAT_LINE = re.compile(r"player \d+ ")  # "welcome", "is", "style": may come amid the handshake
+_PIECE = re.compile(r"(RO|R|S|C)(-?\d+),(-?\d+)(?:,(-?\d+),(-?\d+))?$")
 
 
 class MirrorMismatch(RuntimeError):
     """The server reported an event the seat's mirror cannot follow."""
+
+
+class ReconnectFailed(ConnectionError):
+    """The connection dropped and the seat could not be taken back."""
 
 
 class PioneersClient(ServerEvents):
@@ -43,8 +55,15 @@ class PioneersClient(ServerEvents):
 
     def __init__(self, host: str, port: int, agent: Optional[AgentProtocol], name: str = "catan_env",
                  seed: int = 0, timeout: float = 120.0, keep_transcript: bool = False,
-                 stop_on_mismatch: bool = True) -> None:
+                 stop_on_mismatch: bool = True, reconnect_tries: int = 4,
+                 reconnect_backoff: float = 0.5) -> None:
         self.host, self.port, self.agent, self.name = host, port, agent, name
+        # a dropped connection is retried reconnect_tries times (0: never), waiting
+        # reconnect_backoff s before the first try and twice as long before each next one
+        self.reconnect_tries = reconnect_tries
+        self.reconnect_backoff = reconnect_backoff
+        self.reconnects = 0         # connections taken back during the game
+        self.round_seen = 0         # the round of the last "player N turn T" line (T)
         # a mirror that disagrees with the server cannot be trusted: the game ends at once
         # (MirrorMismatch names it) instead of the seat acting on a wrong game
         self.stop_on_mismatch = stop_on_mismatch
@@ -80,7 +99,7 @@ class PioneersClient(ServerEvents):
                 "repairs": m.repairs, "edits": m.edits, "fallbacks": self.fallbacks,
                 "fallback_reasons": dict(self.fallback_reasons),
                 "decisions": self.decisions, "mirror_over": m.phase() == L.PH_GAME_OVER,
-                "mirror_winner": int(m.state[L.WINNER])}
+                "mirror_winner": int(m.state[L.WINNER]), "reconnects": self.reconnects}
 
     def _expect(self, pred: Callable[[str], bool], what: str) -> str:
         while True:
@@ -149,6 +168,23 @@ class PioneersClient(ServerEvents):
         self.calls_this_turn = 0
 
     def _loop(self) -> None:
+        """Follow the game until it ends; a dropped connection is taken back first."""
+        resend = False
+        while True:
+            try:
+                if resend and self.pending is not None:
+                    # the server never acted on our last command (its state is the mirror's)
+                    self.conn.send(self.pending["cmd"])
+                resend = False
+                self._follow()
+                return
+            except OSError as exc:  # (a TimeoutError is a silent server, not a drop)
+                if isinstance(exc, TimeoutError) or self.reconnect_tries <= 0:
+                    raise
+                self._reconnect(exc)
+                resend = True
+
+    def _follow(self) -> None:
         while not self.done:
             self._maybe_act()
             if self.done:
@@ -165,6 +201,9 @@ class PioneersClient(ServerEvents):
                     self.rejected.append((len(self.mirror.entries), "domestic-trade call", "no reply"))
                     continue
                 raise TimeoutError(f"no line from the server within {self.timeout} s")
+            if line == "version report":  # a recorded session's reconnect (only a replay meets one)
+                self._skip_rejoin()
+                continue
             self._raw = line
             mirror = getattr(self, "mirror", None)
             known = len(mirror.mismatches) if mirror is not None else 0
@@ -173,6 +212,220 @@ class PioneersClient(ServerEvents):
                 raise MirrorMismatch(f"the mirror disagrees with the server ({mirror.mismatches[known]}); "
                                      f"the game stops here")
             self._maybe_close_call()
+
+    # ================================================================== reconnecting
+    def _ev_turn(self, seat: int, w: List[str], body: str) -> None:
+        """A turn starts: remember its round (the state block of a reconnect names it)."""
+        if len(w) > 1 and w[1].lstrip("-").isdigit():
+            self.round_seen = int(w[1])
+        super()._ev_turn(seat, w, body)
+
+    def _note(self, text: str) -> None:
+        """A marker line in the transcript (direction "#": a replay skips it)."""
+        if self.transcript is not None:
+            self.transcript.append(("#", text))
+
+    def _reconnect(self, cause: OSError) -> None:
+        """Take our seat back after a dropped connection: up to reconnect_tries tries with
+        exponential backoff.  Raises ReconnectFailed when no try got the seat back (or the
+        server gave another seat), MirrorMismatch when the server's state block disagrees
+        with the mirror; either way the game is over for us."""
+        self.conn.close()
+        self._note(f"connection dropped: {cause}")
+        last: Exception = cause
+        for attempt in range(1, self.reconnect_tries + 1):
+            time.sleep(self.reconnect_backoff * 2 ** (attempt - 1))
+            self._note(f"reconnect try {attempt} of {self.reconnect_tries}")
+            try:
+                conn = LineConnection(self.host, self.port, min(self.timeout, RECONNECT_HANDSHAKE_S),
+                                      self.transcript)
+            except OSError as exc:
+                last = exc
+                continue
+            self.conn = conn
+            try:
+                self._rejoin()
+            except ProtocolError as exc:
+                self.conn.close()
+                raise ReconnectFailed(f"the connection dropped ({cause}) and the server's answer to "
+                                      f"the reconnect was not understood: {exc}") from None
+            except (MirrorMismatch, ReconnectFailed):
+                self.conn.close()
+                raise
+            except OSError as exc:  # refused, reset, or silent (TimeoutError): try again
+                self.conn.close()
+                last = exc
+                continue
+            conn.timeout = self.timeout
+            self.reconnects += 1
+            self._note(f"reconnected ({self.reconnects}): the server's state agrees with the mirror")
+            return
+        raise ReconnectFailed(f"the connection dropped ({cause}) and reconnecting failed after "
+                              f"{self.reconnect_tries} tries (last: {type(last).__name__}: {last})")
+
+    def _rejoin(self) -> None:
+        """The handshake of a reconnect: our old seat back, the same game, and a state block
+        that agrees with the mirror (``state_disagreements``); then ``start``."""
+        self._early = []
+        c = self.conn
+        self._expect(lambda ln: ln.startswith("version"), "version prompt")
+        c.send("version 15")
+        self._expect(lambda ln: ln.startswith("status"), "status prompt")
+        c.send(f"status reconnect {self.name}")
+        welcome = self._expect(lambda ln: (" of " in ln and "welcome" in ln) or ln.startswith("ERR"),
+                               "welcome")
+        if welcome.startswith("ERR"):
+            raise ConnectionRefusedError(f"the server refused the reconnect: {welcome}")
+        seat = int(welcome.split()[1])
+        if seat != self.seat:
+            raise ReconnectFailed(f"the server gave seat {seat} back, not our seat {self.seat}")
+        c.send("style ai catan_env")
+        c.send("game")
+        self._expect(lambda ln: ln == "game", "game block")
+        block = self._read_block("end", "the game block")
+        if parse_game_block(block) != self.params:
+            raise ReconnectFailed("the server's game parameters changed while we were away")
+        c.send("gameinfo")
+        self._expect(lambda ln: ln == "gameinfo", "state block")
+        pieces = self._read_block(".", "the pieces of the state block")
+        info = self._read_block("end", "the state block")
+        wrong = self.state_disagreements(pieces, info)
+        if wrong:
+            raise MirrorMismatch("after reconnecting, the server's state disagrees with the mirror "
+                                 f"(events were missed while we were away): {'; '.join(wrong)}")
+        c.send("start")
+        self._expect(lambda ln: ln == "OK", "OK to start")
+        # (the lines kept aside are the handshake's own: names, styles, welcomes)
+
+    def _skip_rejoin(self) -> None:
+        """Skip a recorded reconnect's handshake, up to the server's OK after the state
+        block (a replayed session goes on with the events that follow it)."""
+        stage = 0  # 0: before "gameinfo", 1: in the state block, 2: waiting for OK
+        while True:
+            line = self.conn.read()
+            if line is None:
+                raise TimeoutError("a recorded reconnect did not end")
+            if line == "version report":  # a try cut short, then another
+                stage = 0
+            elif (stage, line) in ((0, "gameinfo"), (1, "end")):
+                stage += 1
+            elif stage == 2 and line == "OK":
+                return
+
+    def _read_block(self, end: str, what: str) -> List[str]:
+        """The lines up to ``end`` (seat lines the server sends amid a handshake set aside)."""
+        block: List[str] = []
+        while True:
+            line = self.conn.read()
+            if line is None:
+                raise TimeoutError(f"{what} did not end")
+            if line == end:
+                return block
+            if _SEAT_LINE.match(line):
+                self._early.append(line)
+            else:
+                block.append(line)
+
+    def state_disagreements(self, pieces: Sequence[str], info: Sequence[str]) -> List[str]:
+        """What the server's state block (``gameinfo``: the pieces up to ``.``, then the
+        state lines up to ``end``) reports differently from the mirror, one text per field.
+        Checked: the board (roads, settlements, cities, robber), round and turn seat, bank,
+        cards drawn from the deck, our hand, development cards and pieces, and every other
+        seat's card counts, soldiers, VP cards shown and longest-road / largest-army."""
+        s, b, me = self.mirror.state, self.board, self.seat
+        wrong: List[str] = []
+
+        def differ(what: str, server: object, mirror: object) -> None:
+            if server != mirror:
+                wrong.append(f"{what}: server {server}, mirror {mirror}")
+
+        # the board
+        roads: Set[Tuple[int, int]] = set()        # (edge, seat)
+        settlements: Set[Tuple[int, int]] = set()  # (vertex, seat)
+        cities: Set[Tuple[int, int]] = set()
+        robber: Optional[int] = None
+        for line in pieces:
+            m = _PIECE.match(line)
+            if m is None:
+                wrong.append(f"unknown piece {line!r}")
+                continue
+            kind, x, y = m.group(1), int(m.group(2)), int(m.group(3))
+            try:
+                if kind == "RO":
+                    robber = b.hex(x, y)
+                elif m.group(4) is None:
+                    wrong.append(f"unknown piece {line!r}")
+                elif kind == "R":
+                    roads.add((b.edge(x, y, int(m.group(4))), int(m.group(5))))
+                else:
+                    (settlements if kind == "S" else cities).add((b.vertex(x, y, int(m.group(4))),
+                                                                   int(m.group(5))))
+            except KeyError:
+                wrong.append(f"piece off the board {line!r}")
+        owner, level, e_owner = L.view(s, "v_owner"), L.view(s, "v_level"), L.view(s, "e_owner")
+        ours = {"road": {(int(e), int(e_owner[e])) for e in np.flatnonzero(e_owner >= 0)},
+                "settlement": {(int(v), int(owner[v])) for v in np.flatnonzero(level == 1)},
+                "city": {(int(v), int(owner[v])) for v in np.flatnonzero(level == 2)}}
+        theirs = {"road": roads, "settlement": settlements, "city": cities}
+        for kind, found in theirs.items():
+            text = b.edge_text if kind == "road" else b.vertex_text
+            for where, p in sorted(found - ours[kind]):
+                wrong.append(f"{kind} {text(where)} of seat {p}: on the server, not in the mirror")
+            for where, p in sorted(ours[kind] - found):
+                wrong.append(f"{kind} {text(where)} of seat {p}: in the mirror, not on the server")
+        if robber is not None:
+            differ("robber", b.hex_text(robber), b.hex_text(int(s[L.ROBBER])))
+
+        # the state lines
+        setup = self.mirror.phase() in (L.PH_SETUP_SETTLEMENT, L.PH_SETUP_ROAD)
+        devs: List[int] = []
+        for line in info:
+            w = line.split()
+            try:
+                if line.startswith("turn num "):
+                    differ("round", int(w[2]), self.round_seen)
+                elif line.startswith("player turn: ") and not setup and self.turn_seat >= 0:
+                    differ("turn of seat", int(w[2]), self.turn_seat)
+                elif w[0] == "bank":
+                    differ("bank", " ".join(w[1:6]), to_pio([int(x) for x in L.view(s, "bank")]))
+                elif w[0] == "development-bought":
+                    drawn = int(L.view(s, "deck_start").sum() - L.view(s, "deck").sum())
+                    differ("development cards bought", int(w[1]), drawn)
+                elif line.startswith("playerinfo: resources: "):
+                    differ(f"our (seat {me}) hand", " ".join(w[2:7]), to_pio(self.mirror.hand(me)))
+                elif line.startswith("playerinfo: numdevcards: "):
+                    differ(f"our (seat {me}) development cards", int(w[2]), len(self.dev_list))
+                elif line.startswith("playerinfo: devcard: "):
+                    devs.append(int(w[2]))
+                elif w[0] == "playerinfo:" and len(w) >= 14:
+                    v = [int(x) for x in w[1:14]]
+                    self._differ_seat(differ, me, None, None, v[5], v[6:11], v[11], v[12])
+                    differ(f"seat {me} roads", v[0], sum(1 for _, p in ours["road"] if p == me))
+                    differ(f"seat {me} settlements", v[3], sum(1 for _, p in ours["settlement"] if p == me))
+                    differ(f"seat {me} cities", v[4], sum(1 for _, p in ours["city"] if p == me))
+                elif w[0] == "otherplayerinfo:" and len(w) >= 12:
+                    v = [int(x) for x in w[1:12]]
+                    if 0 <= v[0] < self.mirror.n and v[0] != me:
+                        self._differ_seat(differ, v[0], v[1], v[2], v[3], v[4:9], v[9], v[10])
+            except (ValueError, IndexError):
+                wrong.append(f"unreadable state line {line!r}")
+        if devs:
+            differ(f"our (seat {me}) development card codes", sorted(devs), sorted(c for c, _ in self.dev_list))
+        return wrong
+
+    def _differ_seat(self, differ: Callable[[str, object, object], None], p: int, cards: Optional[int],
+                     devs: Optional[int], soldiers: int, vp_shown: Sequence[int], lr: int, la: int) -> None:
+        """Compare one seat's line of the state block (cards and devs: None for our own,
+        which has lines of its own)."""
+        s = self.mirror.state
+        if cards is not None:
+            differ(f"seat {p} resource cards", cards, sum(self.mirror.hand(p)))
+        if devs is not None:
+            differ(f"seat {p} development cards", devs, int(L.view(s, "dev_hand")[p].sum()))
+        differ(f"seat {p} soldiers", soldiers, int(s[L.KNIGHTS + p]))
+        differ(f"seat {p} VP cards shown", sum(vp_shown), int(s[L.VP_REVEALED + p]))
+        differ(f"seat {p} longest road", bool(lr), int(s[L.LR_HOLDER]) == p)
+        differ(f"seat {p} largest army", bool(la), int(s[L.LA_HOLDER]) == p)
 
     # ================================================================== decisions
     def _decide(self, state: np.ndarray, ban: Iterable[int] = ()) -> int:

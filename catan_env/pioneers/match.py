@@ -128,26 +128,35 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--host", default=None, help="join this server instead of starting one")
     p.add_argument("--port", type=int, default=None, help="port of --host's game")
     p.add_argument("--name", default="catan_env", help="player name on a joined server")
+    p.add_argument("--reconnect-tries", type=int, default=4,
+                   help="times a joined game tries to take its seat back after a dropped "
+                        "connection (0: never)")
+    p.add_argument("--reconnect-backoff", type=float, default=0.5,
+                   help="seconds before the first reconnect try; doubled before each next one")
     args = p.parse_args(argv)
     if args.host is not None:
         if args.port is None:
             p.error("--host needs --port")
         client = PioneersClient(args.host, args.port, make_agent(args.agent, seed=args.seed),
-                                name=args.name, seed=args.seed, timeout=3600)
+                                name=args.name, seed=args.seed, timeout=3600,
+                                reconnect_tries=args.reconnect_tries,
+                                reconnect_backoff=args.reconnect_backoff)
         try:
             res = client.play()
         except ProtocolError as exc:
             raise UserError(f"cannot play on {args.host}:{args.port}: {exc}") from None
         except (OSError, TimeoutError, MirrorMismatch) as exc:
-            # the game is failed; what the mirror followed so far is kept (the protocol lets a
-            # seat reconnect, but the mirror could not replay the events it missed)
+            # the game is failed (a silent server, a disagreement, or a dropped connection the
+            # client could not take back: the server gone, or events missed while away); what
+            # the mirror followed so far is kept
             saved = _save_partial(client, args, args.host, args.port)
             raise UserError(f"the game on {args.host}:{args.port} failed: {exc}; "
                             + (f"the partial record is in {saved}" if saved else "no record to save")) from None
         os.makedirs(args.out, exist_ok=True)
         path = os.path.join(args.out, f"joined-{args.host}-{args.port}-seat{res['seat']}.json")
         client.mirror.record().save(path)
-        print(f"winner: seat {res['winner']} (we were seat {res['seat']}); record: {path}")
+        again = f"; reconnected {res['reconnects']} times" if res["reconnects"] else ""
+        print(f"winner: seat {res['winner']} (we were seat {res['seat']}{again}); record: {path}")
         print(f"rejected moves: {len(res['rejected'])}")
         return 0
     reason = pioneers_available()
@@ -204,6 +213,7 @@ def _game_line(args: argparse.Namespace, i: int, results: List[Dict[str, Any]],
         "rejected": sum(len(r.get("rejected", [])) for r in results),
         "mismatches": sum(len(r.get("mismatches", [])) for r in results),
         "fallbacks": sum(r.get("fallbacks", 0) for r in results),
+        "reconnects": sum(r.get("reconnects", 0) for r in results),
         "rejected_detail": [x for r in results for x in r.get("rejected", [])][:10],
         "mismatch_detail": [x for r in results for x in r.get("mismatches", [])][:10]}
     if errors:
