@@ -52,9 +52,12 @@ def _package_registry() -> Callable[..., Any]:
     how to register it."""
     import importlib
     import warnings
+    name = f"{__package__}.agents.registry"
     try:
-        registry = importlib.import_module(f"{__package__}.agents.registry")
-    except ImportError:
+        registry = importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name is None or not name.startswith(e.name):
+            raise  # the registry is there but one of its own imports failed: say that
         raise ValueError(f"agent specs need an agent registry under the entry-point group {SPEC_GROUP!r}; "
                          f"catan_env registers its own when installed (pip install -e . in a checkout), "
                          f"or pass agent objects instead of specs") from None

@@ -75,7 +75,10 @@ def main(argv=None):
     ap.add_argument("--out", default="results/deep/exit", help="folder for data-k/, nets-k.npz and losses")
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
-    log = RoundLog(os.path.join(args.out, "losses.json"), settings=vars(args), upgrade=old_iteration)
+    try:
+        log = RoundLog(os.path.join(args.out, "losses.json"), settings=vars(args), upgrade=old_iteration)
+    except ValueError as e:
+        ap.error(str(e))
     data_dir = lambda it: os.path.join(args.out, f"data-{it}")  # noqa: E731
 
     def record(it, nets):

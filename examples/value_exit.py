@@ -68,8 +68,12 @@ def main(argv=None):
     args = ap.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they come
     os.makedirs(args.out, exist_ok=True)
-    log = RoundLog(os.path.join(args.out, "rounds.json"), settings=vars(args),
-                   upgrade=lambda e: upgraded_entry(e, train_keys=("heldout", "history")))
+    try:
+        log = RoundLog(os.path.join(args.out, "rounds.json"), settings=vars(args),
+                       upgrade=lambda e: upgraded_entry(e, train_keys=("heldout", "history"),
+                                                        data_keys=("positions_per_s",)))
+    except ValueError as e:
+        ap.error(str(e))
     ray_kw = dict(workers=args.workers, backend=args.backend, address=args.address)
     data_dir = lambda k: os.path.join(args.out, f"data-{k}")  # noqa: E731
 

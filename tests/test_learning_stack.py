@@ -167,6 +167,10 @@ def test_logs_from_before_the_shared_driver_are_upgraded_by_each_recipe(tmp_path
     assert upgraded_entry(entry, train_keys=("heldout", "history")) == entry  # today's shape stays
     with pytest.raises(ValueError, match="round number"):
         upgraded_entry({"eval": {}})
-    (tmp_path / "bad.json").write_text(json.dumps({"rounds": 3}))
-    with pytest.raises(ValueError, match="not a round log"):
-        RoundLog(str(tmp_path / "bad.json"))
+    for bad in ({"rounds": 3}, {"settings": None, "rounds": []}, {"rounds": [1, 2]}, [3]):
+        (tmp_path / "bad.json").write_text(json.dumps(bad))
+        with pytest.raises(ValueError, match="not a round log"):
+            RoundLog(str(tmp_path / "bad.json"))
+    moved = upgraded_entry({"round": 2, "positions_per_s": 9.5, "heldout": {}}, train_keys=("heldout",),
+                           data_keys=("positions_per_s",))
+    assert moved == {"round": 2, "data": {"positions_per_s": 9.5}, "train": {"heldout": {}}, "seconds": {}}

@@ -342,6 +342,9 @@ class _FakeServer:
 
     def _serve(self):
         from catan_env.pioneers import replay_transcript
+        # the state block is built before anyone connects (a slow build under load must
+        # not run into the client's handshake timeout)
+        pieces, info = _state_block(replay_transcript(["S " + x for x in self.lines[:self.known]]))
         conn, _ = self.listener.accept()
         conn.sendall(("\n".join(self.lines[:self.cut]) + "\n").encode())
         while conn.recv(65536):  # until the proxy drops it
@@ -371,7 +374,6 @@ class _FakeServer:
         g = self.lines.index("game")
         say(*self.lines[g:self.lines.index("end", g) + 1])
         hear("gameinfo")
-        pieces, info = _state_block(replay_transcript(["S " + x for x in self.lines[:self.known]]))
         say("gameinfo", *pieces, ".", *info, "end")
         hear("start")
         say("OK", *self.lines[self.cut:])
@@ -525,20 +527,25 @@ def test_a_reconnect_given_another_seat_fails():
     listener.bind(("127.0.0.1", 0))
     listener.listen(4)
     port = listener.getsockname()[1]
-    tries = []
+    tries, accepted = [], []
 
     def serve():
         conn, _ = listener.accept()
+        accepted.append(conn)
         conn.sendall(("\n".join(lines[:250]) + "\n").encode())
         heard = b""
         while b"start\n" not in heard:  # the client is in the game: drop it
-            heard += conn.recv(65536)
+            chunk = conn.recv(65536)
+            if not chunk:  # the client left first
+                break
+            heard += chunk
         conn.close()
         while True:
             try:
                 conn, _ = listener.accept()
             except OSError:
                 return
+            accepted.append(conn)
             tries.append(1)
             conn.sendall(b"version report\nstatus report\nplayer 3 of 4, welcome to pioneers server 15.6\n")
     threading.Thread(target=serve, daemon=True).start()
@@ -550,4 +557,42 @@ def test_a_reconnect_given_another_seat_fails():
     with pytest.raises(ReconnectFailed, match="seat 3 back, not our seat 2"):
         client.play()
     listener.close()
+    for conn in accepted:
+        conn.close()
     assert tries == [1]
+    with pytest.raises(ValueError, match="reconnect_backoff"):
+        PioneersClient("127.0.0.1", port, agent=None, reconnect_backoff=-1)
+    with pytest.raises(ValueError, match="reconnect_tries"):
+        PioneersClient("127.0.0.1", port, agent=None, reconnect_tries=-2)
+
+
+def test_keep_alives_are_answered_without_limit():
+    """Thousands of ``hello`` lines in a row are each answered ``yes`` (a loop, not a
+    recursion that a hostile server could overflow)."""
+    import socket
+    import threading
+    from catan_env.pioneers.connection import LineConnection
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    answers = []
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.sendall(b"hello\n" * 5000 + b"turn 1\n")
+        got = b""
+        while got.count(b"yes\n") < 5000:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+        answers.append(got.count(b"yes\n"))
+        conn.close()
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    conn = LineConnection("127.0.0.1", listener.getsockname()[1], timeout=10)
+    assert conn.read() == "turn 1"
+    th.join(10)
+    conn.close()
+    listener.close()
+    assert answers == [5000]

@@ -30,9 +30,10 @@ class RoundLog:
                 saved = json.load(f)
             if isinstance(saved, list):  # a log from before the shared driver: the rounds alone
                 saved = {"settings": {}, "rounds": saved}
-            if not isinstance(saved, dict) or not isinstance(saved.get("rounds"), list):
-                raise ValueError(f"{path} is not a round log (a JSON object with settings and rounds)")
-            saved.setdefault("settings", {})
+            if not isinstance(saved, dict) or not isinstance(saved.get("rounds"), list) \
+                    or not isinstance(saved.setdefault("settings", {}), dict) \
+                    or not all(isinstance(r, dict) for r in saved["rounds"]):
+                raise ValueError(f"{path} is not a round log (a JSON object with settings and a list of rounds)")
             changed = {k: (saved["settings"].get(k), self.settings.get(k)) for k in fixed
                        if k in saved["settings"] and saved["settings"].get(k) != self.settings.get(k)}
             if changed:
@@ -57,19 +58,20 @@ class RoundLog:
 
 
 def upgraded_entry(entry: Dict[str, Any], train_keys: Sequence[str] = (),
-                   seconds_keys: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+                   seconds_keys: Optional[Dict[str, str]] = None, data_keys: Sequence[str] = ()) -> Dict[str, Any]:
     """A round saved before the shared driver, in today's shape: ``iteration`` renamed
-    ``round``; the flat ``train_keys`` moved under ``train``; ``seconds_keys`` (old
-    name -> stage) moved under ``seconds``.  An entry already in today's shape is
-    returned as it is."""
+    ``round``; the flat ``train_keys`` moved under ``train`` and ``data_keys`` under
+    ``data``; ``seconds_keys`` (old name -> stage) moved under ``seconds``.  An entry
+    already in today's shape is returned as it is."""
     out = dict(entry)
     if "round" not in out and "iteration" in out:
         out["round"] = out.pop("iteration")
     if "round" not in out:
         raise ValueError(f"a saved round without a round number: {sorted(entry)}")
-    moved = {k: out.pop(k) for k in train_keys if k in out}
-    if moved:
-        out["train"] = dict(out.get("train") or {}, **moved)
+    for stage, keys in (("train", train_keys), ("data", data_keys)):
+        moved = {k: out.pop(k) for k in keys if k in out}
+        if moved:
+            out[stage] = dict(out.get(stage) or {}, **moved)
     seconds = dict(out.get("seconds") or {})
     for old, stage in (seconds_keys or {}).items():
         if old in out:

@@ -108,15 +108,13 @@ def kernel_digests(roots: Optional[Roots] = None) -> Dict[str, str]:
 
 
 def _imports_cache_path(roots: Mapping[str, str]) -> Optional[str]:
-    """Where the imports read below these roots are kept: beside the core's cache, one
-    file per set of roots (None where numba's locators cannot say)."""
+    """Where the imports read below these roots are kept: beside the core's cache, for
+    the distribution's own roots only (other roots, as in tests, are parsed afresh and
+    leave no file behind); None where numba's locators cannot say."""
     cache_dir = cache_dir_for(os.path.join(CORE_DIR, "rules.py")) if _locator_classes() else None
-    if cache_dir is None:
+    if cache_dir is None or roots != distribution_roots():
         return None
-    if roots == distribution_roots():
-        return os.path.join(cache_dir, IMPORTS_NAME)
-    tag = hashlib.sha256(json.dumps(sorted(roots.items())).encode()).hexdigest()[:12]
-    return os.path.join(cache_dir, IMPORTS_NAME.replace(".json", f"-{tag}.json"))
+    return os.path.join(cache_dir, IMPORTS_NAME)
 
 
 def _imports(files: Mapping[str, str], sources: Mapping[str, bytes], own: Mapping[str, str],

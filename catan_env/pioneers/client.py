@@ -34,7 +34,11 @@ from .protocol import DEV_CODE_TO_CORE, RESOURCE_WORD, ProtocolError, parse_game
 QUOTE_WAIT_S = 3.0        # how long our own call waits for every seat to answer
 AGENT_MAX_OFFERS = 3      # domestic calls an agent may make per turn
 VP_CODES = (3, 4, 5, 6, 7)
-RECONNECT_HANDSHAKE_S = 30.0  # the longest a reconnect's handshake may take
+RECONNECT_HANDSHAKE_S = 30.0  # the longest a reconnect's handshake may take, all lines together
+RECONNECT_HANDSHAKE_LINES = 2000  # lines a reconnect's handshake may send (a state block has ~50)
+RECONNECT_WAIT_CAP_S = 30.0   # the longest wait between two tries
+MAX_RECONNECTS = 10           # reconnects in one game: a server that keeps dropping us is given up
+_WELCOME = re.compile(r"player (\d+) of (\d+), welcome")
 _SEAT_LINE = re.compile(r"player \d+ ")  # "welcome", "is", "style": may come amid the handshake
 _PIECE = re.compile(r"(RO|R|S|C)(-?\d+),(-?\d+)(?:,(-?\d+),(-?\d+))?$")
 
@@ -58,11 +62,17 @@ class PioneersClient(ServerEvents):
                  stop_on_mismatch: bool = True, reconnect_tries: int = 4,
                  reconnect_backoff: float = 0.5) -> None:
         self.host, self.port, self.agent, self.name = host, port, agent, name
+        if isinstance(reconnect_tries, bool) or not isinstance(reconnect_tries, int) or reconnect_tries < 0:
+            raise ValueError(f"reconnect_tries must be an integer >= 0, got {reconnect_tries!r}")
+        if not reconnect_backoff >= 0:  # (NaN fails too)
+            raise ValueError(f"reconnect_backoff must be >= 0 seconds, got {reconnect_backoff!r}")
         # a dropped connection is retried reconnect_tries times (0: never), waiting
         # reconnect_backoff s before the first try and twice as long before each next one
         self.reconnect_tries = reconnect_tries
         self.reconnect_backoff = reconnect_backoff
         self.reconnects = 0         # connections taken back during the game
+        self._rejoin_deadline: Optional[float] = None  # set while a reconnect's handshake runs
+        self._rejoin_lines = 0
         self.round_seen = 0         # the round of the last "player N turn T" line (T)
         # a mirror that disagrees with the server cannot be trusted: the game ends at once
         # (MirrorMismatch names it) instead of the seat acting on a wrong game
@@ -103,12 +113,24 @@ class PioneersClient(ServerEvents):
 
     def _expect(self, pred: Callable[[str], bool], what: str) -> str:
         while True:
-            line = self.conn.read()
+            line = self._handshake_line()
             if line is None:
                 raise TimeoutError(f"no {what} from the server within {self.timeout} s")
             if pred(line):
                 return line
             self._early.append(line)
+
+    def _handshake_line(self) -> Optional[str]:
+        """The next line of a handshake.  A reconnect's handshake has one deadline and a
+        line cap for all its lines together (a server trickling lines cannot hold it)."""
+        if self._rejoin_deadline is None:
+            return self.conn.read()
+        left = self._rejoin_deadline - time.monotonic()
+        self._rejoin_lines += 1
+        if left <= 0 or self._rejoin_lines > RECONNECT_HANDSHAKE_LINES:
+            raise TimeoutError(f"the reconnect's handshake did not end within {RECONNECT_HANDSHAKE_S:.0f} s "
+                               f"and {RECONNECT_HANDSHAKE_LINES} lines")
+        return self.conn.read(left)
 
     def _handshake(self) -> None:
         self._early = []
@@ -181,6 +203,9 @@ class PioneersClient(ServerEvents):
             except OSError as exc:  # (a TimeoutError is a silent server, not a drop)
                 if isinstance(exc, TimeoutError) or self.reconnect_tries <= 0:
                     raise
+                if self.reconnects >= MAX_RECONNECTS:
+                    raise ReconnectFailed(f"the connection dropped ({exc}) after {self.reconnects} reconnects "
+                                          f"in this game; giving up") from None
                 self._reconnect(exc)
                 resend = True
 
@@ -216,7 +241,7 @@ class PioneersClient(ServerEvents):
     # ================================================================== reconnecting
     def _ev_turn(self, seat: int, w: List[str], body: str) -> None:
         """A turn starts: remember its round (the state block of a reconnect names it)."""
-        if len(w) > 1 and w[1].lstrip("-").isdigit():
+        if len(w) > 1 and w[1].isdecimal():
             self.round_seen = int(w[1])
         super()._ev_turn(seat, w, body)
 
@@ -234,7 +259,7 @@ class PioneersClient(ServerEvents):
         self._note(f"connection dropped: {cause}")
         last: Exception = cause
         for attempt in range(1, self.reconnect_tries + 1):
-            time.sleep(self.reconnect_backoff * 2 ** (attempt - 1))
+            time.sleep(min(RECONNECT_WAIT_CAP_S, self.reconnect_backoff * 2 ** min(attempt - 1, 30)))
             self._note(f"reconnect try {attempt} of {self.reconnect_tries}")
             try:
                 conn = LineConnection(self.host, self.port, min(self.timeout, RECONNECT_HANDSHAKE_S),
@@ -244,8 +269,11 @@ class PioneersClient(ServerEvents):
                 continue
             self.conn = conn
             try:
-                self._rejoin()
-            except ProtocolError as exc:
+                try:
+                    self._rejoin()
+                finally:
+                    self._rejoin_deadline = None
+            except (ProtocolError, ValueError, IndexError, KeyError) as exc:
                 self.conn.close()
                 raise ReconnectFailed(f"the connection dropped ({cause}) and the server's answer to "
                                       f"the reconnect was not understood: {exc}") from None
@@ -267,16 +295,19 @@ class PioneersClient(ServerEvents):
         """The handshake of a reconnect: our old seat back, the same game, and a state block
         that agrees with the mirror (``state_disagreements``); then ``start``."""
         self._early = []
+        self._rejoin_deadline = time.monotonic() + RECONNECT_HANDSHAKE_S
+        self._rejoin_lines = 0
         c = self.conn
         self._expect(lambda ln: ln.startswith("version"), "version prompt")
         c.send("version 15")
         self._expect(lambda ln: ln.startswith("status"), "status prompt")
         c.send(f"status reconnect {self.name}")
-        welcome = self._expect(lambda ln: (" of " in ln and "welcome" in ln) or ln.startswith("ERR"),
-                               "welcome")
+        welcome = self._expect(lambda ln: bool(_WELCOME.match(ln)) or ln.startswith("ERR"), "welcome")
         if welcome.startswith("ERR"):
             raise ConnectionRefusedError(f"the server refused the reconnect: {welcome}")
-        seat = int(welcome.split()[1])
+        found = _WELCOME.match(welcome)
+        assert found is not None
+        seat = int(found.group(1))
         if seat != self.seat:
             raise ReconnectFailed(f"the server gave seat {seat} back, not our seat {self.seat}")
         c.send("style ai catan_env")
@@ -316,7 +347,7 @@ class PioneersClient(ServerEvents):
         """The lines up to ``end`` (seat lines the server sends amid a handshake set aside)."""
         block: List[str] = []
         while True:
-            line = self.conn.read()
+            line = self._handshake_line()
             if line is None:
                 raise TimeoutError(f"{what} did not end")
             if line == end:
@@ -386,6 +417,11 @@ class PioneersClient(ServerEvents):
                     differ("round", int(w[2]), self.round_seen)
                 elif line.startswith("player turn: ") and not setup and self.turn_seat >= 0:
                     differ("turn of seat", int(w[2]), self.turn_seat)
+                elif line.startswith("dice rolled:") and self.turn_seat == me:
+                    # our turn's roll happened on the server: the mirror must be past it too
+                    # (a resent roll the server already took would otherwise go unnoticed)
+                    differ("our roll this turn", "rolled", "not rolled" if self.mirror.phase() == L.PH_PRE_ROLL
+                           else "rolled")
                 elif w[0] == "bank":
                     differ("bank", " ".join(w[1:6]), to_pio([int(x) for x in L.view(s, "bank")]))
                 elif w[0] == "development-bought":

@@ -36,8 +36,17 @@ class LineConnection:
         self.sock.sendall((line + "\n").encode())
 
     def read(self, timeout: Optional[float] = None) -> Optional[str]:
-        """The next line, or None after timeout seconds without one (EOF raises)."""
+        """The next line, or None after timeout seconds without one (EOF raises).
+        Keep-alives (``hello``) are answered and skipped within the same deadline."""
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while True:
+            text = self._next_line(deadline)
+            if text != "hello":
+                return text
+            self.send("yes")
+
+    def _next_line(self, deadline: float) -> Optional[str]:
+        """One line as the server sent it (keep-alives included), or None at the deadline."""
         while b"\n" not in self.buf:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -55,9 +64,6 @@ class LineConnection:
         text = line.decode(errors="replace").rstrip("\r")
         if self.transcript is not None:
             self.transcript.append(("S", text))
-        if text == "hello":  # keep-alive: answer, and keep waiting for the same deadline
-            self.send("yes")
-            return self.read(max(0.0, deadline - time.monotonic()))
         return text
 
     def close(self) -> None:

@@ -145,7 +145,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             res = client.play()
         except ProtocolError as exc:
             raise UserError(f"cannot play on {args.host}:{args.port}: {exc}") from None
-        except (OSError, TimeoutError, MirrorMismatch) as exc:
+        except (OSError, TimeoutError, MirrorMismatch, ValueError, IndexError, KeyError) as exc:
+            # (a line the client could not read is a failed game too: its record is kept)
             # the game is failed (a silent server, a disagreement, or a dropped connection the
             # client could not take back: the server gone, or events missed while away); what
             # the mirror followed so far is kept
