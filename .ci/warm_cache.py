@@ -2,9 +2,10 @@
 start, so each worker loads them from the cache instead of compiling them again (every
 worker would otherwise compile the same kernels at the same time).  Two processes split
 the work over the machine's two cores: ``python .ci/warm_cache.py core`` (the rules, the
-envs, the batched env) and ``python .ci/warm_cache.py agents`` (MCTS, the value network,
-JSettlersAgent)."""
+envs, the batched env, then the policy network and the value search) and ``python
+.ci/warm_cache.py agents`` (JSettlersAgent, the value network, MCTS)."""
 import sys
+import time
 
 import numpy as np
 
@@ -29,18 +30,26 @@ def core() -> None:
         b.reset(seed=0)
         for _ in range(50):
             b.step(b.sample_actions())
+    _play_agents(("pretrained_policy", "pretrained"))  # (the value search: after the core, its network is cached by then)
 
 
-def agents() -> None:
+def agents() -> None:  # (the two jobs take about as long: ~70 s each from an empty cache here)
+    _play_agents(("jsettlers", "pretrained:search=0", "mcts:playouts=50"))
+
+
+def _play_agents(specs) -> None:
+    """40 moves of each agent in the AEC env (its kernels compiled and cached)."""
     import catan_env
     from catan_env.agents import make_agent
-    for spec in ("jsettlers", "mcts:playouts=50", "pretrained:search=0", "pretrained", "pretrained_policy"):
+    for spec in specs:
+        t = time.perf_counter()
         agent = make_agent(spec, seed=0)
         env = catan_env.raw_env()
         env.reset(seed=2)
         for _ in range(40):
             name = env.agent_selection
             env.step(int(agent.act(env.observe(name), env.infoset(name))))
+        print(f"  {spec}: {time.perf_counter() - t:.0f} s", flush=True)
 
 
 if __name__ == "__main__":
