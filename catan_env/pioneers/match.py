@@ -137,19 +137,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.host is not None:
         if args.port is None:
             p.error("--host needs --port")
-        client = PioneersClient(args.host, args.port, make_agent(args.agent, seed=args.seed),
-                                name=args.name, seed=args.seed, timeout=3600,
-                                reconnect_tries=args.reconnect_tries,
-                                reconnect_backoff=args.reconnect_backoff)
+        try:
+            client = PioneersClient(args.host, args.port, make_agent(args.agent, seed=args.seed),
+                                    name=args.name, seed=args.seed, timeout=3600,
+                                    reconnect_tries=args.reconnect_tries,
+                                    reconnect_backoff=args.reconnect_backoff)
+        except ValueError as exc:  # a bad --reconnect-* value, named
+            p.error(str(exc))
         try:
             res = client.play()
         except ProtocolError as exc:
             raise UserError(f"cannot play on {args.host}:{args.port}: {exc}") from None
         except (OSError, TimeoutError, MirrorMismatch, ValueError, IndexError, KeyError) as exc:
-            # (a line the client could not read is a failed game too: its record is kept)
-            # the game is failed (a silent server, a disagreement, or a dropped connection the
-            # client could not take back: the server gone, or events missed while away); what
-            # the mirror followed so far is kept
+            # the game is failed (a silent server, a disagreement, a line the client could not
+            # read, or a dropped connection it could not take back: the server gone, or events
+            # missed while away); what the mirror followed so far is kept
             saved = _save_partial(client, args, args.host, args.port)
             raise UserError(f"the game on {args.host}:{args.port} failed: {exc}; "
                             + (f"the partial record is in {saved}" if saved else "no record to save")) from None
