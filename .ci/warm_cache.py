@@ -15,6 +15,16 @@ def core() -> None:
 
     import catan_env
     from catan_env.batched.env import BatchedCatan
+    from catan_env.batched.runtime_check import runtime_free_functions
+    # the batched env first: its kernels run without numba's runtime, and a function they
+    # call that does not set _nrt=True itself would be compiled that way too (checked here)
+    for mode in ("learner", "all_seats"):
+        b = BatchedCatan(4, mode=mode, opponents=["random", "pruning", "weighted"] if mode == "learner" else "random")
+        b.reset(seed=0)
+        for _ in range(50):
+            b.step(b.sample_actions())
+    if runtime_free_functions():
+        sys.exit(f"compiled without numba's runtime (add _nrt=True): {runtime_free_functions()}")
     for trade in (True, False):  # a whole random game in the AEC env, trading on and off
         env = catan_env.raw_env(domestic_trade=trade)
         env.reset(seed=1)
@@ -25,11 +35,6 @@ def core() -> None:
         env.infoset("player_0").determinize(1)
     gym = gymnasium.make("catan_env/Catan-v0")
     gym.reset(seed=0)
-    for mode in ("learner", "all_seats"):
-        b = BatchedCatan(4, mode=mode)
-        b.reset(seed=0)
-        for _ in range(50):
-            b.step(b.sample_actions())
     _play_agents(("pretrained_policy", "pretrained"))  # (the value search: after the core, its network is cached by then)
 
 

@@ -380,3 +380,19 @@ def test_gymnasium_make_vec_builds_the_batched_env():
     np.testing.assert_array_equal(envs.batch.game_seeds, [4, 5, 6])
     sync = gymnasium.make_vec("catan_env/Catan-v0", num_envs=2, vectorization_mode="sync")
     assert not isinstance(sync, CatanVectorEnv)
+
+
+def test_only_the_stepping_kernels_run_without_numba_runtime():
+    """The stepping kernels run without numba's reference counting (``_nrt=False``); every
+    function they call sets ``_nrt=True`` itself, so none inherits the kernels' setting
+    (CI also checks this with the batched env compiled first, from an empty cache)."""
+    from catan_env.batched import kernel as K
+    from catan_env.batched.runtime_check import _without_runtime, runtime_free_functions
+    for mode in ("learner", "all_seats"):
+        batch = BatchedCatan(4, mode=mode, opponents=["random", "pruning", "weighted"] if mode == "learner" else "random")
+        batch.reset(seed=3)
+        for _ in range(200):
+            batch.step(batch.sample_actions())
+    assert runtime_free_functions() == []
+    assert all(_without_runtime(c.fndesc.abi_tags) for c in K.step_slice.overloads.values())
+    assert not any(_without_runtime(c.fndesc.abi_tags) for c in K.make_scratch.overloads.values())

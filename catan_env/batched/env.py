@@ -246,7 +246,7 @@ class BatchedCatan:
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
-        K.reset_games(np.arange(self.num_envs), seeds, *self._arrays())
+        K.reset_games(np.arange(self.num_envs), seeds, *self._arrays(), self._scratch(0))
         self._run_external()
         return self.observations(), self.masks
 
@@ -344,21 +344,21 @@ class BatchedCatan:
     def _step_kernel(self, actions: np.ndarray) -> None:
         """One step of every game: one kernel call, or one per slice in the thread pool."""
         if self.threads == 1:
-            self._step_slice(actions, 0, self.num_envs)
+            self._step_slice(actions, 0, 0, self.num_envs)
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="catan-batched")
         bounds = [int(b) for b in self._slices]
-        futures = [self._pool.submit(self._step_slice, actions, bounds[k], bounds[k + 1])
+        futures = [self._pool.submit(self._step_slice, actions, k, bounds[k], bounds[k + 1])
                    for k in range(1, self.threads)]
-        self._step_slice(actions, bounds[0], bounds[1])  # the calling thread takes a slice
+        self._step_slice(actions, 0, bounds[0], bounds[1])  # the calling thread takes a slice
         for f in futures:
             f.result()
 
-    def _step_slice(self, actions: np.ndarray, lo: int, hi: int) -> None:
-        """Step games lo..hi-1 (the kernel releases the GIL while it runs)."""
-        args = (actions, *self._arrays(), lo, hi)
-        K.step_slice(*args)
+    def _step_slice(self, actions: np.ndarray, k: int, lo: int, hi: int) -> None:
+        """Step games lo..hi-1 with slice k's scratch (the kernel releases the GIL while it
+        runs)."""
+        K.step_slice(actions, *self._arrays(), self._scratch(k), lo, hi)
 
     def _arrays(self) -> Tuple[Any, ...]:
         """The kernels' grouped arguments: (Batch, Setup, Nets, Outputs), built once per
@@ -370,7 +370,14 @@ class BatchedCatan:
                 K.Nets(self.params, self.layers, self.nets),
                 K.Outputs(self.rewards, self.terminated, self.truncated, self.final_obs, self.final_planes,
                           self.ep_stats, self.ep_returns, self.obs, self.planes, self.masks))
+            self._scratches = [K.make_scratch(self._kernel_args[2]) for _ in range(self.threads)]
         return self._kernel_args
+
+    def _scratch(self, k: int) -> Any:
+        """Work buffers of stepping slice k (the kernels allocate nothing themselves: they
+        run without numba's reference counting, see ``kernel``)."""
+        self._arrays()
+        return self._scratches[k]
 
     def _external_agent(self, i: int, seat: int) -> Any:
         """The Python agent playing seat of game i (one copy per game and seat, reset
@@ -447,4 +454,4 @@ class BatchedCatan:
                     raise G.IllegalActionError(f"opponent agent {agent!r} chose illegal action "
                                                f"{G.A.action_name(a)} in game {i}")
                 actions[j] = a
-            K.resume_games(waiting.astype(np.int64), actions, *self._arrays())
+            K.resume_games(waiting.astype(np.int64), actions, *self._arrays(), self._scratch(0))

@@ -74,12 +74,12 @@ RNG_SEED_MIX = 0x5851F42D4C957F2D  # a game's RNG is seeded from its game seed x
 NOT_OVER = np.bool_(False)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
 def _uniform(rng: np.ndarray) -> float:
     return (next_u64(rng) >> np.uint64(11)) / float(1 << 53)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
 def _new_game(s: np.ndarray, cfg: np.ndarray, template: np.ndarray, seed: int) -> None:
     if cfg[C_FIXED_BOARD]:
         s[:BOARD_END] = template[:BOARD_END]
@@ -104,11 +104,15 @@ Nets = namedtuple("Nets", ["params", "layers", "nets"])
 # the caller's per-step outputs
 Outputs = namedtuple("Outputs", ["rewards", "terminated", "truncated", "final_obs", "final_planes",
                                  "ep_stats", "ep_returns", "obs", "planes", "masks"])
-# work buffers of one kernel call
+# work buffers of one kernel call, made by ``make_scratch`` outside the stepping kernels:
+# those run with ``_nrt=False`` (no numba runtime: they allocate nothing), so the arrays
+# they pass around and the row views they take cost no atomic reference counts.  With the
+# runtime, those counts were a third of an all-seats step's time (perf: NRT_incref and
+# NRT_decref); without it a step at 256 games took 782 against 1,310 ns.
 Scratch = namedtuple("Scratch", ["buf", "work", "x", "logits", "h1", "h2"])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
 def _start_episode(b: Batch, i: int, seed: int, setup: Setup) -> None:
     """Game i starts the game of seed: learner seat and opponents drawn from its RNG."""
     s, games, vals, rng = b.states[i], b.games, b.vals, b.rngs[i]
@@ -135,7 +139,7 @@ def _start_episode(b: Batch, i: int, seed: int, setup: Setup) -> None:
     vals[i, V_RETURN] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
 def _mlp_choice(s: np.ndarray, d: int, n: int, net: int, sample: int, rng: np.ndarray, nets: Nets, sc: Scratch) -> int:
     """Net's move for seat d among sc.buf[:n]: argmax of its legal logits, or a softmax
     sample."""
@@ -194,7 +198,7 @@ def _advance(s: np.ndarray, rng: np.ndarray, games: np.ndarray, i: int, setup: S
         apply_action(s, a, FROM_RNG)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
 def board_key(s: np.ndarray) -> int:
     """Changes whenever the board part of an observation can change for a given observer
     (a piece placed or upgraded, the robber moved), so an unchanged key lets the encoder
@@ -277,7 +281,7 @@ def _settle(b: Batch, i: int, setup: Setup, nets: Nets, out: Outputs, sc: Scratc
         _end_episode(b, i, setup, out, s[PHASE] == PH_GAME_OVER)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
 def _end_episode(b: Batch, i: int, setup: Setup, out: Outputs, over: Union[bool, np.bool_]) -> None:
     """Record game i's finished episode and start the next game (seed from its RNG)."""
     s, games, vals, cfg = b.states[i], b.games, b.vals, setup.cfg
@@ -305,10 +309,10 @@ def _end_episode(b: Batch, i: int, setup: Setup, out: Outputs, over: Union[bool,
     _start_episode(b, i, seed, setup)
 
 
-@njit(cache=True)
-def reset_games(idx: np.ndarray, seeds: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Outputs) -> None:
+@njit(cache=True, _nrt=False)
+def reset_games(idx: np.ndarray, seeds: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Outputs,
+                sc: Scratch) -> None:
     """Start games idx from seeds (each game's RNG seeded from its seed too)."""
-    sc = _scratch(nets)
     for k in range(idx.shape[0]):
         i = idx[k]
         seed_rng(b.rngs[i], seeds[k] ^ RNG_SEED_MIX)
@@ -317,7 +321,8 @@ def reset_games(idx: np.ndarray, seeds: np.ndarray, b: Batch, setup: Setup, nets
 
 
 @njit(cache=True)
-def _scratch(nets: Nets) -> Scratch:
+def make_scratch(nets: Nets) -> Scratch:
+    """Work buffers for one kernel call at a time (one per stepping thread)."""
     width = VECTOR_SIZE  # a one-layer net copies its input into h1
     for k in range(nets.layers.shape[0]):
         width = max(width, nets.layers[k, 1])
@@ -326,13 +331,13 @@ def _scratch(nets: Nets) -> Scratch:
                    np.empty(N_ACTIONS), np.empty(width, dtype=np.float32), np.empty(width, dtype=np.float32))
 
 
-@njit(cache=True, nogil=True)
-def step_slice(actions: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Outputs, lo: int, hi: int) -> None:
+@njit(cache=True, nogil=True, _nrt=False)
+def step_slice(actions: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Outputs, sc: Scratch, lo: int,
+               hi: int) -> None:
     """Apply actions[i] for game i's caller-controlled decider, for games lo..hi-1 (games
     waiting for an external opponent are skipped), and settle them; clears their per-step
     outputs.  Touches rows lo..hi-1 only and releases the GIL, so threads can step
-    disjoint slices of one batch at once."""
-    sc = _scratch(nets)
+    disjoint slices of one batch at once (each with its own scratch)."""
     games, vals, rewards, masks = b.games, b.vals, out.rewards, out.masks
     rewards[lo:hi] = 0.0
     out.terminated[lo:hi] = False
@@ -361,30 +366,54 @@ def step_slice(actions: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Out
         _settle(b, i, setup, nets, out, sc)
 
 
-@njit(cache=True)
-def resume_games(idx: np.ndarray, actions: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Outputs) -> None:
+@njit(cache=True, _nrt=False)
+def resume_games(idx: np.ndarray, actions: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Outputs,
+                 sc: Scratch) -> None:
     """Apply external opponents' actions (legal: the caller checked) in games idx, then
     settle those games (rewards add to this step's)."""
-    sc = _scratch(nets)
     for k in range(idx.shape[0]):
         i = idx[k]
         apply_action(b.states[i], actions[k], FROM_RNG)
         _settle(b, i, setup, nets, out, sc)
 
 
+BYTE_SUM = np.uint64(0x0101010101010101)  # w * BYTE_SUM >> 56: the sum of w's bytes (each 0 or 1)
+
+
 @njit(cache=True)
 def sample_legal(masks: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
     """A uniformly random legal action per row of masks into out (benchmarks, baselines):
-    the row's legal ids gathered in one branch-free pass, then one draw among them; 0 for
-    a row with no legal action."""
-    legal = np.empty(masks.shape[1], dtype=np.int64)
+    one draw among the row's legal ids, in ascending order; 0 for a row with no legal
+    action.  The row is read eight flags at a time (as uint64 words, N_ACTIONS being a
+    multiple of 8): a count pass, then a pass to the drawn flag's word."""
+    words = masks.view(np.uint64)
+    shift = np.uint64(56)
     for i in range(masks.shape[0]):
-        row = masks[i]
+        row = words[i]
         count = 0
-        for a in range(row.shape[0]):
-            legal[count] = a
-            count += row[a]
-        out[i] = legal[randint(rng, count)] if count > 0 else 0
+        for w in range(row.shape[0]):
+            count += np.int64((row[w] * BYTE_SUM) >> shift)
+        if count == 0:
+            out[i] = 0
+            continue
+        k = randint(rng, count)
+        w = 0
+        while True:
+            c = np.int64((row[w] * BYTE_SUM) >> shift)
+            if k < c:
+                break
+            k -= c
+            w += 1
+        a = w * 8
+        word = row[w]
+        while True:
+            if word & np.uint64(0xFF):
+                if k == 0:
+                    break
+                k -= 1
+            word >>= np.uint64(8)
+            a += 1
+        out[i] = a
 
 
 @njit(cache=True)
@@ -393,3 +422,7 @@ def draw_seeds(rngs: np.ndarray, idx: np.ndarray, out: np.ndarray) -> None:
     for k in range(idx.shape[0]):
         for j in range(out.shape[1]):
             out[k, j] = np.int64(next_u64(rngs[idx[k]]) >> np.uint64(2))
+
+
+# the kernels compiled without numba's runtime (see Scratch; ``runtime_check``)
+NRT_FREE = (step_slice, reset_games, resume_games)

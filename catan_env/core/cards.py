@@ -26,13 +26,13 @@ def can_afford(s: np.ndarray, p: int, cost: np.ndarray) -> bool:
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
 def total_vp(s: np.ndarray, p: int) -> int:
     """Public VP plus the Victory Point cards in p's hand."""
     return s[PUBLIC_VP + p] + s[dev_i(p, VICTORY_POINT)]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
 def shaping_value(s: np.ndarray, p: int) -> float:
     """What ``vp_reward`` shaping pays the change of: own VP (cards included) minus the
     mean public VP of the others (every env and the batched kernels use this one)."""
@@ -44,7 +44,7 @@ def shaping_value(s: np.ndarray, p: int) -> float:
     return total_vp(s, p) - others / (n - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
 def current_decider(s: np.ndarray) -> int:
     """Seat that decides next, or -1 once the game is over."""
     if s[PHASE] == PH_GAME_OVER:

@@ -108,7 +108,7 @@ def _pick_weighted(s: np.ndarray, buf: np.ndarray, n: int, rng: np.ndarray, w: n
     return buf[n - 1]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
 def pick_action(s: np.ndarray, buf: np.ndarray, n: int, policy: int, rng: np.ndarray, weights: np.ndarray) -> int:
     """The policy's choice among the n legal actions in buf; weights is scratch space of
     at least n floats (used by the weighted policy)."""

@@ -168,7 +168,7 @@ def _dev_plays(s: np.ndarray, p: int, buf: np.ndarray, n: int) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
 def legal_actions(s: np.ndarray, buf: np.ndarray) -> int:
     """Write the legal action ids for the decider into buf (ascending); return the count."""
     ph = s[PHASE]
@@ -737,7 +737,7 @@ def close_trade(s: np.ndarray) -> None:
     s[DECIDER] = s[TURN_PLAYER]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
 def apply_action(s: np.ndarray, a: int, forced: int) -> None:
     """Apply legal action a for the decider.  forced < 0: chance from the RNG; otherwise
     the dice total (ROLL), stolen resource (MOVE_ROBBER) or drawn card type (BUY_DEV).
