@@ -110,6 +110,9 @@ def main():
         total, env_only = steps_per_second(n, args.seconds, mode="all_seats")
         print(f"batched n={n} all-seats mode, every action a step (env step only {env_only:,.0f}): "
               f"{total:,.0f} steps/s", flush=True)
+        total, env_only = steps_per_second(n, args.seconds, mode="all_seats", obs_dtype="uint8")
+        print(f"batched n={n} all-seats mode, compact uint8 observations (env step only {env_only:,.0f}): "
+              f"{total:,.0f} steps/s", flush=True)
         if not args.no_peers:
             print(fastcatan_line(n, args.seconds), flush=True)
 

@@ -396,3 +396,33 @@ def test_only_the_stepping_kernels_run_without_numba_runtime():
     assert runtime_free_functions() == []
     assert all(_without_runtime(c.fndesc.abi_tags) for c in K.step_slice.overloads.values())
     assert not any(_without_runtime(c.fndesc.abi_tags) for c in K.make_scratch.overloads.values())
+
+
+@pytest.mark.parametrize("mode,obs_type", [("learner", "vector"), ("learner", "planes"), ("all_seats", "vector")])
+def test_compact_observations_expand_to_the_float32_env(mode, obs_type):
+    """obs_dtype="uint8": the same games, masks and rewards, and observations (final ones
+    included) that expand to the float32 env's, step for step."""
+    full = BatchedCatan(6, mode=mode, obs_type=obs_type, max_turns=25)
+    small = BatchedCatan(6, mode=mode, obs_type=obs_type, obs_dtype="uint8", max_turns=25)
+    assert small.obs.dtype == np.uint8 and small.obs.nbytes * 4 < full.obs.nbytes + 4 * 6 + 1
+    obs, _ = full.reset(seed=5)
+    compact, _ = small.reset(seed=5)
+    finals = 0
+    for _ in range(1200):
+        actions = full.sample_actions()
+        obs, rewards, term, trunc, masks = full.step(actions)
+        compact, rewards2, term2, trunc2, masks2 = small.step(actions)
+        expanded = small.expanded(compact)
+        for key in (["board", "vector"] if obs_type == "planes" else [None]):
+            np.testing.assert_array_equal(expanded[key] if key else expanded, obs[key] if key else obs)
+        np.testing.assert_array_equal(masks, masks2)
+        np.testing.assert_array_equal(rewards, rewards2)
+        np.testing.assert_array_equal(term | trunc, term2 | trunc2)
+        for i in np.flatnonzero(term | trunc):
+            last, last2 = full.final_observation(i), small.expanded(small.final_observation(i))
+            np.testing.assert_array_equal(last2["vector"] if obs_type == "planes" else last2,
+                                          last["vector"] if obs_type == "planes" else last)
+            finals += 1
+    assert finals > 0
+    with pytest.raises(ValueError, match="obs_dtype"):
+        BatchedCatan(2, obs_dtype="float16")

@@ -5,6 +5,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import catan_env.core.observe  # noqa: F401  (the module; catan_env.core.observe is the function)
 from catan_env.core import game as G
@@ -86,3 +88,48 @@ def test_reseating_the_board_equals_encoding_it_for_the_new_observer(players):
                 np.testing.assert_array_equal(moved, fresh)
         checked += 1
     assert checked >= 5
+
+
+def _encodings(s, seat, dtype):
+    vec = np.zeros(O.COMPACT_SIZE if dtype == np.uint8 else O.VECTOR_SIZE, dtype)
+    O.encode_vector(s, seat, vec)
+    planes = np.zeros((O.PLANES, O.GRID_H, O.GRID_W), dtype)
+    O.encode_planes(s, seat, planes)
+    return vec, planes
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), players=st.sampled_from([2, 3, 4]), trade=st.booleans(),
+       steps=st.integers(0, 1500))
+def test_compact_observations_expand_to_the_float_encoders(seed, players, trade, steps):
+    """The compact (uint8) form, expanded, equals the float32 vector and planes for every
+    seat; re-seating a compact board equals encoding it for the new seat."""
+    s = G.new_game(seed=seed, players=players, domestic_trade=trade)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if G.is_over(s):
+            break
+        G.step(s, int(rng.choice(G.legal_actions(s))))
+    for turn in (None, 300, 4321, 9999):  # the turn needs its second byte past 255, and saturates at 5,000
+        if turn is not None:
+            s[L.TURN] = turn
+        for seat in range(players):
+            vec, planes = _encodings(s, seat, np.float32)
+            small, small_planes = _encodings(s, seat, np.uint8)
+            np.testing.assert_array_equal(O.expand(small), vec)
+            np.testing.assert_array_equal(O.expand(small[O.BOARD_SIZE:]), vec[O.BOARD_SIZE:])
+            np.testing.assert_array_equal(O.expand_planes(small_planes), planes)
+            for new in range(players):
+                moved = small.copy()
+                O.reseat_board(s, seat, new, moved)
+                np.testing.assert_array_equal(moved[:O.BOARD_SIZE], _encodings(s, new, np.uint8)[0][:O.BOARD_SIZE])
+    assert O.expand(small)[O.O_TURN] == np.float32(5000 / 100)
+
+
+def test_expand_names_what_it_cannot_read():
+    with pytest.raises(ValueError, match="1148"):
+        O.expand(np.zeros(O.VECTOR_SIZE, np.uint8))
+    with pytest.raises(ValueError, match="uint8"):
+        O.expand(np.zeros(O.COMPACT_SIZE, np.float32))
+    with pytest.raises(ValueError, match="planes"):
+        O.expand_planes(np.zeros((3, 4), np.uint8))

@@ -20,6 +20,10 @@ All-seats mode (``mode="all_seats"``): the caller acts for every seat (shared-po
 self-play); ``deciders`` names each game's seat to act, observations are that seat's,
 and rewards have one column per seat.
 
+``obs_dtype="uint8"`` keeps observations compact: the counts the float32 values are made
+of (a quarter of the memory, for rollout buffers; the turn's high byte is one more slot),
+``expanded(obs)`` or ``core.observe.expand`` turning them into the float32 values (equal).
+
 The arrays returned are the env's own buffers, overwritten by the next step: copy what
 you keep, and do not write into them (a row's board part is reused while that game's
 board is unchanged).  ``CatanVectorEnv`` copies by default.
@@ -43,7 +47,7 @@ from numpy.typing import ArrayLike
 from ..core import game as G
 from ..core.actions import N_ACTIONS
 from ..core.layout import RNG, STATE_SIZE
-from ..core.observe import BOARD_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE
+from ..core.observe import BOARD_SIZE, COMPACT_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE, expand, expand_planes
 from ..core.options import DEFAULT_MAX_TURNS, make_options
 from . import kernel as K
 from ..learned.greedy import K_FALLBACK, ValueOpponent
@@ -52,10 +56,14 @@ from ..learned.mlp import MLPWeights, pack
 
 # opponents: one spec / agent / MLPWeights, a list of them, or {entry: weight}
 OpponentPool = Union[str, Any, Sequence[Any], Mapping[Any, float]]
-# observations: (N, VECTOR_SIZE) float32, or {"board": (N, PLANES, H, W), "vector": (N, TAIL)}
+# observations: (N, VECTOR_SIZE) float32, or {"board": (N, PLANES, H, W), "vector": (N, TAIL)};
+# with obs_dtype="uint8": (N, COMPACT_SIZE) and (N, TAIL + 1) uint8
 Observations = Union[np.ndarray, Dict[str, np.ndarray]]
 
 MODES = ("learner", "all_seats")
+# obs_dtype -> (dtype, floats or bytes per observation); "uint8": the compact form (the
+# counts, a quarter of the memory; ``expand`` gives the float32 values)
+OBS_DTYPES = {"float32": (np.float32, VECTOR_SIZE), "uint8": (np.uint8, COMPACT_SIZE)}
 BUILTIN_OPPONENTS = {"random": K.OPP_RANDOM, "pruning": K.OPP_PRUNING, "weighted": K.OPP_WEIGHTED}
 
 
@@ -111,7 +119,7 @@ class BatchedCatan:
                  max_turns: Optional[int] = DEFAULT_MAX_TURNS, vp_reward: float = 0.0,
                  illegal_penalty: float = -0.1, max_illegal: int = 100, skip_forced: bool = False,
                  opponent_sample: bool = True, seed: Optional[int] = None, threads: int = 1,
-                 **options: Any) -> None:
+                 obs_dtype: str = "float32", **options: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
@@ -120,6 +128,8 @@ class BatchedCatan:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if obs_type not in ("vector", "planes"):
             raise ValueError(f"obs_type must be 'vector' or 'planes', got {obs_type!r}")
+        if obs_dtype not in OBS_DTYPES:
+            raise ValueError(f"obs_dtype must be one of {tuple(OBS_DTYPES)}, got {obs_dtype!r}")
         if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
             raise ValueError(f"max_turns must be a positive int or None, got {max_turns!r}")
         if not isinstance(max_illegal, int) or max_illegal < 1:
@@ -132,6 +142,8 @@ class BatchedCatan:
         self.mode = mode
         self.n_players = n
         self.obs_type = obs_type
+        self.obs_dtype = obs_dtype
+        dtype, width = OBS_DTYPES[obs_dtype]
         o = self.options
         board = o.board_dict()
         self._template = G.new_game(o, seed=0)
@@ -161,11 +173,11 @@ class BatchedCatan:
         self.rewards = np.zeros((B, cols), np.float64)
         self.terminated = np.zeros(B, np.bool_)
         self.truncated = np.zeros(B, np.bool_)
-        self.final_obs = np.zeros((B, cols, VECTOR_SIZE), np.float32)
+        self.final_obs = np.zeros((B, cols, width), dtype)
         self.ep_stats = np.zeros((B, K.N_EP_COLS), np.int64)
         self.ep_returns = np.zeros(B, np.float64)
-        self.obs = np.zeros((B, VECTOR_SIZE), np.float32)
-        self.planes = np.zeros((B if obs_type == "planes" else 1, PLANES, GRID_H, GRID_W), np.float32)
+        self.obs = np.zeros((B, width), dtype)
+        self.planes = np.zeros((B if obs_type == "planes" else 1, PLANES, GRID_H, GRID_W), dtype)
         self.final_planes = np.zeros_like(self.planes)
         self.masks = np.zeros((B, N_ACTIONS), np.bool_)
         self._sample_rng = np.zeros(RNG + 1, np.int64)
@@ -289,6 +301,15 @@ class BatchedCatan:
             obs = {"board": self.planes, "vector": self.obs[:, BOARD_SIZE:]}
             return {k: v.copy() for k, v in obs.items()} if copy else obs
         return self.obs.copy() if copy else self.obs
+
+    def expanded(self, obs: Observations) -> Observations:
+        """float32 observations of this env's observations (``obs_dtype="uint8"``: the
+        compact counts divided out, equal to the float32 encoders'; float32: obs itself)."""
+        if self.obs_dtype == "float32":
+            return obs
+        if isinstance(obs, dict):
+            return {"board": expand_planes(obs["board"]), "vector": expand(obs["vector"])}
+        return expand(obs)
 
     def final_observation(self, i: int) -> Union[np.ndarray, Dict[str, np.ndarray]]:
         """The last observation of game i's episode that ended in the last step."""

@@ -13,11 +13,12 @@ Board planes (float32, PLANES x 17 x 21; see topology.HEX_CELL etc. for the embe
   12-15 cities by relative seat, 16-19 roads by relative seat, 20-25 harbour type on
   the two harbour vertices.
 """
-from typing import List, Tuple
+from typing import List, Optional, Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from . import actions as A
 from .layout import (
@@ -39,11 +40,23 @@ PIPS = DICE_WAYS.astype(np.float64)  # pips on a number token = ways to roll it
 # The encoders write through these offsets and the column constants below; consumers
 # read with ``obs_view(vec, name)``; ``observation_table()`` prints them for the docs.
 _obs_fields: List[Tuple[str, int, Tuple[int, ...], str]] = []
+_field_scales: List[np.ndarray] = []  # per field: each float's divisor, flattened
+
+# The divisors: each float of the vector is a count divided by one of these (one-hot and
+# yes/no floats by 1).  The encoders divide by these names; the compact (uint8) form keeps
+# the counts, and ``expand`` divides them by the same names (``DIVISORS``).
+D_CARDS, D_VP, D_DEVS, D_KNIGHTS, D_ROAD_LEN = 10.0, 10.0, 5.0, 5.0, 15.0
+D_ROADS, D_SETTLEMENTS, D_CITIES = 15.0, 5.0, 4.0
+D_NUMBER, D_PIPS, D_BANK, D_DECK, D_DEV_USED = 12.0, 5.0, 19.0, 25.0, 14.0
+D_FREE_ROADS, D_OFFERS, D_TURN, D_TRADE_N = 2.0, 3.0, 100.0, 2.0
+MAX_TURN_SHOWN = 5000  # the turn float saturates here (two bytes in the compact form)
 
 
-def _obs_field(name: str, shape: Tuple[int, ...], meaning: str) -> int:
+def _obs_field(name: str, shape: Tuple[int, ...], meaning: str, scale: Union[float, Tuple[float, ...]] = 1.0) -> int:
+    """Append a field; scale: its floats' divisor, or one per column of its last axis."""
     offset = sum(int(np.prod(sh)) for _, _, sh, _ in _obs_fields)
     _obs_fields.append((name, offset, tuple(shape), meaning))
+    _field_scales.append(np.broadcast_to(np.asarray(scale, np.float64), tuple(shape)).reshape(-1))
     return offset
 
 
@@ -62,46 +75,57 @@ N_ROLLS = 11                           # dice totals 2..12
 
 O_HEXES = _obs_field("hexes", (N_HEXES, HEX_FEATURES),
                      "per hex: terrain one-hot (hills forest pasture fields mountains desert), "
-                     "number / 12, pips / 5, robber")
+                     "number / 12, pips / 5, robber",
+                     (1.0,) * HEX_NUMBER_COL + (D_NUMBER, D_PIPS, 1.0))
 O_PORTS = _obs_field("harbours", (N_PORTS, PORT_FEATURES),
                      "per harbour slot: type one-hot (brick lumber wool grain ore generic)")
 O_VERTICES = _obs_field("vertices", (N_VERTICES, VERTEX_FEATURES),
                         "per vertex: settlement of relative seat 0-3, city of relative seat 0-3")
 O_EDGES = _obs_field("edges", (N_EDGES, EDGE_FEATURES), "per edge: road of relative seat 0-3")
 BOARD_SIZE = O_EDGES + N_EDGES * EDGE_FEATURES  # the rest is the "vector part" beside board planes
-O_OWN_HAND = _obs_field("own_hand", (N_RES,), "own resource cards / 10")
-O_OWN_DEVS = _obs_field("own_devs", (N_DEV,), "own unplayed development cards by type / 5")
-O_OWN_NEW_DEVS = _obs_field("own_new_devs", (N_DEV,), "of those, bought this turn / 5")
-O_OWN_VP = _obs_field("own_vp", (1,), "own victory points including VP cards / 10")
+O_OWN_HAND = _obs_field("own_hand", (N_RES,), "own resource cards / 10", D_CARDS)
+O_OWN_DEVS = _obs_field("own_devs", (N_DEV,), "own unplayed development cards by type / 5", D_DEVS)
+O_OWN_NEW_DEVS = _obs_field("own_new_devs", (N_DEV,), "of those, bought this turn / 5", D_DEVS)
+O_OWN_VP = _obs_field("own_vp", (1,), "own victory points including VP cards / 10", D_VP)
 O_PLAYERS = _obs_field("players", (MAX_PLAYERS, PLAYER_FEATURES),
                        "per relative seat: public VP / 10, cards / 10, development cards / 5, "
                        "knights / 5, longest-road length / 15, holds longest road, holds largest "
                        "army, roads / 15, settlements / 5, cities / 4 left, cards still to discard "
-                       "/ 10, the observer's known cards per resource / 10 (5), unknown cards / 10")
-O_BANK = _obs_field("bank", (N_RES,), "bank per resource / 19")
-O_DECK = _obs_field("deck", (1,), "development cards left in the deck / 25")
-O_DEV_USED = _obs_field("dev_used", (N_DEV,), "development cards played so far by type / 14")
+                       "/ 10, the observer's known cards per resource / 10 (5), unknown cards / 10",
+                       (D_VP, D_CARDS, D_DEVS, D_KNIGHTS, D_ROAD_LEN, 1.0, 1.0, D_ROADS, D_SETTLEMENTS,
+                        D_CITIES, D_CARDS) + (D_CARDS,) * (N_RES + 1))
+O_BANK = _obs_field("bank", (N_RES,), "bank per resource / 19", D_BANK)
+O_DECK = _obs_field("deck", (1,), "development cards left in the deck / 25", D_DECK)
+O_DEV_USED = _obs_field("dev_used", (N_DEV,), "development cards played so far by type / 14", D_DEV_USED)
 O_PHASE = _obs_field("phase", (N_PHASES,), "phase one-hot")
 O_DECIDES = _obs_field("decides", (1,), "the observer decides now")
 O_ROLLED = _obs_field("rolled", (1,), "the dice were rolled this turn")
 O_DEV_PLAYED = _obs_field("dev_played", (1,), "a development card was played this turn")
 O_LAST_ROLL = _obs_field("last_roll", (N_ROLLS,), "last dice total one-hot (2..12)")
-O_FREE_ROADS = _obs_field("free_roads", (1,), "free roads left to place / 2")
-O_OFFERS_MADE = _obs_field("offers_made", (1,), "domestic offers made this turn / 3")
-O_TURN = _obs_field("turn", (1,), "turn / 100")
+O_FREE_ROADS = _obs_field("free_roads", (1,), "free roads left to place / 2", D_FREE_ROADS)
+O_OFFERS_MADE = _obs_field("offers_made", (1,), "domestic offers made this turn / 3", D_OFFERS)
+O_TURN = _obs_field("turn", (1,), "turn / 100", D_TURN)
 O_OFFER_GIVE = _obs_field("offer_give", (N_RES,), "open offer: resource the proposer gives, one-hot")
-O_OFFER_GIVE_N = _obs_field("offer_give_n", (1,), "open offer: cards given / 2")
+O_OFFER_GIVE_N = _obs_field("offer_give_n", (1,), "open offer: cards given / 2", D_TRADE_N)
 O_OFFER_GET = _obs_field("offer_get", (N_RES,), "open offer: resource the proposer asks for, one-hot")
-O_OFFER_GET_N = _obs_field("offer_get_n", (1,), "open offer: cards asked / 2")
+O_OFFER_GET_N = _obs_field("offer_get_n", (1,), "open offer: cards asked / 2", D_TRADE_N)
 O_OFFER_PROPOSER = _obs_field("offer_proposer", (MAX_PLAYERS,), "open offer: proposer's relative seat one-hot")
 O_ANSWERS = _obs_field("answers", (MAX_PLAYERS, ANSWER_FEATURES),
                        "per relative seat: answer one-hot (pending, reject, accept, counter), counter "
-                       "offer: give one-hot 5, give n / 2, get one-hot 5, get n / 2")
+                       "offer: give one-hot 5, give n / 2, get one-hot 5, get n / 2",
+                       (1.0,) * A_GIVE_N + (D_TRADE_N,) + (1.0,) * (A_GET_N - A_GET) + (D_TRADE_N,))
 VECTOR_SIZE = sum(int(np.prod(sh)) for _, _, sh, _ in _obs_fields)
 TAIL_SIZE = VECTOR_SIZE - BOARD_SIZE
 OBS_FIELDS = tuple(_obs_fields)  # (name, offset, shape, meaning), in order
 _OBS_BY_NAME = {name: (off, shape) for name, off, shape, _ in OBS_FIELDS}
 PLANES = 26
+PIPS_PLANE = 6
+# the compact (uint8) form: the vector's counts, and the turn's high byte after them
+DIVISORS = np.concatenate(_field_scales)  # each float's divisor (1 for one-hot and yes/no)
+COMPACT_SIZE = VECTOR_SIZE + 1
+COMPACT_TURN_HIGH = VECTOR_SIZE
+PLANE_DIVISORS = np.ones(PLANES)
+PLANE_DIVISORS[PIPS_PLANE] = D_PIPS
 FULL_EXTRA = MAX_PLAYERS * (N_RES + N_DEV)
 FULL_SIZE = VECTOR_SIZE + FULL_EXTRA
 
@@ -123,6 +147,76 @@ def obs_view(vec: ArrayLike, name: str) -> np.ndarray:
         raise ValueError(f"an observation has {VECTOR_SIZE} (or {TAIL_SIZE}) floats, got {vec.shape[-1]}")
     size = int(np.prod(shape))
     return vec[..., off:off + size].reshape(vec.shape[:-1] + shape)
+
+
+def expand(compact: ArrayLike, out: Optional[np.ndarray] = None) -> np.ndarray:
+    """The float32 observations of compact (uint8) ones: a vector (COMPACT_SIZE bytes, or a
+    vector part: TAIL_SIZE + 1) or a batch of them on the last axis; equal to what the
+    float encoders write for the same state and seat."""
+    c = np.asarray(compact)
+    width = c.shape[-1]
+    if width == COMPACT_SIZE:
+        divisors, turn = DIVISORS, O_TURN
+    elif width == TAIL_SIZE + 1:
+        divisors, turn = DIVISORS[BOARD_SIZE:], O_TURN - BOARD_SIZE
+    else:
+        raise ValueError(f"a compact observation has {COMPACT_SIZE} (or {TAIL_SIZE + 1}) bytes, got {width}")
+    if c.dtype != np.uint8:
+        raise ValueError(f"compact observations are uint8, got {c.dtype}")
+    floats = c[..., :-1].astype(np.float64)
+    floats[..., turn] += 256.0 * c[..., -1]  # the turn's high byte
+    result = (floats / divisors).astype(np.float32)
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
+def expand_planes(compact: ArrayLike) -> np.ndarray:
+    """The float32 board planes of compact (uint8) ones (PLANES x GRID_H x GRID_W, or a batch)."""
+    c = np.asarray(compact)
+    if c.dtype != np.uint8 or c.shape[-3:] != (PLANES, GRID_H, GRID_W):
+        raise ValueError(f"compact planes are uint8 of shape (..., {PLANES}, {GRID_H}, {GRID_W}), "
+                         f"got {c.dtype} {c.shape}")
+    return (c / PLANE_DIVISORS[:, None, None]).astype(np.float32)
+
+
+def _scaled(out: np.ndarray, count: int, divisor: float) -> float:
+    """What the encoders store for a count: count / divisor in a float observation, the
+    count itself in a compact (uint8) one (numba picks by out's dtype, below)."""
+    return count if out.dtype == np.uint8 else count / divisor
+
+
+@overload(_scaled)
+def _scaled_numba(out, count, divisor):  # type: ignore[no-untyped-def]
+    if isinstance(out.dtype, types.Integer):
+        return lambda out, count, divisor: count
+    return lambda out, count, divisor: count / divisor
+
+
+def _put_turn(out: np.ndarray, turn: int) -> None:
+    """The turn (up to MAX_TURN_SHOWN) into out: turn / 100, or in a compact observation
+    its low byte in the turn slot and its high byte at COMPACT_TURN_HIGH (numba picks by
+    out's dtype, below)."""
+    t = min(turn, MAX_TURN_SHOWN)
+    if out.dtype == np.uint8:
+        out[O_TURN], out[COMPACT_TURN_HIGH] = t & 255, t >> 8
+    else:
+        out[O_TURN] = t / D_TURN
+
+
+@overload(_put_turn)
+def _put_turn_numba(out, turn):  # type: ignore[no-untyped-def]
+    if isinstance(out.dtype, types.Integer):
+        def compact(out, turn):  # type: ignore[no-untyped-def]
+            t = min(turn, MAX_TURN_SHOWN)
+            out[O_TURN] = t & 255
+            out[COMPACT_TURN_HIGH] = t >> 8
+        return compact
+
+    def floats(out, turn):  # type: ignore[no-untyped-def]
+        out[O_TURN] = min(turn, MAX_TURN_SHOWN) / D_TURN
+    return floats
 
 
 def observation_table() -> str:
@@ -160,8 +254,8 @@ def encode_board(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     for h in range(N_HEXES):
         o = O_HEXES + h * HEX_FEATURES
         out[o + HEX_TERRAIN_COL + s[HEX_TERRAIN + h]] = 1.0
-        out[o + HEX_NUMBER_COL] = s[HEX_NUMBER + h] / 12.0
-        out[o + HEX_PIPS_COL] = PIPS[s[HEX_NUMBER + h]] / 5.0
+        out[o + HEX_NUMBER_COL] = _scaled(out, s[HEX_NUMBER + h], D_NUMBER)
+        out[o + HEX_PIPS_COL] = _scaled(out, DICE_WAYS[s[HEX_NUMBER + h]], D_PIPS)
         if s[ROBBER] == h:
             out[o + HEX_ROBBER_COL] = 1.0
     for i in range(N_PORTS):
@@ -207,37 +301,37 @@ def encode_tail(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     out[BOARD_SIZE:VECTOR_SIZE] = 0.0
     n = s[OPT_PLAYERS]
     for r in range(N_RES):
-        out[O_OWN_HAND + r] = s[hand_i(observer, r)] / 10.0
+        out[O_OWN_HAND + r] = _scaled(out, s[hand_i(observer, r)], D_CARDS)
     for t in range(N_DEV):
-        out[O_OWN_DEVS + t] = s[dev_i(observer, t)] / 5.0
-        out[O_OWN_NEW_DEVS + t] = s[dev_new_i(observer, t)] / 5.0
-    out[O_OWN_VP] = total_vp(s, observer) / 10.0
+        out[O_OWN_DEVS + t] = _scaled(out, s[dev_i(observer, t)], D_DEVS)
+        out[O_OWN_NEW_DEVS + t] = _scaled(out, s[dev_new_i(observer, t)], D_DEVS)
+    out[O_OWN_VP] = _scaled(out, total_vp(s, observer), D_VP)
     for k in range(n):
         b = O_PLAYERS + k * PLAYER_FEATURES
         p = _seat_at(observer, k, n)
         dev = 0
         for t in range(N_DEV):
             dev += s[dev_i(p, t)]
-        out[b + P_VP] = s[PUBLIC_VP + p] / 10.0
-        out[b + P_CARDS] = hand_size(s, p) / 10.0
-        out[b + P_DEVS] = dev / 5.0
-        out[b + P_KNIGHTS] = s[KNIGHTS + p] / 5.0
-        out[b + P_ROAD_LEN] = s[ROAD_LEN + p] / 15.0
+        out[b + P_VP] = _scaled(out, s[PUBLIC_VP + p], D_VP)
+        out[b + P_CARDS] = _scaled(out, hand_size(s, p), D_CARDS)
+        out[b + P_DEVS] = _scaled(out, dev, D_DEVS)
+        out[b + P_KNIGHTS] = _scaled(out, s[KNIGHTS + p], D_KNIGHTS)
+        out[b + P_ROAD_LEN] = _scaled(out, s[ROAD_LEN + p], D_ROAD_LEN)
         out[b + P_HOLDS_LR] = 1.0 if s[LR_HOLDER] == p else 0.0
         out[b + P_HOLDS_LA] = 1.0 if s[LA_HOLDER] == p else 0.0
-        out[b + P_ROADS_LEFT] = s[ROADS_LEFT + p] / 15.0
-        out[b + P_SETTLEMENTS_LEFT] = s[SETTLEMENTS_LEFT + p] / 5.0
-        out[b + P_CITIES_LEFT] = s[CITIES_LEFT + p] / 4.0
-        out[b + P_DISCARDS] = s[DISCARDS + p] / 10.0
+        out[b + P_ROADS_LEFT] = _scaled(out, s[ROADS_LEFT + p], D_ROADS)
+        out[b + P_SETTLEMENTS_LEFT] = _scaled(out, s[SETTLEMENTS_LEFT + p], D_SETTLEMENTS)
+        out[b + P_CITIES_LEFT] = _scaled(out, s[CITIES_LEFT + p], D_CITIES)
+        out[b + P_DISCARDS] = _scaled(out, s[DISCARDS + p], D_CARDS)
         for r in range(N_RES + 1):
-            out[b + P_KNOWN + r] = s[know_i(observer, p, r)] / 10.0
+            out[b + P_KNOWN + r] = _scaled(out, s[know_i(observer, p, r)], D_CARDS)
     deck = 0
     for r in range(N_RES):
-        out[O_BANK + r] = s[BANK + r] / 19.0
+        out[O_BANK + r] = _scaled(out, s[BANK + r], D_BANK)
     for t in range(N_DEV):
         deck += s[DECK + t]
-        out[O_DEV_USED + t] = s[DEV_USED + t] / 14.0
-    out[O_DECK] = deck / 25.0
+        out[O_DEV_USED + t] = _scaled(out, s[DEV_USED + t], D_DEV_USED)
+    out[O_DECK] = _scaled(out, deck, D_DECK)
     out[O_PHASE + s[PHASE]] = 1.0
     if s[PHASE] != PH_GAME_OVER and s[DECIDER] == observer:
         out[O_DECIDES] = 1.0
@@ -245,14 +339,14 @@ def encode_tail(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     out[O_DEV_PLAYED] = s[DEV_PLAYED]
     if s[LAST_ROLL] >= 2:
         out[O_LAST_ROLL + s[LAST_ROLL] - 2] = 1.0
-    out[O_FREE_ROADS] = s[FREE_ROADS] / 2.0
-    out[O_OFFERS_MADE] = s[OFFERS_MADE] / 3.0
-    out[O_TURN] = min(s[TURN], 5000) / 100.0
+    out[O_FREE_ROADS] = _scaled(out, s[FREE_ROADS], D_FREE_ROADS)
+    out[O_OFFERS_MADE] = _scaled(out, s[OFFERS_MADE], D_OFFERS)
+    _put_turn(out, s[TURN])
     if s[TRADE_GIVE_RES] >= 0:
         out[O_OFFER_GIVE + s[TRADE_GIVE_RES]] = 1.0
-        out[O_OFFER_GIVE_N] = s[TRADE_GIVE_N] / 2.0
+        out[O_OFFER_GIVE_N] = _scaled(out, s[TRADE_GIVE_N], D_TRADE_N)
         out[O_OFFER_GET + s[TRADE_GET_RES]] = 1.0
-        out[O_OFFER_GET_N] = s[TRADE_GET_N] / 2.0
+        out[O_OFFER_GET_N] = _scaled(out, s[TRADE_GET_N], D_TRADE_N)
         out[O_OFFER_PROPOSER + _rel(s, s[TURN_PLAYER], observer)] = 1.0
     for k in range(n):
         p = _seat_at(observer, k, n)
@@ -264,9 +358,9 @@ def encode_tail(s: np.ndarray, observer: int, out: np.ndarray) -> None:
             out[b + A_RESP + RESP_COUNTER] = 1.0
             m = resp - RESP_COUNTER
             out[b + A_GIVE + A.MENU_GIVE_RES[m]] = 1.0
-            out[b + A_GIVE_N] = A.MENU_GIVE_N[m] / 2.0
+            out[b + A_GIVE_N] = _scaled(out, A.MENU_GIVE_N[m], D_TRADE_N)
             out[b + A_GET + A.MENU_GET_RES[m]] = 1.0
-            out[b + A_GET_N] = A.MENU_GET_N[m] / 2.0
+            out[b + A_GET_N] = _scaled(out, A.MENU_GET_N[m], D_TRADE_N)
         else:
             out[b + A_RESP + resp] = 1.0
 
@@ -286,7 +380,7 @@ def encode_planes(s: np.ndarray, observer: int, out: np.ndarray) -> None:
         y = HEX_CELL[h, 0]
         x = HEX_CELL[h, 1]
         out[s[HEX_TERRAIN + h], y, x] = 1.0
-        out[6, y, x] = PIPS[s[HEX_NUMBER + h]] / 5.0
+        out[PIPS_PLANE, y, x] = _scaled(out, DICE_WAYS[s[HEX_NUMBER + h]], D_PIPS)
         if s[ROBBER] == h:
             out[7, y, x] = 1.0
     for v in range(N_VERTICES):
@@ -313,6 +407,6 @@ def encode_full(s: np.ndarray, out: np.ndarray) -> None:
     for p in range(MAX_PLAYERS):
         b = o + p * (N_RES + N_DEV)
         for r in range(N_RES):
-            out[b + r] = s[hand_i(p, r)] / 10.0
+            out[b + r] = s[hand_i(p, r)] / D_CARDS
         for t in range(N_DEV):
-            out[b + N_RES + t] = s[dev_i(p, t)] / 5.0
+            out[b + N_RES + t] = s[dev_i(p, t)] / D_DEVS
