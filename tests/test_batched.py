@@ -369,7 +369,8 @@ def test_throughput_benchmark_prints_steps_per_second():
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.strip().splitlines()
-    assert len(lines) == 4 and all(line.endswith("steps/s") for line in lines)
+    assert len(lines) == 5 and all(line.endswith("steps/s") for line in lines)
+    assert "compact uint8" in lines[-1]
 
 
 def test_gymnasium_make_vec_builds_the_batched_env():
