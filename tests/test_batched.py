@@ -385,8 +385,9 @@ def test_gymnasium_make_vec_builds_the_batched_env():
 
 def test_only_the_stepping_kernels_run_without_numba_runtime():
     """The stepping kernels run without numba's reference counting (``_nrt=False``); every
-    function they call sets ``_nrt=True`` itself, so none inherits the kernels' setting
-    (CI also checks this with the batched env compiled first, from an empty cache)."""
+    function they call sets ``_nrt`` itself, so none inherits the kernels' setting, and
+    none of those returns an array (CI also checks this with the batched env compiled
+    first, from an empty cache)."""
     from catan_env.batched import kernel as K
     from catan_env.batched.runtime_check import _without_runtime, runtime_free_functions
     for mode in ("learner", "all_seats"):

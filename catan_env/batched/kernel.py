@@ -423,6 +423,3 @@ def draw_seeds(rngs: np.ndarray, idx: np.ndarray, out: np.ndarray) -> None:
         for j in range(out.shape[1]):
             out[k, j] = np.int64(next_u64(rngs[idx[k]]) >> np.uint64(2))
 
-
-# the kernels compiled without numba's runtime (see Scratch; ``runtime_check``)
-NRT_FREE = (step_slice, reset_games, resume_games)

@@ -77,13 +77,17 @@ def _menu() -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 MENU_GIVE_RES, MENU_GIVE_N, MENU_GET_RES, MENU_GET_N = _menu()
+MAX_TRADE_N = int(TRADE_PATTERNS.max())
+# the menu entry of each trade (give res, give n - 1, get res, get n - 1), -1 where none
+MENU_INDEX = np.full((N_RES, MAX_TRADE_N, N_RES, MAX_TRADE_N), -1, np.int64)
+MENU_INDEX[MENU_GIVE_RES, MENU_GIVE_N - 1, MENU_GET_RES, MENU_GET_N - 1] = np.arange(N_MENU)
 
 YOP_R1 = np.array([a for a in range(N_RES) for b in range(a, N_RES)], dtype=np.int64)
 YOP_R2 = np.array([b for a in range(N_RES) for b in range(a, N_RES)], dtype=np.int64)
 MARITIME_GIVE = np.array([a for a in range(N_RES) for b in range(N_RES) if a != b], dtype=np.int64)
 MARITIME_GET = np.array([b for a in range(N_RES) for b in range(N_RES) if a != b], dtype=np.int64)
 
-for _a in (MENU_GIVE_RES, MENU_GIVE_N, MENU_GET_RES, MENU_GET_N, YOP_R1, YOP_R2,
+for _a in (MENU_GIVE_RES, MENU_GIVE_N, MENU_GET_RES, MENU_GET_N, MENU_INDEX, YOP_R1, YOP_R2,
            MARITIME_GIVE, MARITIME_GET, TRADE_PATTERNS):
     _a.setflags(write=False)
 
@@ -96,13 +100,13 @@ def is_robber(a: int) -> bool:
     return ROBBER0 <= a < ROBBER0 + N_HEXES * MAX_PLAYERS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def robber_action(h: int, k: int) -> int:
     """The MOVE_ROBBER id for hex h and victim k (0 nobody, else k places after the mover)."""
     return ROBBER0 + MAX_PLAYERS * h + k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def robber_hex(a: int) -> int:
     """The hex of a MOVE_ROBBER id."""
     return (a - ROBBER0) // MAX_PLAYERS
@@ -114,26 +118,26 @@ def robber_victim(a: int) -> int:
     return (a - ROBBER0) % MAX_PLAYERS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def robber_victim_seat(a: int, mover: int, n_players: int) -> int:
     """The seat a MOVE_ROBBER id by mover steals from, or -1 for nobody."""
     k = (a - ROBBER0) % MAX_PLAYERS
     return (mover + k) % n_players if k > 0 else -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def confirm_action(k: int) -> int:
     """The TRADE_CONFIRM id for the partner k places after the proposer (1-3)."""
     return CONFIRM0 + k - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def confirm_partner(a: int, proposer: int, n_players: int) -> int:
     """The seat a TRADE_CONFIRM id by proposer trades with."""
     return (proposer + a - CONFIRM0 + 1) % n_players
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def maritime_action(give: int, get: int) -> int:
     """The MARITIME_TRADE id giving resource give for resource get (give != get)."""
     return MARITIME0 + give * (N_RES - 1) + (get if get < give else get - 1)

@@ -10,7 +10,7 @@ from .layout import (
 
 
 # ---------------------------------------------------------------- small accessors
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def hand_size(s: np.ndarray, p: int) -> int:
     n = 0
     for r in range(N_RES):
@@ -18,7 +18,7 @@ def hand_size(s: np.ndarray, p: int) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def can_afford(s: np.ndarray, p: int, cost: np.ndarray) -> bool:
     for r in range(N_RES):
         if s[hand_i(p, r)] < cost[r]:
@@ -57,7 +57,7 @@ def winner(s: np.ndarray) -> int:
     return s[WINNER]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def _observer(s: np.ndarray, i: int) -> int:
     """The i-th knowledge row owner: seats 0..n-1, then the PUBLIC onlooker (i == n)."""
     return i if i < s[OPT_PLAYERS] else PUBLIC
@@ -75,7 +75,7 @@ def _know_gain(s: np.ndarray, p: int, r: int, n: int) -> None:
         s[know_i(_observer(s, i), p, r)] += n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def _know_lose_for(s: np.ndarray, o: int, p: int, r: int, n: int) -> None:
     i = know_i(o, p, r)
     k = s[i]
@@ -93,7 +93,7 @@ def _know_lose(s: np.ndarray, p: int, r: int, n: int) -> None:
         _know_lose_for(s, _observer(s, i), p, r, n)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def _know_steal(s: np.ndarray, thief: int, victim: int, r: int) -> None:
     """Thief and victim see which card moved; the others (and PUBLIC) see an unknown
     card move."""

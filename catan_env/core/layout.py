@@ -209,25 +209,25 @@ def view(s: np.ndarray, name: str) -> np.ndarray:
 
 
 # ---- index helpers for the jitted code: the one place that knows each stride
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def hand_i(p: int, r: int) -> int:
     """Index of seat p's count of resource r."""
     return HAND + p * N_RES + r
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def dev_i(p: int, t: int) -> int:
     """Index of seat p's unplayed development cards of type t."""
     return DEV_HAND + p * N_DEV + t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def dev_new_i(p: int, t: int) -> int:
     """Index of seat p's development cards of type t bought this turn."""
     return DEV_NEW + p * N_DEV + t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
 def know_i(o: int, t: int, r: int) -> int:
     """Index of KNOW[o, t, r]: what observer o (a seat, or PUBLIC) knows of t's hand."""
     return KNOW + (o * MAX_PLAYERS + t) * KNOW_W + r
