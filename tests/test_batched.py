@@ -428,3 +428,12 @@ def test_compact_observations_expand_to_the_float32_env(mode, obs_type):
     assert finals > 0
     with pytest.raises(ValueError, match="obs_dtype"):
         BatchedCatan(2, obs_dtype="float16")
+
+
+def test_the_vector_env_declares_compact_observations():
+    venv = CatanVectorEnv(3, obs_dtype="uint8")
+    obs, info = venv.reset(seed=2)
+    assert venv.single_observation_space.dtype == np.uint8 and obs.dtype == np.uint8
+    assert venv.observation_space.contains(obs)
+    obs, *_ = venv.step(venv.batch.sample_actions())
+    assert venv.observation_space.contains(obs)

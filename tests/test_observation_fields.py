@@ -133,3 +133,13 @@ def test_expand_names_what_it_cannot_read():
         O.expand(np.zeros(O.COMPACT_SIZE, np.float32))
     with pytest.raises(ValueError, match="planes"):
         O.expand_planes(np.zeros((3, 4), np.uint8))
+
+
+def test_multiplying_by_a_reciprocal_rounds_like_dividing():
+    """The float encoders multiply a count by its divisor's reciprocal: the float32 stored
+    is the same as the count divided by the divisor, for every divisor and every count a
+    state can hold (``expand`` divides)."""
+    counts = np.arange(-1000, 100_001, dtype=np.float64)
+    for divisor in sorted(set(O.DIVISORS) | set(O.PLANE_DIVISORS)):
+        np.testing.assert_array_equal((counts * (1.0 / divisor)).astype(np.float32),
+                                      (counts / divisor).astype(np.float32), err_msg=str(divisor))

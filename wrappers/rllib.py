@@ -189,7 +189,7 @@ class CatanBatchedVectorEnv(gymnasium.vector.VectorEnv):
         self.batch = BatchedCatan(n, **config)
         self.num_envs = n
         self.single_observation_space = spaces.Dict({
-            "observations": single_observation_space(self.batch.obs_type),
+            "observations": single_observation_space(self.batch.obs_type, self.batch.obs_dtype),
             "action_mask": spaces.Box(0.0, 1.0, (self.batch.masks.shape[1],), np.float32)})
         self.single_action_space = spaces.Discrete(self.batch.masks.shape[1])
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, n)

@@ -98,7 +98,7 @@ def _batched_vec_env_class() -> Callable[..., "VecEnv"]:
         def __init__(self, n_envs: int, seed: int = 0, potential: Optional[str] = None,
                      potential_gamma: float = 0.999, potential_scale: float = 1.0, **kwargs: Any) -> None:
             self.batch = BatchedCatan(n_envs, seed=seed, **kwargs)
-            super().__init__(n_envs, single_observation_space(self.batch.obs_type),
+            super().__init__(n_envs, single_observation_space(self.batch.obs_type, self.batch.obs_dtype),
                              spaces.Discrete(self.batch.masks.shape[1]))
             self._actions: Optional[np.ndarray] = None
             self._seed = seed

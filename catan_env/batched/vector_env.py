@@ -23,12 +23,19 @@ from gymnasium.vector.utils import batch_space
 
 from ..aec_env import OBS_HIGH
 from ..core.actions import N_ACTIONS
-from ..core.observe import GRID_H, GRID_W, PLANES, TAIL_SIZE, VECTOR_SIZE
+from ..core.observe import COMPACT_SIZE, GRID_H, GRID_W, PLANES, TAIL_SIZE, VECTOR_SIZE
 from .env import BatchedCatan
 
 
-def single_observation_space(obs_type: str) -> spaces.Space:
-    """The observation space of one game: a flat vector, or board planes plus the vector part."""
+def single_observation_space(obs_type: str, obs_dtype: str = "float32") -> spaces.Space:
+    """The observation space of one game: a flat vector, or board planes plus the vector
+    part; with obs_dtype "uint8" the compact bytes (``BatchedCatan(obs_dtype="uint8")``)."""
+    if obs_dtype == "uint8":
+        if obs_type == "planes":
+            return spaces.Dict({
+                "board": spaces.Box(0, 255, (PLANES, GRID_H, GRID_W), np.uint8),
+                "vector": spaces.Box(0, 255, (TAIL_SIZE + 1,), np.uint8)})
+        return spaces.Box(0, 255, (COMPACT_SIZE,), np.uint8)
     if obs_type == "planes":
         return spaces.Dict({
             "board": spaces.Box(0.0, OBS_HIGH, (PLANES, GRID_H, GRID_W), np.float32),
@@ -46,7 +53,7 @@ class CatanVectorEnv(gymnasium.vector.VectorEnv):
         self.batch = BatchedCatan(num_envs, **kwargs)
         self.num_envs = num_envs
         self.copy = copy
-        self.single_observation_space = single_observation_space(self.batch.obs_type)
+        self.single_observation_space = single_observation_space(self.batch.obs_type, self.batch.obs_dtype)
         self.single_action_space = spaces.Discrete(N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
