@@ -27,6 +27,7 @@ from typing import Union
 
 import numpy as np
 from numba import njit
+from ..core.jit_options import NO_RUNTIME, RUNTIME
 
 from ..core.actions import N_ACTIONS
 from ..core.cards import current_decider, shaping_value, total_vp
@@ -74,12 +75,12 @@ RNG_SEED_MIX = 0x5851F42D4C957F2D  # a game's RNG is seeded from its game seed x
 NOT_OVER = np.bool_(False)
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def _uniform(rng: np.ndarray) -> float:
     return (next_u64(rng) >> np.uint64(11)) / float(1 << 53)
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def _new_game(s: np.ndarray, cfg: np.ndarray, template: np.ndarray, seed: int) -> None:
     if cfg[C_FIXED_BOARD]:
         s[:BOARD_END] = template[:BOARD_END]
@@ -105,14 +106,14 @@ Nets = namedtuple("Nets", ["params", "layers", "nets"])
 Outputs = namedtuple("Outputs", ["rewards", "terminated", "truncated", "final_obs", "final_planes",
                                  "ep_stats", "ep_returns", "obs", "planes", "masks"])
 # work buffers of one kernel call, made by ``make_scratch`` outside the stepping kernels:
-# those run with ``_nrt=False`` (no numba runtime: they allocate nothing), so the arrays
+# those run with ``**NO_RUNTIME`` (no numba runtime: they allocate nothing), so the arrays
 # they pass around and the row views they take cost no atomic reference counts.  With the
 # runtime, those counts were a third of an all-seats step's time (perf: NRT_incref and
 # NRT_decref); without it a step at 256 games took 782 against 1,310 ns.
 Scratch = namedtuple("Scratch", ["buf", "work", "x", "logits", "h1", "h2"])
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def _start_episode(b: Batch, i: int, seed: int, setup: Setup) -> None:
     """Game i starts the game of seed: learner seat and opponents drawn from its RNG."""
     s, games, vals, rng = b.states[i], b.games, b.vals, b.rngs[i]
@@ -139,7 +140,7 @@ def _start_episode(b: Batch, i: int, seed: int, setup: Setup) -> None:
     vals[i, V_RETURN] = 0.0
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def _mlp_choice(s: np.ndarray, d: int, n: int, net: int, sample: int, rng: np.ndarray, nets: Nets, sc: Scratch) -> int:
     """Net's move for seat d among sc.buf[:n]: argmax of its legal logits, or a softmax
     sample."""
@@ -198,7 +199,7 @@ def _advance(s: np.ndarray, rng: np.ndarray, games: np.ndarray, i: int, setup: S
         apply_action(s, a, FROM_RNG)
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def board_key(s: np.ndarray) -> int:
     """Changes whenever the board part of an observation can change for a given observer
     (a piece placed or upgraded, the robber moved), so an unchanged key lets the encoder
@@ -281,7 +282,7 @@ def _settle(b: Batch, i: int, setup: Setup, nets: Nets, out: Outputs, sc: Scratc
         _end_episode(b, i, setup, out, s[PHASE] == PH_GAME_OVER)
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def _end_episode(b: Batch, i: int, setup: Setup, out: Outputs, over: Union[bool, np.bool_]) -> None:
     """Record game i's finished episode and start the next game (seed from its RNG)."""
     s, games, vals, cfg = b.states[i], b.games, b.vals, setup.cfg
@@ -309,7 +310,7 @@ def _end_episode(b: Batch, i: int, setup: Setup, out: Outputs, over: Union[bool,
     _start_episode(b, i, seed, setup)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **NO_RUNTIME)
 def reset_games(idx: np.ndarray, seeds: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Outputs,
                 sc: Scratch) -> None:
     """Start games idx from seeds (each game's RNG seeded from its seed too)."""
@@ -331,7 +332,7 @@ def make_scratch(nets: Nets) -> Scratch:
                    np.empty(N_ACTIONS), np.empty(width, dtype=np.float32), np.empty(width, dtype=np.float32))
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_RUNTIME)
 def step_slice(actions: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Outputs, sc: Scratch, lo: int,
                hi: int) -> None:
     """Apply actions[i] for game i's caller-controlled decider, for games lo..hi-1 (games
@@ -366,7 +367,7 @@ def step_slice(actions: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Out
         _settle(b, i, setup, nets, out, sc)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, **NO_RUNTIME)
 def resume_games(idx: np.ndarray, actions: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Outputs,
                  sc: Scratch) -> None:
     """Apply external opponents' actions (legal: the caller checked) in games idx, then

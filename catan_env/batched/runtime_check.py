@@ -12,7 +12,7 @@ that did not ask for it, or that returns an array (a runtime-free function must 
 back a reference it never counted).  CI compiles the batched env first, from an empty
 cache, and fails on a non-empty list; ``tests/test_batched.py`` checks what it loaded."""
 import sys
-from typing import List
+from typing import Any, List
 
 from numba import types
 from numba.core.compiler import Flags
@@ -28,7 +28,8 @@ def _without_runtime(abi_tags) -> bool:  # type: ignore[no-untyped-def]
 def _holds_array(t: types.Type) -> bool:
     if isinstance(t, types.Array):
         return True
-    return isinstance(t, (types.BaseTuple,)) and any(_holds_array(x) for x in t.types)
+    members = getattr(t, "types", ()) if isinstance(t, types.BaseTuple) else ()
+    return any(_holds_array(x) for x in members)
 
 
 def runtime_free_functions() -> List[str]:
@@ -43,7 +44,8 @@ def runtime_free_functions() -> List[str]:
             if not isinstance(obj, CPUDispatcher):
                 continue
             asked = obj.targetoptions.get("_nrt") is False
-            for cres in obj.overloads.values():
+            results: List[Any] = list(obj.overloads.values())  # CompileResults (the stubs omit their fields)
+            for cres in results:
                 if cres.fndesc is None or not _without_runtime(cres.fndesc.abi_tags):
                     continue
                 where = f"{obj.py_func.__module__}.{obj.py_func.__name__}"

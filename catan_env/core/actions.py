@@ -12,6 +12,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 from numba import njit
+from .jit_options import NO_RUNTIME
 
 from .layout import MAX_PLAYERS, N_RES, RESOURCE_NAMES
 from .topology import N_EDGES, N_HEXES, N_VERTICES
@@ -100,13 +101,13 @@ def is_robber(a: int) -> bool:
     return ROBBER0 <= a < ROBBER0 + N_HEXES * MAX_PLAYERS
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def robber_action(h: int, k: int) -> int:
     """The MOVE_ROBBER id for hex h and victim k (0 nobody, else k places after the mover)."""
     return ROBBER0 + MAX_PLAYERS * h + k
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def robber_hex(a: int) -> int:
     """The hex of a MOVE_ROBBER id."""
     return (a - ROBBER0) // MAX_PLAYERS
@@ -118,26 +119,26 @@ def robber_victim(a: int) -> int:
     return (a - ROBBER0) % MAX_PLAYERS
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def robber_victim_seat(a: int, mover: int, n_players: int) -> int:
     """The seat a MOVE_ROBBER id by mover steals from, or -1 for nobody."""
     k = (a - ROBBER0) % MAX_PLAYERS
     return (mover + k) % n_players if k > 0 else -1
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def confirm_action(k: int) -> int:
     """The TRADE_CONFIRM id for the partner k places after the proposer (1-3)."""
     return CONFIRM0 + k - 1
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def confirm_partner(a: int, proposer: int, n_players: int) -> int:
     """The seat a TRADE_CONFIRM id by proposer trades with."""
     return (proposer + a - CONFIRM0 + 1) % n_players
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def maritime_action(give: int, get: int) -> int:
     """The MARITIME_TRADE id giving resource give for resource get (give != get)."""
     return MARITIME0 + give * (N_RES - 1) + (get if get < give else get - 1)

@@ -2,6 +2,7 @@
 the per-observer knowledge of every hand (KNOW), updated on each public or private event."""
 import numpy as np
 from numba import njit
+from .jit_options import NO_RUNTIME, RUNTIME
 
 from .layout import (
     BANK, DECIDER, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, PUBLIC, PUBLIC_VP, UNKNOWN,
@@ -10,7 +11,7 @@ from .layout import (
 
 
 # ---------------------------------------------------------------- small accessors
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def hand_size(s: np.ndarray, p: int) -> int:
     n = 0
     for r in range(N_RES):
@@ -18,7 +19,7 @@ def hand_size(s: np.ndarray, p: int) -> int:
     return n
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def can_afford(s: np.ndarray, p: int, cost: np.ndarray) -> bool:
     for r in range(N_RES):
         if s[hand_i(p, r)] < cost[r]:
@@ -26,13 +27,13 @@ def can_afford(s: np.ndarray, p: int, cost: np.ndarray) -> bool:
     return True
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def total_vp(s: np.ndarray, p: int) -> int:
     """Public VP plus the Victory Point cards in p's hand."""
     return s[PUBLIC_VP + p] + s[dev_i(p, VICTORY_POINT)]
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def shaping_value(s: np.ndarray, p: int) -> float:
     """What ``vp_reward`` shaping pays the change of: own VP (cards included) minus the
     mean public VP of the others (every env and the batched kernels use this one)."""
@@ -44,7 +45,7 @@ def shaping_value(s: np.ndarray, p: int) -> float:
     return total_vp(s, p) - others / (n - 1)
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def current_decider(s: np.ndarray) -> int:
     """Seat that decides next, or -1 once the game is over."""
     if s[PHASE] == PH_GAME_OVER:
@@ -57,7 +58,7 @@ def winner(s: np.ndarray) -> int:
     return s[WINNER]
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _observer(s: np.ndarray, i: int) -> int:
     """The i-th knowledge row owner: seats 0..n-1, then the PUBLIC onlooker (i == n)."""
     return i if i < s[OPT_PLAYERS] else PUBLIC
@@ -75,7 +76,7 @@ def _know_gain(s: np.ndarray, p: int, r: int, n: int) -> None:
         s[know_i(_observer(s, i), p, r)] += n
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _know_lose_for(s: np.ndarray, o: int, p: int, r: int, n: int) -> None:
     i = know_i(o, p, r)
     k = s[i]
@@ -93,7 +94,7 @@ def _know_lose(s: np.ndarray, p: int, r: int, n: int) -> None:
         _know_lose_for(s, _observer(s, i), p, r, n)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _know_steal(s: np.ndarray, thief: int, victim: int, r: int) -> None:
     """Thief and victim see which card moved; the others (and PUBLIC) see an unknown
     card move."""

@@ -78,6 +78,7 @@ from typing import List, Tuple
 
 import numpy as np
 from numba import njit
+from .jit_options import NO_RUNTIME
 
 from .topology import N_EDGES, N_HEXES, N_PORTS, N_VERTICES
 
@@ -209,25 +210,25 @@ def view(s: np.ndarray, name: str) -> np.ndarray:
 
 
 # ---- index helpers for the jitted code: the one place that knows each stride
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def hand_i(p: int, r: int) -> int:
     """Index of seat p's count of resource r."""
     return HAND + p * N_RES + r
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def dev_i(p: int, t: int) -> int:
     """Index of seat p's unplayed development cards of type t."""
     return DEV_HAND + p * N_DEV + t
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def dev_new_i(p: int, t: int) -> int:
     """Index of seat p's development cards of type t bought this turn."""
     return DEV_NEW + p * N_DEV + t
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def know_i(o: int, t: int, r: int) -> int:
     """Index of KNOW[o, t, r]: what observer o (a seat, or PUBLIC) knows of t's hand."""
     return KNOW + (o * MAX_PLAYERS + t) * KNOW_W + r

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from numba import njit, types
 from numba.extending import overload
+from .jit_options import RUNTIME
 
 from . import actions as A
 from .layout import (
@@ -249,7 +250,7 @@ def _rel(s: np.ndarray, p: int, observer: int) -> int:
     return _rel_fast(p, observer, s[OPT_PLAYERS])
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def encode_board(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     """Board part of the vector (BOARD_SIZE floats) into out."""
     out[:BOARD_SIZE] = 0.0
@@ -273,7 +274,7 @@ def encode_board(s: np.ndarray, observer: int, out: np.ndarray) -> None:
             out[O_EDGES + e * EDGE_FEATURES + _rel(s, owner, observer)] = 1.0
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def reseat_board(s: np.ndarray, old: int, new: int, out: np.ndarray) -> None:
     """Turn out's board part, encoded by ``encode_board`` for observer old, into observer
     new's for the same pieces: only the relative seats of buildings and roads move (the
@@ -297,7 +298,7 @@ def reseat_board(s: np.ndarray, old: int, new: int, out: np.ndarray) -> None:
             out[base + _rel_fast(owner, new, n)] = 1.0
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def encode_tail(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     """The non-board ("vector part") features into out[BOARD_SIZE:VECTOR_SIZE]."""
     out[BOARD_SIZE:VECTOR_SIZE] = 0.0
@@ -367,14 +368,14 @@ def encode_tail(s: np.ndarray, observer: int, out: np.ndarray) -> None:
             out[b + A_RESP + resp] = 1.0
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def encode_vector(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     """The full flat observation (VECTOR_SIZE float32) of observer into out."""
     encode_board(s, observer, out)
     encode_tail(s, observer, out)
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def encode_planes(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     """Board planes (PLANES x GRID_H x GRID_W) of observer into out."""
     out[:] = 0.0

@@ -6,6 +6,7 @@ from typing import Tuple
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
+from .jit_options import NO_RUNTIME, RUNTIME
 
 from .layout import (
     E_OWNER, KNIGHTS, LA_HOLDER, LR_HOLDER, OPT_PLAYERS, PUBLIC_VP, ROAD_LEN, ROADS_LEFT,
@@ -81,7 +82,7 @@ def _longest_from(s: np.ndarray, p: int, start: int, used: np.ndarray, stack_v: 
     return best
 
 
-@njit(cache=True, _nrt=True)  # allocates: keeps numba's runtime (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # allocates: keeps numba's runtime (batched.runtime_check)
 def road_length(s: np.ndarray, p: int) -> int:
     """Longest trail of p's roads; opponents' buildings cut it (a trail may end there).
 
@@ -114,7 +115,7 @@ def road_length(s: np.ndarray, p: int) -> int:
     return best
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _walk(s: np.ndarray, p: int, start: int, first: int) -> int:
     """Roads of p walked from vertex start away from edge first while the way is forced:
     each vertex passed is free of opponents' buildings and has exactly two of p's roads.
@@ -198,7 +199,7 @@ def _trail_from(s: np.ndarray, p: int, start: int, used_lo: int, used_hi: int, s
     return best
 
 
-@njit(cache=True, _nrt=True)  # allocates: keeps numba's runtime (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # allocates: keeps numba's runtime (batched.runtime_check)
 def longest_through(s: np.ndarray, p: int, e: int) -> int:
     """Longest trail of p's roads that uses p's road e: each trail that leaves e's first
     end through e and goes on from the second (depth-first), combined with the longest
@@ -249,7 +250,7 @@ def longest_through(s: np.ndarray, p: int, e: int) -> int:
     return best
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def longest_after_road(s: np.ndarray, p: int, e: int) -> int:
     """p's longest trail right after p's road e was added, given ROAD_LEN from before.
 
@@ -265,7 +266,7 @@ def longest_after_road(s: np.ndarray, p: int, e: int) -> int:
     return max(s[ROAD_LEN + p], longest_through(s, p, e))
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def update_longest_road(s: np.ndarray) -> None:
     """Apply the holder / strictly-longer / tie / set-aside rules to ROAD_LEN."""
     n = s[OPT_PLAYERS]
@@ -293,7 +294,7 @@ def update_longest_road(s: np.ndarray) -> None:
         s[LR_HOLDER] = new
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def update_largest_army(s: np.ndarray, p: int) -> None:
     k = s[KNIGHTS + p]
     h = s[LA_HOLDER]
@@ -305,7 +306,7 @@ def update_largest_army(s: np.ndarray, p: int) -> None:
 
 
 # ---------------------------------------------------------------- placement rules
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def distance_ok(s: np.ndarray, v: int) -> bool:
     if s[V_OWNER + v] >= 0:
         return False
@@ -386,7 +387,7 @@ def road_ends(s: np.ndarray, p: int) -> int:
     return touched
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def lowest_bit(mask: int) -> int:
     """Index of the lowest set bit of a non-empty bitmask (a vertex, or an edge of a mask
     of edges)."""
@@ -406,7 +407,7 @@ def settlement_spots(occupied: int, touched: int) -> int:
     return spots
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def road_reach(s: np.ndarray, p: int) -> int:
     """Bit v set when a road of p may end at vertex v: p's building there, or an empty
     vertex that one of p's roads touches.  An empty edge is a legal road spot iff one of
@@ -441,14 +442,14 @@ def road_spot_in(s: np.ndarray, reach: int, e: int) -> bool:
     return s[E_OWNER + e] < 0 and (((reach >> EDGE_VERTICES[e, 0]) | (reach >> EDGE_VERTICES[e, 1])) & 1) == 1
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def any_road_spot(s: np.ndarray, p: int) -> bool:
     low, high = road_spots(s, road_reach(s, p))
     return low != 0 or high != 0
 
 
 # ---------------------------------------------------------------- placing pieces
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _recut_roads_at(s: np.ndarray, v: int) -> None:
     """A building on v may cut opponents' roads through v: recompute and re-award."""
     p_built = s[V_OWNER + v]
@@ -465,7 +466,7 @@ def _recut_roads_at(s: np.ndarray, v: int) -> None:
     update_longest_road(s)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def place_settlement(s: np.ndarray, p: int, v: int) -> None:
     """Put p's settlement on v (no payment): VP, supply, and the roads it cuts."""
     s[V_OWNER + v] = p
@@ -475,7 +476,7 @@ def place_settlement(s: np.ndarray, p: int, v: int) -> None:
     _recut_roads_at(s, v)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def place_road(s: np.ndarray, p: int, e: int) -> None:
     """Put p's road on e (no payment): supply, road length and the longest-road card."""
     s[E_OWNER + e] = p
@@ -484,7 +485,7 @@ def place_road(s: np.ndarray, p: int, e: int) -> None:
     update_longest_road(s)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def upgrade_to_city(s: np.ndarray, p: int, v: int) -> None:
     """Turn p's settlement on v into a city (no payment): VP and supply."""
     s[V_LEVEL + v] = 2

@@ -14,6 +14,7 @@ from typing import Tuple
 
 import numpy as np
 from numba import njit
+from .jit_options import RUNTIME
 
 from . import actions as A
 from .layout import (
@@ -108,7 +109,7 @@ def _pick_weighted(s: np.ndarray, buf: np.ndarray, n: int, rng: np.ndarray, w: n
     return buf[n - 1]
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def pick_action(s: np.ndarray, buf: np.ndarray, n: int, policy: int, rng: np.ndarray, weights: np.ndarray) -> int:
     """The policy's choice among the n legal actions in buf; weights is scratch space of
     at least n floats (used by the weighted policy)."""

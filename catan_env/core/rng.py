@@ -5,6 +5,7 @@ lets ``determinize`` reseed the future (dice, steals, draws) of a copied state.
 """
 import numpy as np
 from numba import njit
+from .jit_options import RUNTIME
 
 from .layout import RNG
 
@@ -22,20 +23,20 @@ def mix64(x: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def next_u64(s: np.ndarray) -> np.uint64:
     x = np.uint64(s[RNG]) + _GOLDEN
     s[RNG] = np.int64(x)
     return mix64(x)
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def randint(s: np.ndarray, n: int) -> int:
     """Uniform integer in [0, n) drawn from the state's RNG."""
     return np.int64(next_u64(s) % np.uint64(n))
 
 
-@njit(cache=True, _nrt=True)  # called by runtime-free kernels (batched.runtime_check)
+@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def seed_rng(s: np.ndarray, seed: int) -> None:
     """Derive the RNG state from a user seed (any int64)."""
     s[RNG] = np.int64(mix64(np.uint64(seed) ^ np.uint64(0x5DEECE66D)))

@@ -9,6 +9,7 @@ Chance (dice, steals, draws) uses the RNG inside the state unless an outcome is 
 """
 import numpy as np
 from numba import njit
+from .jit_options import NO_RUNTIME
 
 from . import actions as A
 from .layout import (
@@ -62,7 +63,7 @@ def port_bits(s: np.ndarray, p: int) -> int:
     return bits
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def rate_from_bits(bits: int, r: int) -> int:
     """Maritime rate for giving resource r with the harbours in bits (see port_bits)."""
     if bits & (1 << r):
@@ -82,7 +83,7 @@ DIRECT_CITY_COST = SETTLEMENT_COST + CITY_COST  # a city straight on an empty sp
 DIRECT_CITY_COST.setflags(write=False)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def rule_on(s: np.ndarray, bit: int) -> bool:
     """Whether the rule variant bit (layout.RULE_*) is on in this game."""
     return (s[OPT_RULES] & bit) != 0
@@ -103,7 +104,7 @@ def action_cost(a: int) -> np.ndarray:
     return np.zeros(N_RES, dtype=np.int64)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def deck_size(s: np.ndarray) -> int:
     """Development cards left in the deck (public)."""
     n = 0
@@ -112,7 +113,7 @@ def deck_size(s: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _dev_playable(s: np.ndarray, p: int, t: int) -> bool:
     if s[DEV_PLAYED] != 0:
         return False
@@ -121,13 +122,13 @@ def _dev_playable(s: np.ndarray, p: int, t: int) -> bool:
 
 
 # ---------------------------------------------------------------- legal actions
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _push(buf: np.ndarray, n: int, a: int) -> int:
     buf[n] = a
     return n + 1
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _push_bits(mask: int, first: int, buf: np.ndarray, n: int) -> int:
     """Push first + i for each set bit i of mask, ascending."""
     while mask != 0:
@@ -168,7 +169,7 @@ def _dev_plays(s: np.ndarray, p: int, buf: np.ndarray, n: int) -> int:
     return n
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def legal_actions(s: np.ndarray, buf: np.ndarray) -> int:
     """Write the legal action ids for the decider into buf (ascending); return the count."""
     ph = s[PHASE]
@@ -288,7 +289,7 @@ def legal_actions(s: np.ndarray, buf: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _menu_entry(give_res: int, give_n: int, get_res: int, get_n: int) -> int:
     """The menu entry giving give_n x give_res for get_n x get_res, or -1 if none."""
     if 1 <= give_n <= A.MAX_TRADE_N and 1 <= get_n <= A.MAX_TRADE_N:
@@ -296,7 +297,7 @@ def _menu_entry(give_res: int, give_n: int, get_res: int, get_n: int) -> int:
     return -1
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _confirm_ok(s: np.ndarray, proposer: int, partner: int) -> bool:
     resp = s[TRADE_RESP + partner]
     if resp == RESP_ACCEPT:
@@ -319,7 +320,7 @@ def legal_mask(s: np.ndarray, out: np.ndarray) -> int:
 
 
 # ---------------------------------------------------------------- chance helpers
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _roll_dice(s: np.ndarray, forced: int) -> int:
     if forced >= 2:
         d1 = forced - 6 if forced > 7 else 1
@@ -341,13 +342,13 @@ def _roll_dice(s: np.ndarray, forced: int) -> int:
 _OWED_BITS = 6
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _owed(pair: int, p: int, r: int) -> int:
     """Seat p's count of resource r in its pair's word."""
     return (pair >> (((p & 1) * N_RES + r) * _OWED_BITS)) & ((1 << _OWED_BITS) - 1)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _produce(s: np.ndarray, number: int) -> None:
     np_ = s[OPT_PLAYERS]
     seats01 = np.int64(0)
@@ -402,7 +403,7 @@ def _produce(s: np.ndarray, number: int) -> None:
             _gain(s, last, r, s[BANK + r])
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _first_discarder(s: np.ndarray) -> int:
     for p in range(s[OPT_PLAYERS]):
         if s[DISCARDS + p] > 0:
@@ -410,7 +411,7 @@ def _first_discarder(s: np.ndarray) -> int:
     return -1
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def reveal_vp_card(s: np.ndarray, p: int) -> None:
     """p plays one Victory Point card face up: it moves from the hidden hand to public VP
     (the played-VP variant; a mirror of a Pioneers game calls it when a seat reveals one)."""
@@ -422,7 +423,7 @@ def reveal_vp_card(s: np.ndarray, p: int) -> None:
     s[PUBLIC_VP + p] += 1
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _check_win(s: np.ndarray) -> None:
     """The turn player wins once they have the target VP during their own turn."""
     ph = s[PHASE]
@@ -449,7 +450,7 @@ def _clear_trade(s: np.ndarray) -> None:
         s[TRADE_RESP + p] = RESP_NOT_ASKED
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _next_responder(s: np.ndarray) -> int:
     tp = s[TURN_PLAYER]
     np_ = s[OPT_PLAYERS]
@@ -461,7 +462,7 @@ def _next_responder(s: np.ndarray) -> int:
 
 
 # ---------------------------------------------------------------- apply, one function per kind
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_setup_settlement(s: np.ndarray, p: int, v: int) -> None:
     place_settlement(s, p, v)
     s[SETUP_VERTEX] = v
@@ -473,7 +474,7 @@ def _do_setup_settlement(s: np.ndarray, p: int, v: int) -> None:
     s[PHASE] = PH_SETUP_ROAD
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_setup_road(s: np.ndarray, p: int, e: int) -> None:
     np_ = s[OPT_PLAYERS]
     place_road(s, p, e)
@@ -492,7 +493,7 @@ def _do_setup_road(s: np.ndarray, p: int, e: int) -> None:
         s[DECIDER] = nxt
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_roll(s: np.ndarray, forced: int) -> None:
     total = _roll_dice(s, forced)
     if forced < 0 and s[OPT_SEVENS] != 0:  # the sevens rule re-rolls (forced rolls stand)
@@ -519,7 +520,7 @@ def _do_roll(s: np.ndarray, forced: int) -> None:
         s[PHASE] = PH_MOVE_ROBBER
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_end_turn(s: np.ndarray, tp: int) -> None:
     for t in range(N_DEV):
         s[dev_new_i(tp, t)] = 0
@@ -535,7 +536,7 @@ def _do_end_turn(s: np.ndarray, tp: int) -> None:
     _check_win(s)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_road(s: np.ndarray, p: int, e: int) -> None:
     """A road: free during road building, paid in the main phase."""
     if s[PHASE] == PH_ROAD_BUILDING:
@@ -551,7 +552,7 @@ def _do_road(s: np.ndarray, p: int, e: int) -> None:
     _check_win(s)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_settlement(s: np.ndarray, p: int, v: int) -> None:
     _pay(s, p, SETTLEMENT_COST)
     place_settlement(s, p, v)
@@ -559,7 +560,7 @@ def _do_settlement(s: np.ndarray, p: int, v: int) -> None:
     _check_win(s)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_city(s: np.ndarray, p: int, v: int) -> None:
     if s[V_LEVEL + v] == 0:  # the direct-city variant: settlement and city at once
         _pay(s, p, SETTLEMENT_COST)
@@ -570,7 +571,7 @@ def _do_city(s: np.ndarray, p: int, v: int) -> None:
     _check_win(s)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_buy_dev(s: np.ndarray, p: int, forced: int) -> None:
     _pay(s, p, DEV_COST)
     if forced >= 0:
@@ -589,14 +590,14 @@ def _do_buy_dev(s: np.ndarray, p: int, forced: int) -> None:
     _check_win(s)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _use_dev(s: np.ndarray, p: int, t: int) -> None:
     s[dev_i(p, t)] -= 1
     s[DEV_PLAYED] = 1
     s[DEV_USED + t] += 1
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_knight(s: np.ndarray, p: int) -> None:
     _use_dev(s, p, KNIGHT)
     s[KNIGHTS + p] += 1
@@ -606,7 +607,7 @@ def _do_knight(s: np.ndarray, p: int) -> None:
     _check_win(s)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_road_building(s: np.ndarray, p: int) -> None:
     _use_dev(s, p, ROAD_BUILDING)
     s[FREE_ROADS] = min(2, s[ROADS_LEFT + p])
@@ -614,14 +615,14 @@ def _do_road_building(s: np.ndarray, p: int) -> None:
     s[PHASE] = PH_ROAD_BUILDING
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_year_of_plenty(s: np.ndarray, p: int, i: int) -> None:
     _use_dev(s, p, YEAR_OF_PLENTY)
     _gain(s, p, A.YOP_R1[i], 1)
     _gain(s, p, A.YOP_R2[i], 1)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_monopoly(s: np.ndarray, p: int, r: int) -> None:
     _use_dev(s, p, MONOPOLY)
     for q in range(s[OPT_PLAYERS]):
@@ -631,7 +632,7 @@ def _do_monopoly(s: np.ndarray, p: int, r: int) -> None:
                 _transfer(s, q, p, r, c)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_robber(s: np.ndarray, p: int, a: int, forced: int) -> None:
     s[ROBBER] = A.robber_hex(a)
     s[LAST_STEAL] = -1
@@ -654,7 +655,7 @@ def _do_robber(s: np.ndarray, p: int, a: int, forced: int) -> None:
     _check_win(s)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_discard(s: np.ndarray, p: int, r: int) -> None:
     s[hand_i(p, r)] -= 1
     s[BANK + r] += 1
@@ -668,7 +669,7 @@ def _do_discard(s: np.ndarray, p: int, r: int) -> None:
         s[DECIDER] = s[TURN_PLAYER]
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_maritime(s: np.ndarray, p: int, i: int) -> None:
     r1 = A.MARITIME_GIVE[i]
     rate = trade_rate(s, p, r1)
@@ -678,7 +679,7 @@ def _do_maritime(s: np.ndarray, p: int, i: int) -> None:
     _gain(s, p, A.MARITIME_GET[i], 1)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_offer(s: np.ndarray, p: int, m: int) -> None:
     s[TRADE_GIVE_RES] = A.MENU_GIVE_RES[m]
     s[TRADE_GIVE_N] = A.MENU_GIVE_N[m]
@@ -695,7 +696,7 @@ def _do_offer(s: np.ndarray, p: int, m: int) -> None:
     s[DECIDER] = _next_responder(s)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_answer(s: np.ndarray, p: int, a: int) -> None:
     """Accept, reject or counter; after the last answer the proposer confirms or the
     offer lapses."""
@@ -722,7 +723,7 @@ def _do_answer(s: np.ndarray, p: int, a: int) -> None:
         close_trade(s)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def confirm_trade(s: np.ndarray, p: int, a: int) -> None:
     """The proposer p closes the open offer with TRADE_CONFIRM a: the cards move on the
     partner's answer (the offer's terms, or its counter's) and the offer is cleared."""
@@ -738,7 +739,7 @@ def confirm_trade(s: np.ndarray, p: int, a: int) -> None:
     close_trade(s)
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def close_trade(s: np.ndarray) -> None:
     """Clear the open offer and every answer; the turn player decides again."""
     _clear_trade(s)
@@ -746,7 +747,7 @@ def close_trade(s: np.ndarray) -> None:
     s[DECIDER] = s[TURN_PLAYER]
 
 
-@njit(cache=True, _nrt=False)  # no reference counting (batched.runtime_check)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def apply_action(s: np.ndarray, a: int, forced: int) -> None:
     """Apply legal action a for the decider.  forced < 0: chance from the RNG; otherwise
     the dice total (ROLL), stolen resource (MOVE_ROBBER) or drawn card type (BUY_DEV).
