@@ -1,6 +1,8 @@
 """Longest road (trails, cuts, ties, set-aside), maritime and domestic trade, piece
 limits and winning only on one's own turn."""
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from catan_env import core as C
 from catan_env.core import actions as A
@@ -325,3 +327,30 @@ def test_road_cannot_continue_through_an_opponents_building():
             assert A.ROAD0 + e not in legal(s)
             with pytest.raises(C.IllegalActionError, match="does not connect"):
                 C.step(s, A.ROAD0 + e)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), players=st.sampled_from([2, 3, 4]))
+def test_a_random_answer_is_the_draw_from_the_list(seed, players):
+    """``random_answer`` (the random policy's answer without building the list) makes the
+    same draw and picks the same action as ``buf[randint(rng, legal_actions(s, buf))]``,
+    at every answer of a random trading game, whatever the hand and the offer."""
+    import numpy as np
+    from catan_env.core.rng import randint
+    s = C.new_game(seed=seed, players=players, domestic_trade=True)
+    rng = np.random.default_rng(seed)
+    policy = np.zeros(L.STATE_SIZE, np.int64)
+    policy[L.RNG] = seed + 1
+    buf = np.empty(A.N_ACTIONS, np.int64)
+    answers = 0
+    while not C.is_over(s) and s[L.TURN] < 150:
+        if s[L.PHASE] == L.PH_TRADE_RESPONSE:
+            for _ in range(3):  # three draws from this position
+                listed, fast = policy.copy(), policy.copy()
+                expected = buf[randint(listed, R.legal_actions(s, buf))]
+                assert R.random_answer(s, fast) == expected
+                assert (fast == listed).all()
+                policy = fast
+            answers += 1
+        C.step(s, int(rng.choice(C.legal_actions(s))))
+    assert answers > 0

@@ -31,13 +31,13 @@ from ..core.jit_options import NO_RUNTIME, RUNTIME
 
 from ..core.actions import N_ACTIONS
 from ..core.cards import current_decider, shaping_value, total_vp
-from ..core.layout import (BOARD_END, CITIES_LEFT, MAX_PLAYERS, PHASE, PH_GAME_OVER, ROADS_LEFT,
+from ..core.layout import (BOARD_END, CITIES_LEFT, MAX_PLAYERS, PHASE, PH_GAME_OVER, PH_TRADE_RESPONSE, ROADS_LEFT,
                            ROBBER, SETTLEMENTS_LEFT, TURN, WINNER)
 from ..core.observe import (VECTOR_SIZE, encode_board, encode_planes, encode_tail, encode_vector,
                             reseat_board)
 from ..core.playout import pick_action
 from ..core.rng import next_u64, randint, seed_rng
-from ..core.rules import (FROM_RNG, apply_action, init_state, legal_actions, new_random_game,
+from ..core.rules import (FROM_RNG, apply_action, init_state, legal_actions, new_random_game, random_answer,
                           set_rule_variants)
 from ..learned.greedy import MEMORY_SIZE, M_COUNT, M_TURN
 from ..learned.mlp import masked_logits
@@ -189,6 +189,9 @@ def _advance(s: np.ndarray, rng: np.ndarray, games: np.ndarray, i: int, setup: S
         kind = setup.pool_kinds[entry]
         if kind == OPP_EXTERNAL:
             return 1
+        if kind == OPP_RANDOM and s[PHASE] == PH_TRADE_RESPONSE:
+            apply_action(s, random_answer(s, rng), FROM_RNG)  # the same draw, without the list
+            continue
         n = legal_actions(s, buf)
         if kind == OPP_RANDOM:  # the draw inline: a call passing arrays costs more (core/cards.py)
             a = buf[randint(rng, n)]

@@ -8,6 +8,9 @@ Flat vector (float32, VECTOR_SIZE): the fields of ``OBS_FIELDS`` in order (name,
 offset, shape, meaning; ``observation_table()`` prints them, ``obs_view(vec, name)``
 reads one).  The board fields come first (BOARD_SIZE floats); the rest is the "vector
 part" used beside the board planes.
+Compact form (uint8, COMPACT_SIZE): the counts the floats are made of, slot for slot
+(each float is its count divided by ``DIVISORS``), then the turn's high byte; the same
+encoders write it when given a uint8 array, and ``expand`` turns it into the floats.
 Board planes (float32, PLANES x 17 x 21; see topology.HEX_CELL etc. for the embedding):
   0-5 terrain one-hot, 6 pips / 5, 7 robber, 8-11 settlements by relative seat,
   12-15 cities by relative seat, 16-19 roads by relative seat, 20-25 harbour type on
@@ -185,7 +188,7 @@ def expand_planes(compact: ArrayLike) -> np.ndarray:
 def _scaled(out: np.ndarray, count: int, divisor: float) -> float:
     """What the encoders store for a count: count / divisor in a float observation, the
     count itself in a compact (uint8) one (numba picks by out's dtype, below)."""
-    return count if out.dtype == np.uint8 else count / divisor
+    return count if out.dtype == np.uint8 else count * (1.0 / divisor)
 
 
 @overload(_scaled)

@@ -18,13 +18,13 @@ from .jit_options import RUNTIME
 
 from . import actions as A
 from .layout import (
-    PHASE, PH_GAME_OVER, ROBBER, STATE_SIZE, TURN, V_OWNER, WINNER,
+    PHASE, PH_GAME_OVER, PH_TRADE_RESPONSE, ROBBER, STATE_SIZE, TURN, V_OWNER, WINNER,
     ROADS_LEFT, SETTLEMENTS_LEFT, CITIES_LEFT, MAX_PLAYERS,
 )
 from .rng import randint, seed_rng
 from .cards import current_decider, total_vp
 from .rules import (FRIENDLY_ROBBER_OFF, FROM_RNG, STANDARD_DISCARD_LIMIT, STANDARD_MAX_OFFERS, STANDARD_VP,
-                    apply_action, legal_actions, new_random_game)
+                    apply_action, legal_actions, new_random_game, random_answer)
 from .tables import CITIES_PER_PLAYER, ROADS_PER_PLAYER, SETTLEMENTS_PER_PLAYER
 from .topology import HEX_VERTICES
 
@@ -135,11 +135,14 @@ def playout_inplace(s: np.ndarray, policy: int, seed: int, max_turns: int) -> in
     weights = np.empty(A.N_ACTIONS)
     steps = 0
     while s[PHASE] != PH_GAME_OVER and s[TURN] <= max_turns:
-        n = legal_actions(s, buf)
-        if policy == POLICY_RANDOM:  # the draw inline: a call passing arrays costs more (cards.py)
-            a = buf[randint(rng, n)]
+        if policy == POLICY_RANDOM and s[PHASE] == PH_TRADE_RESPONSE:
+            a = random_answer(s, rng)  # the same draw, without the list
         else:
-            a = pick_action(s, buf, n, policy, rng, weights)
+            n = legal_actions(s, buf)
+            if policy == POLICY_RANDOM:  # the draw inline: a call passing arrays costs more (cards.py)
+                a = buf[randint(rng, n)]
+            else:
+                a = pick_action(s, buf, n, policy, rng, weights)
         apply_action(s, a, FROM_RNG)
         steps += 1
     return steps

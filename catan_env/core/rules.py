@@ -289,6 +289,45 @@ def legal_actions(s: np.ndarray, buf: np.ndarray) -> int:
     return n
 
 
+RUN = N_RES - 1  # menu entries come in runs of this many giving the same cards
+
+
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+def random_answer(s: np.ndarray, rng: np.ndarray) -> int:
+    """A uniformly random answer to the open offer, for the random policy: the same draw
+    and the same action as ``buf[randint(rng, legal_actions(s, buf))]`` in
+    PH_TRADE_RESPONSE (a test checks it on fuzzed states), without writing the list:
+    half of a trading game's steps are answers, and their list is the longest part."""
+    p = s[DECIDER]
+    accept = np.int64(s[hand_i(p, s[TRADE_GET_RES])] >= s[TRADE_GET_N])
+    mirror = _menu_entry(s[TRADE_GET_RES], s[TRADE_GET_N], s[TRADE_GIVE_RES], s[TRADE_GIVE_N])
+    mirror_run = mirror // RUN if mirror >= 0 else -1
+    runs = 0  # bit r: the responder can pay menu run r's cards
+    count = accept + 1
+    for r in range(A.N_MENU // RUN):
+        if s[hand_i(p, A.MENU_GIVE_RES[r * RUN])] >= A.MENU_GIVE_N[r * RUN]:
+            runs |= 1 << r
+            count += RUN - (r == mirror_run)
+    k = randint(rng, count)
+    if k < accept:
+        return A.TRADE_ACCEPT
+    k -= accept
+    if k == 0:
+        return A.TRADE_REJECT
+    k -= 1
+    for r in range(A.N_MENU // RUN):
+        if not runs >> r & 1:
+            continue
+        size = RUN - (r == mirror_run)
+        if k < size:
+            m = r * RUN + k
+            if r == mirror_run and m >= mirror:
+                m += 1  # past the mirror, which is not listed
+            return A.COUNTER0 + m
+        k -= size
+    return A.TRADE_REJECT  # not reached: k < count
+
+
 @njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _menu_entry(give_res: int, give_n: int, get_res: int, get_n: int) -> int:
     """The menu entry giving give_n x give_res for get_n x get_res, or -1 if none."""
