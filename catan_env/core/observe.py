@@ -31,7 +31,7 @@ from .layout import (
     LR_HOLDER, OFFERS_MADE, OPT_PLAYERS, PHASE, PORT_EDGE, PORT_TYPE, PUBLIC_VP, RESP_COUNTER,
     RESP_NOT_ASKED, ROAD_LEN, ROADS_LEFT, ROBBER, ROLLED, SETTLEMENTS_LEFT, TRADE_GET_N,
     TRADE_GET_RES, TRADE_GIVE_N, TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL,
-    V_OWNER, MAX_PLAYERS, N_PHASES, PH_GAME_OVER, dev_i, dev_new_i, hand_i, know_i,
+    V_OWNER, MAX_PLAYERS, N_PHASES, PH_GAME_OVER, dev_i, dev_new_i, hand_i, know_i, seat_after,
 )
 from .cards import hand_size, total_vp
 from .tables import DICE_WAYS
@@ -242,13 +242,6 @@ def _rel_fast(p: int, observer: int, n: int) -> int:
 
 
 @njit(cache=True)
-def _seat_at(observer: int, k: int, n: int) -> int:
-    """The absolute seat at relative seat k of observer (both in 0..n-1)."""
-    p = observer + k
-    return p - n if p >= n else p
-
-
-@njit(cache=True)
 def _rel(s: np.ndarray, p: int, observer: int) -> int:
     return _rel_fast(p, observer, s[OPT_PLAYERS])
 
@@ -314,7 +307,7 @@ def encode_tail(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     out[O_OWN_VP] = _scaled(out, total_vp(s, observer), D_VP)
     for k in range(n):
         b = O_PLAYERS + k * PLAYER_FEATURES
-        p = _seat_at(observer, k, n)
+        p = seat_after(observer, k, n)
         dev = 0
         for t in range(N_DEV):
             dev += s[dev_i(p, t)]
@@ -355,7 +348,7 @@ def encode_tail(s: np.ndarray, observer: int, out: np.ndarray) -> None:
         out[O_OFFER_GET_N] = _scaled(out, s[TRADE_GET_N], D_TRADE_N)
         out[O_OFFER_PROPOSER + _rel(s, s[TURN_PLAYER], observer)] = 1.0
     for k in range(n):
-        p = _seat_at(observer, k, n)
+        p = seat_after(observer, k, n)
         b = O_ANSWERS + k * ANSWER_FEATURES
         resp = s[TRADE_RESP + p]
         if resp == RESP_NOT_ASKED:

@@ -24,7 +24,7 @@ from .layout import (
     RULE_SHORTAGE_IN_ORDER, RULE_STRICT_TRADE, RULE_VP_PLAYED, ROADS_LEFT, ROAD_BUILDING, ROBBER, ROLLED,
     SETTLEMENTS_LEFT, SETUP_STEP, SETUP_VERTEX, STEPS, TRADE_ASKED, TRADE_GET_N, TRADE_GET_RES,
     TRADE_GIVE_N, TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL, V_OWNER,
-    VICTORY_POINT, VP_REVEALED, WINNER, YEAR_OF_PLENTY, dev_i, dev_new_i, hand_i,
+    VICTORY_POINT, VP_REVEALED, WINNER, YEAR_OF_PLENTY, dev_i, dev_new_i, hand_i, seat_after,
 )
 from .tables import (
     CARDS_PER_RESOURCE, CITIES_PER_PLAYER, CITY_COST, DEV_COST, GENERIC_PORT_RATE,
@@ -200,14 +200,14 @@ def legal_actions(s: np.ndarray, buf: np.ndarray) -> int:
         np_ = s[OPT_PLAYERS]
         robbable = 0  # bit k: the seat k places after the mover may be robbed somewhere
         for k in range(1, np_):
-            q = (p + k) % np_
+            q = seat_after(p, k, np_)
             if hand_size(s, q) > 0 and not (s[OPT_FRIENDLY] != 0 and s[PUBLIC_VP + q] <= 2):
                 robbable |= 1 << k
         # the buildings of the seats 1, 2, 3 places after the mover that may be robbed,
         # as vertex bitmasks (a branch-free pass per seat that may be robbed)
-        at1 = building_mask(s, (p + 1) % np_) if robbable & 2 else np.int64(0)
-        at2 = building_mask(s, (p + 2) % np_) if robbable & 4 else np.int64(0)
-        at3 = building_mask(s, (p + 3) % np_) if robbable & 8 else np.int64(0)
+        at1 = building_mask(s, seat_after(p, 1, np_)) if robbable & 2 else np.int64(0)
+        at2 = building_mask(s, seat_after(p, 2, np_)) if robbable & 4 else np.int64(0)
+        at3 = building_mask(s, seat_after(p, 3, np_)) if robbable & 8 else np.int64(0)
         no_desert = rule_on(s, RULE_NO_DESERT_ROBBER)
         for h in range(N_HEXES):
             if h == s[ROBBER] or (no_desert and s[HEX_TERRAIN + h] == DESERT):
@@ -244,7 +244,7 @@ def legal_actions(s: np.ndarray, buf: np.ndarray) -> int:
     if ph == PH_TRADE_CONFIRM:
         np_ = s[OPT_PLAYERS]
         for k in range(1, np_):
-            if _confirm_ok(s, p, (p + k) % np_):
+            if _confirm_ok(s, p, seat_after(p, k, np_)):
                 n = _push(buf, n, A.confirm_action(k))
         n = _push(buf, n, A.TRADE_CANCEL)
         return n
@@ -416,7 +416,7 @@ def _produce(s: np.ndarray, number: int) -> None:
         tp = s[TURN_PLAYER]
         for r in range(N_RES):
             for k in range(np_):
-                p = (tp + k) % np_
+                p = seat_after(tp, k, np_)
                 give = min(_owed(seats01 if p < 2 else seats23, p, r), s[BANK + r])
                 if give > 0:
                     _gain(s, p, r, give)
@@ -494,7 +494,7 @@ def _next_responder(s: np.ndarray) -> int:
     tp = s[TURN_PLAYER]
     np_ = s[OPT_PLAYERS]
     for k in range(1, np_):
-        q = (tp + k) % np_
+        q = seat_after(tp, k, np_)
         if s[TRADE_RESP + q] == RESP_PENDING:
             return q
     return -1
@@ -567,7 +567,7 @@ def _do_end_turn(s: np.ndarray, tp: int) -> None:
     s[ROLLED] = 0
     s[OFFERS_MADE] = 0
     s[BUILT] = 0
-    nxt = (tp + 1) % s[OPT_PLAYERS]
+    nxt = seat_after(tp, 1, s[OPT_PLAYERS])
     s[TURN_PLAYER] = nxt
     s[DECIDER] = nxt
     s[TURN] += 1
