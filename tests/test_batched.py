@@ -383,11 +383,11 @@ def test_gymnasium_make_vec_builds_the_batched_env():
     assert not isinstance(sync, CatanVectorEnv)
 
 
-def test_only_the_stepping_kernels_run_without_numba_runtime():
-    """The stepping kernels run without numba's reference counting (``_nrt=False``); every
-    function they call sets ``_nrt`` itself, so none inherits the kernels' setting, and
-    none of those returns an array (CI also checks this with the batched env compiled
-    first, from an empty cache)."""
+def test_the_batched_kernels_load_with_the_runtime_settings_they_name():
+    """The stepping kernels run without numba's reference counting (``_nrt=False``) and
+    nothing this process compiled or loaded inherited that setting or returns an array
+    from it (a kernel loaded from the cache hides its callees: the static test below
+    covers those)."""
     from catan_env.batched import kernel as K
     from catan_env.batched.runtime_check import _without_runtime, runtime_free_functions
     for mode in ("learner", "all_seats"):
@@ -400,13 +400,22 @@ def test_only_the_stepping_kernels_run_without_numba_runtime():
     assert not any(_without_runtime(c.fndesc.abi_tags) for c in K.make_scratch.overloads.values())
 
 
+def test_every_function_a_runtime_free_kernel_calls_names_its_runtime():
+    """numba compiles a function first called from a runtime-free kernel without the
+    runtime too unless it names its own setting: every njit function such a kernel calls
+    (through inlined helpers too) names one (``core.jit_options``).  Read from the sources,
+    so it holds whatever the cache holds."""
+    from catan_env.batched.runtime_check import reachable_without_naming
+    assert reachable_without_naming() == []
+
+
 @pytest.mark.parametrize("mode,obs_type", [("learner", "vector"), ("learner", "planes"), ("all_seats", "vector")])
 def test_compact_observations_expand_to_the_float32_env(mode, obs_type):
     """obs_dtype="uint8": the same games, masks and rewards, and observations (final ones
     included) that expand to the float32 env's, step for step."""
     full = BatchedCatan(6, mode=mode, obs_type=obs_type, max_turns=25)
     small = BatchedCatan(6, mode=mode, obs_type=obs_type, obs_dtype="uint8", max_turns=25)
-    assert small.obs.dtype == np.uint8 and small.obs.nbytes * 4 < full.obs.nbytes + 4 * 6 + 1
+    assert small.obs.dtype == np.uint8 and small.obs.shape == (6, VECTOR_SIZE + 1)
     obs, _ = full.reset(seed=5)
     compact, _ = small.reset(seed=5)
     finals = 0
@@ -422,8 +431,9 @@ def test_compact_observations_expand_to_the_float32_env(mode, obs_type):
         np.testing.assert_array_equal(term | trunc, term2 | trunc2)
         for i in np.flatnonzero(term | trunc):
             last, last2 = full.final_observation(i), small.expanded(small.final_observation(i))
-            np.testing.assert_array_equal(last2["vector"] if obs_type == "planes" else last2,
-                                          last["vector"] if obs_type == "planes" else last)
+            for key in (["board", "vector"] if obs_type == "planes" else [None]):
+                np.testing.assert_array_equal(last2[key] if key else last2, last[key] if key else last)
+            np.testing.assert_array_equal(small.expanded(small.final_obs[i]), full.final_obs[i])  # every seat
             finals += 1
     assert finals > 0
     with pytest.raises(ValueError, match="obs_dtype"):
@@ -437,3 +447,9 @@ def test_the_vector_env_declares_compact_observations():
     assert venv.observation_space.contains(obs)
     obs, *_ = venv.step(venv.batch.sample_actions())
     assert venv.observation_space.contains(obs)
+
+
+def test_the_sb3_and_rllib_batched_wrappers_refuse_compact_observations():
+    from catan_env.wrappers.sb3 import make_batched_vec_env
+    with pytest.raises(ValueError, match="float32"):
+        make_batched_vec_env(2, obs_dtype="uint8")

@@ -186,10 +186,13 @@ class CatanBatchedVectorEnv(gymnasium.vector.VectorEnv):
         n = int(config.pop("num_envs", 1))
         config.pop("batched", None)
         config.setdefault("skip_forced", True)
+        if config.get("obs_dtype", "float32") != "float32":
+            raise ValueError("RLlib's batched env takes float32 observations: compact ones (obs_dtype='uint8') "
+                             "are for BatchedCatan and CatanVectorEnv")
         self.batch = BatchedCatan(n, **config)
         self.num_envs = n
         self.single_observation_space = spaces.Dict({
-            "observations": single_observation_space(self.batch.obs_type, self.batch.obs_dtype),
+            "observations": single_observation_space(self.batch.obs_type),
             "action_mask": spaces.Box(0.0, 1.0, (self.batch.masks.shape[1],), np.float32)})
         self.single_action_space = spaces.Discrete(self.batch.masks.shape[1])
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, n)

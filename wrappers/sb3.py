@@ -82,6 +82,13 @@ def _potential(spec: Optional[str]) -> Optional[Potential]:
     return phi
 
 
+def _float32_only(kwargs: Dict[str, Any], who: str) -> None:
+    """SB3 would take compact uint8 board planes for an image (and rescale them): refuse them."""
+    if kwargs.get("obs_dtype", "float32") != "float32":
+        raise ValueError(f"{who} takes float32 observations: compact ones (obs_dtype='uint8') are "
+                         f"for BatchedCatan and CatanVectorEnv")
+
+
 @functools.lru_cache(maxsize=None)
 def _batched_vec_env_class() -> Callable[..., "VecEnv"]:
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
@@ -97,8 +104,9 @@ def _batched_vec_env_class() -> Callable[..., "VecEnv"]:
 
         def __init__(self, n_envs: int, seed: int = 0, potential: Optional[str] = None,
                      potential_gamma: float = 0.999, potential_scale: float = 1.0, **kwargs: Any) -> None:
+            _float32_only(kwargs, "SB3's batched VecEnv")
             self.batch = BatchedCatan(n_envs, seed=seed, **kwargs)
-            super().__init__(n_envs, single_observation_space(self.batch.obs_type, self.batch.obs_dtype),
+            super().__init__(n_envs, single_observation_space(self.batch.obs_type),
                              spaces.Discrete(self.batch.masks.shape[1]))
             self._actions: Optional[np.ndarray] = None
             self._seed = seed

@@ -363,35 +363,36 @@ class BatchedCatan:
 
     # ------------------------------------------------------------------ internals
     def _step_kernel(self, actions: np.ndarray) -> None:
-        """One step of every game: one kernel call, or one per slice in the thread pool."""
+        """One step of every game: one kernel call, or one per slice in the thread pool.
+        The arguments and each slice's scratch are fetched here, in the calling thread,
+        before any slice starts (a new opponent pool rebuilds them)."""
+        batch, setup, nets, out = self._arrays()
         if self.threads == 1:
-            self._step_slice(actions, 0, 0, self.num_envs)
+            K.step_slice(actions, batch, setup, nets, out, self._scratch(0), 0, self.num_envs)
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="catan-batched")
         bounds = [int(b) for b in self._slices]
-        futures = [self._pool.submit(self._step_slice, actions, k, bounds[k], bounds[k + 1])
+        futures = [self._pool.submit(K.step_slice, actions, batch, setup, nets, out, self._scratch(k),
+                                     bounds[k], bounds[k + 1])
                    for k in range(1, self.threads)]
-        self._step_slice(actions, 0, bounds[0], bounds[1])  # the calling thread takes a slice
+        K.step_slice(actions, batch, setup, nets, out, self._scratch(0), bounds[0], bounds[1])  # this thread's slice
         for f in futures:
             f.result()
 
-    def _step_slice(self, actions: np.ndarray, k: int, lo: int, hi: int) -> None:
-        """Step games lo..hi-1 with slice k's scratch (the kernel releases the GIL while it
-        runs)."""
-        K.step_slice(actions, *self._arrays(), self._scratch(k), lo, hi)
-
     def _arrays(self) -> Tuple[Any, ...]:
         """The kernels' grouped arguments: (Batch, Setup, Nets, Outputs), built once per
-        opponent pool (the arrays themselves are never replaced)."""
+        opponent pool (the arrays themselves are never replaced), with one scratch per
+        stepping thread sized for the pool's networks (``_scratch``)."""
         if self._kernel_args is None:
+            nets = K.Nets(self.params, self.layers, self.nets)
+            self._scratches = [K.make_scratch(nets) for _ in range(self.threads)]  # before the args
             self._kernel_args = (
                 K.Batch(self.states, self.games, self.vals, self.rngs),
                 K.Setup(self.cfg, self.fcfg, self._template, self.pool_kinds, self.pool_cum, self.pool_sample),
-                K.Nets(self.params, self.layers, self.nets),
+                nets,
                 K.Outputs(self.rewards, self.terminated, self.truncated, self.final_obs, self.final_planes,
                           self.ep_stats, self.ep_returns, self.obs, self.planes, self.masks))
-            self._scratches = [K.make_scratch(self._kernel_args[2]) for _ in range(self.threads)]
         return self._kernel_args
 
     def _scratch(self, k: int) -> Any:

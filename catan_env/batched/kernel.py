@@ -171,7 +171,7 @@ def _advance(s: np.ndarray, rng: np.ndarray, games: np.ndarray, i: int, setup: S
     """Play game i's opponents (and with skip_forced any forced move of a caller-controlled
     seat) until a caller seat decides (0), an external opponent must act (1) or the
     episode ends (2).  s and rng: game i's state and RNG rows (views made once per
-    settle: a view costs reference counting in numba)."""
+    settle)."""
     cfg, buf = setup.cfg, sc.buf
     learner = games[i, G_LEARNER]
     n_players = cfg[C_PLAYERS]
@@ -382,14 +382,16 @@ def resume_games(idx: np.ndarray, actions: np.ndarray, b: Batch, setup: Setup, n
 
 
 BYTE_SUM = np.uint64(0x0101010101010101)  # w * BYTE_SUM >> 56: the sum of w's bytes (each 0 or 1)
+assert N_ACTIONS % 8 == 0, "sample_legal reads the masks as 64-bit words"
 
 
 @njit(cache=True)
 def sample_legal(masks: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
     """A uniformly random legal action per row of masks into out (benchmarks, baselines):
     one draw among the row's legal ids, in ascending order; 0 for a row with no legal
-    action.  The row is read eight flags at a time (as uint64 words, N_ACTIONS being a
-    multiple of 8): a count pass, then a pass to the drawn flag's word."""
+    action.  The row is read eight flags at a time (as little-endian uint64 words of a
+    C-contiguous bool array, N_ACTIONS being a multiple of 8; the env's masks are): a
+    count pass, then a pass to the drawn flag's word."""
     words = masks.view(np.uint64)
     shift = np.uint64(56)
     for i in range(masks.shape[0]):

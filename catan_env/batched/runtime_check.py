@@ -7,12 +7,22 @@ pass around cost no atomic reference counts.  numba compiles a function first ca
 such a kernel without the runtime too, unless the function sets ``_nrt`` itself: its
 version would then depend on which caller compiled it first.  So every function those
 kernels call sets it (``_nrt=False`` where it allocates nothing, ``_nrt=True`` where it
-does), and ``runtime_free_functions()`` lists any function compiled without the runtime
-that did not ask for it, or that returns an array (a runtime-free function must not hand
-back a reference it never counted).  CI compiles the batched env first, from an empty
-cache, and fails on a non-empty list; ``tests/test_batched.py`` checks what it loaded."""
+does).  Two checks:
+
+- ``reachable_without_naming()`` reads the sources: every njit function a runtime-free
+  function calls (through ``inline='always'`` helpers too) names its setting.  The test
+  suite fails on a non-empty list.
+- ``runtime_free_functions()`` looks at what this process compiled: any function compiled
+  without the runtime that did not ask for it, or that returns an array (a runtime-free
+  function must not hand back a reference it never counted).  A kernel loaded from the
+  cache hides its callees, so this sees them only where they were compiled: CI's warm
+  step compiles the batched env first and prints any it finds."""
+import ast
+import importlib
+import inspect
 import sys
-from typing import Any, List
+import textwrap
+from typing import Any, Iterator, List, Set
 
 from numba import types
 from numba.core.compiler import Flags
@@ -54,3 +64,49 @@ def runtime_free_functions() -> List[str]:
                 elif _holds_array(cres.signature.return_type):
                     found.add(f"{where} (returns an array)")
     return sorted(found)
+
+
+def _callees(disp: CPUDispatcher) -> Iterator[CPUDispatcher]:
+    """The njit functions disp's source calls by name (``f(...)`` or ``module.f(...)``)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(disp.py_func)))
+    names = disp.py_func.__globals__
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        target: Any = None
+        if isinstance(node.func, ast.Name):
+            target = names.get(node.func.id)
+        elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            target = getattr(names.get(node.func.value.id), node.func.attr, None)
+        if isinstance(target, CPUDispatcher):
+            yield target
+
+
+def reachable_without_naming() -> List[str]:
+    """njit functions of this distribution that a runtime-free function calls (directly or
+    through ``inline='always'`` helpers, whose bodies land in the caller) but that do not
+    name their runtime setting; empty when all is well."""
+    for name in ("catan_env.batched.kernel", "catan_env.core.playout", "catan_env.core.rules"):
+        importlib.import_module(name)
+    roots = [obj for name, module in list(sys.modules.items())
+             if name.split(".")[0] in PACKAGES and module is not None
+             for obj in list(vars(module).values())
+             if isinstance(obj, CPUDispatcher) and obj.targetoptions.get("_nrt") is False]
+    missing: Set[str] = set()
+    seen: Set[int] = set()
+    stack = list(roots)
+    while stack:
+        disp = stack.pop()
+        if id(disp) in seen:
+            continue
+        seen.add(id(disp))
+        for callee in _callees(disp):
+            if callee.py_func.__module__.split(".")[0] not in PACKAGES:
+                continue
+            inlined = callee.targetoptions.get("inline") == "always"
+            setting = callee.targetoptions.get("_nrt")
+            if setting is None and not inlined:
+                missing.add(f"{callee.py_func.__module__}.{callee.py_func.__name__}")
+            if inlined or setting is False:
+                stack.append(callee)  # its callees run without the runtime too
+    return sorted(missing)

@@ -130,6 +130,8 @@ COMPACT_SIZE = VECTOR_SIZE + 1
 COMPACT_TURN_HIGH = VECTOR_SIZE
 PLANE_DIVISORS = np.ones(PLANES)
 PLANE_DIVISORS[PIPS_PLANE] = D_PIPS
+DIVISORS.setflags(write=False)
+PLANE_DIVISORS.setflags(write=False)
 FULL_EXTRA = MAX_PLAYERS * (N_RES + N_DEV)
 FULL_SIZE = VECTOR_SIZE + FULL_EXTRA
 
@@ -188,7 +190,7 @@ def expand_planes(compact: ArrayLike) -> np.ndarray:
 def _scaled(out: np.ndarray, count: int, divisor: float) -> float:
     """What the encoders store for a count: count / divisor in a float observation, the
     count itself in a compact (uint8) one (numba picks by out's dtype, below)."""
-    return count if out.dtype == np.uint8 else count * (1.0 / divisor)
+    return count if out.dtype.kind in "iu" else count * (1.0 / divisor)
 
 
 @overload(_scaled)
@@ -205,7 +207,7 @@ def _put_turn(out: np.ndarray, turn: int) -> None:
     its low byte in the turn slot and its high byte at COMPACT_TURN_HIGH (numba picks by
     out's dtype, below)."""
     t = min(turn, MAX_TURN_SHOWN)
-    if out.dtype == np.uint8:
+    if out.dtype.kind in "iu":
         out[O_TURN], out[COMPACT_TURN_HIGH] = t & 255, t >> 8
     else:
         out[O_TURN] = t / D_TURN
@@ -248,7 +250,7 @@ def _rel(s: np.ndarray, p: int, observer: int) -> int:
 
 @njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def encode_board(s: np.ndarray, observer: int, out: np.ndarray) -> None:
-    """Board part of the vector (BOARD_SIZE floats) into out."""
+    """Board part of the vector (its first BOARD_SIZE slots: floats, or compact counts) into out."""
     out[:BOARD_SIZE] = 0.0
     for h in range(N_HEXES):
         o = O_HEXES + h * HEX_FEATURES
@@ -278,8 +280,8 @@ def reseat_board(s: np.ndarray, old: int, new: int, out: np.ndarray) -> None:
     equals ``encode_board``)."""
     n = s[OPT_PLAYERS]
     # only the pieces on the board move (a few dozen of 126 places), and their relative
-    # seats come without a modulo (an integer division costs more than the rest): 261
-    # against 462 ns per game on 1,024 games than a branch-free pass over every place
+    # seats come without a modulo (an integer division costs more than the rest): 261 ns
+    # per game on 1,024 games, against 462 for a branch-free pass over every place
     for v in range(N_VERTICES):
         owner = s[V_OWNER + v]
         if owner >= 0:
@@ -296,7 +298,8 @@ def reseat_board(s: np.ndarray, old: int, new: int, out: np.ndarray) -> None:
 
 @njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def encode_tail(s: np.ndarray, observer: int, out: np.ndarray) -> None:
-    """The non-board ("vector part") features into out[BOARD_SIZE:VECTOR_SIZE]."""
+    """The non-board ("vector part") features into out[BOARD_SIZE:VECTOR_SIZE] (a compact
+    out, COMPACT_SIZE bytes, also gets the turn's high byte at COMPACT_TURN_HIGH)."""
     out[BOARD_SIZE:VECTOR_SIZE] = 0.0
     n = s[OPT_PLAYERS]
     for r in range(N_RES):

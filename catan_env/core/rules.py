@@ -478,7 +478,7 @@ def _check_win(s: np.ndarray) -> None:
         s[DECIDER] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _clear_trade(s: np.ndarray) -> None:
     s[TRADE_GIVE_RES] = -1
     s[TRADE_GIVE_N] = 0
