@@ -163,3 +163,11 @@ def hidden_variants(s, seat, rng):
         k[L.UNKNOWN] += 1
         yield "others' knowledge", x
 
+
+def play_random(s, steps, rng):
+    """Up to steps uniformly random legal actions on s (fewer if the game ends)."""
+    for _ in range(steps):
+        if C.is_over(s):
+            break
+        C.step(s, int(rng.choice(C.legal_actions(s))))
+    return s

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import catan_env.core.observe  # noqa: F401  (the module; catan_env.core.observe is the function)
 from catan_env.core import game as G
 from catan_env.core import layout as L
-from helpers import game_after_setup
+from helpers import game_after_setup, play_random
 
 O = sys.modules["catan_env.core.observe"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -104,12 +104,8 @@ def _encodings(s, seat, dtype):
 def test_compact_observations_expand_to_the_float_encoders(seed, players, trade, steps):
     """The compact (uint8) form, expanded, equals the float32 vector and planes for every
     seat; re-seating a compact board equals encoding it for the new seat."""
-    s = G.new_game(seed=seed, players=players, domestic_trade=trade)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if G.is_over(s):
-            break
-        G.step(s, int(rng.choice(G.legal_actions(s))))
+    s = play_random(G.new_game(seed=seed, players=players, domestic_trade=trade), steps,
+                    np.random.default_rng(seed))
     for turn in (None, 300, 4321, 9999):  # the turn needs its second byte past 255, and saturates at 5,000
         if turn is not None:
             s[L.TURN] = turn

@@ -11,6 +11,7 @@ from catan_env.core.fuzz import CODES, fuzz_games, invariant_code
 from catan_env.core.invariants import problems
 from catan_env.core.options import PIONEERS_RULES, GameOptions
 from catan_env.core.topology import EDGE_VERTICES, HEX_VERTICES
+from helpers import play_random
 from catan_env.core.reference import (ref_legal_actions, ref_longest_road, ref_production,
                                       ref_public_vp)
 from helpers import edge_between
@@ -240,12 +241,8 @@ def test_bare_ring_is_six_long():
 def test_random_action_sequences_keep_invariants(seed, warmup, choices, players, trade):
     """Hypothesis drives the actions from a random mid-game state (a seeded random
     warm-up of 20-3000 actions, so set-up is always over), checking every invariant."""
-    s = C.new_game(seed=seed, players=players, domestic_trade=trade)
-    rng = np.random.default_rng(seed)
-    for _ in range(warmup):
-        if C.is_over(s):
-            break
-        C.step(s, int(rng.choice(C.legal_actions(s))))
+    s = play_random(C.new_game(seed=seed, players=players, domestic_trade=trade), warmup,
+                    np.random.default_rng(seed))
     assert s[L.TURN] >= 1 and s[L.PHASE] not in (L.PH_SETUP_SETTLEMENT, L.PH_SETUP_ROAD)
     assert problems(s) == []
     for c in choices:

@@ -78,6 +78,7 @@ def _menu() -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 MENU_GIVE_RES, MENU_GIVE_N, MENU_GET_RES, MENU_GET_N = _menu()
+MENU_RUN = N_RES - 1  # menu entries come in runs of this many giving the same cards
 MAX_TRADE_N = int(TRADE_PATTERNS.max())
 # the menu entry of each trade (give res, give n - 1, get res, get n - 1), -1 where none
 MENU_INDEX = np.full((N_RES, MAX_TRADE_N, N_RES, MAX_TRADE_N), -1, np.int64)

@@ -221,6 +221,14 @@ def seat_after(p: int, k: int, n: int) -> int:
 
 
 @njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+def relative_seat(p: int, observer: int, n: int) -> int:
+    """How many places after observer seat p sits (both in 0..n-1): the inverse of
+    ``seat_after``, with a compare instead of a modulo."""
+    r = p - observer
+    return r + n if r < 0 else r
+
+
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def hand_i(p: int, r: int) -> int:
     """Index of seat p's count of resource r."""
     return HAND + p * N_RES + r

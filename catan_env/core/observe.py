@@ -31,7 +31,7 @@ from .layout import (
     LR_HOLDER, OFFERS_MADE, OPT_PLAYERS, PHASE, PORT_EDGE, PORT_TYPE, PUBLIC_VP, RESP_COUNTER,
     RESP_NOT_ASKED, ROAD_LEN, ROADS_LEFT, ROBBER, ROLLED, SETTLEMENTS_LEFT, TRADE_GET_N,
     TRADE_GET_RES, TRADE_GIVE_N, TRADE_GIVE_RES, TRADE_RESP, TURN, TURN_PLAYER, V_LEVEL,
-    V_OWNER, MAX_PLAYERS, N_PHASES, PH_GAME_OVER, dev_i, dev_new_i, hand_i, know_i, seat_after,
+    V_OWNER, MAX_PLAYERS, N_PHASES, PH_GAME_OVER, dev_i, dev_new_i, hand_i, know_i, relative_seat, seat_after,
 )
 from .cards import hand_size, total_vp
 from .tables import DICE_WAYS
@@ -237,15 +237,8 @@ def observation_table() -> str:
 
 
 @njit(cache=True)
-def _rel_fast(p: int, observer: int, n: int) -> int:
-    """``_rel`` for seats already in 0..n-1: a compare instead of a modulo."""
-    r = p - observer
-    return r + n if r < 0 else r
-
-
-@njit(cache=True)
 def _rel(s: np.ndarray, p: int, observer: int) -> int:
-    return _rel_fast(p, observer, s[OPT_PLAYERS])
+    return relative_seat(p, observer, s[OPT_PLAYERS])
 
 
 @njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
@@ -286,14 +279,14 @@ def reseat_board(s: np.ndarray, old: int, new: int, out: np.ndarray) -> None:
         owner = s[V_OWNER + v]
         if owner >= 0:
             base = O_VERTICES + v * VERTEX_FEATURES + (s[V_LEVEL + v] - 1) * MAX_PLAYERS
-            out[base + _rel_fast(owner, old, n)] = 0.0
-            out[base + _rel_fast(owner, new, n)] = 1.0
+            out[base + relative_seat(owner, old, n)] = 0.0
+            out[base + relative_seat(owner, new, n)] = 1.0
     for e in range(N_EDGES):
         owner = s[E_OWNER + e]
         if owner >= 0:
             base = O_EDGES + e * EDGE_FEATURES
-            out[base + _rel_fast(owner, old, n)] = 0.0
-            out[base + _rel_fast(owner, new, n)] = 1.0
+            out[base + relative_seat(owner, old, n)] = 0.0
+            out[base + relative_seat(owner, new, n)] = 1.0
 
 
 @njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)

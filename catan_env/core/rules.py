@@ -230,14 +230,14 @@ def legal_actions(s: np.ndarray, buf: np.ndarray) -> int:
             n = _push(buf, n, A.TRADE_ACCEPT)
         n = _push(buf, n, A.TRADE_REJECT)
         # counter-offers the responder can pay, except the mirror of the offer (= accept);
-        # menu entries come in runs of N_RES - 1 with the same cards given.  Half of a
+        # menu entries come in runs of MENU_RUN with the same cards given.  Half of a
         # trading game's steps are answers: each id is written and kept unless it is the
         # mirror (no comparison of the four fields per entry)
         mirror = _menu_entry(s[TRADE_GET_RES], s[TRADE_GET_N], s[TRADE_GIVE_RES], s[TRADE_GIVE_N])
-        for m0 in range(0, A.N_MENU, N_RES - 1):
+        for m0 in range(0, A.N_MENU, A.MENU_RUN):
             if s[hand_i(p, A.MENU_GIVE_RES[m0])] < A.MENU_GIVE_N[m0]:
                 continue
-            for m in range(m0, m0 + N_RES - 1):
+            for m in range(m0, m0 + A.MENU_RUN):
                 buf[n] = A.COUNTER0 + m
                 n += m != mirror
         return n
@@ -282,14 +282,11 @@ def legal_actions(s: np.ndarray, buf: np.ndarray) -> int:
                 if r2 != r1 and s[BANK + r2] > 0:
                     n = _push(buf, n, A.maritime_action(r1, r2))
     if s[OPT_TRADE] != 0 and s[OFFERS_MADE] < s[OPT_MAX_OFFERS]:
-        for m0 in range(0, A.N_MENU, N_RES - 1):  # runs giving the same cards
+        for m0 in range(0, A.N_MENU, A.MENU_RUN):  # runs giving the same cards
             if s[hand_i(p, A.MENU_GIVE_RES[m0])] >= A.MENU_GIVE_N[m0]:
-                for m in range(m0, m0 + N_RES - 1):
+                for m in range(m0, m0 + A.MENU_RUN):
                     n = _push(buf, n, A.OFFER0 + m)
     return n
-
-
-RUN = N_RES - 1  # menu entries come in runs of this many giving the same cards
 
 
 @njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
@@ -301,13 +298,13 @@ def random_answer(s: np.ndarray, rng: np.ndarray) -> int:
     p = s[DECIDER]
     accept = np.int64(s[hand_i(p, s[TRADE_GET_RES])] >= s[TRADE_GET_N])
     mirror = _menu_entry(s[TRADE_GET_RES], s[TRADE_GET_N], s[TRADE_GIVE_RES], s[TRADE_GIVE_N])
-    mirror_run = mirror // RUN if mirror >= 0 else -1
+    mirror_run = mirror // A.MENU_RUN if mirror >= 0 else -1
     runs = 0  # bit r: the responder can pay menu run r's cards
     count = accept + 1
-    for r in range(A.N_MENU // RUN):
-        if s[hand_i(p, A.MENU_GIVE_RES[r * RUN])] >= A.MENU_GIVE_N[r * RUN]:
+    for r in range(A.N_MENU // A.MENU_RUN):
+        if s[hand_i(p, A.MENU_GIVE_RES[r * A.MENU_RUN])] >= A.MENU_GIVE_N[r * A.MENU_RUN]:
             runs |= 1 << r
-            count += RUN - (r == mirror_run)
+            count += A.MENU_RUN - (r == mirror_run)
     k = randint(rng, count)
     if k < accept:
         return A.TRADE_ACCEPT
@@ -315,12 +312,12 @@ def random_answer(s: np.ndarray, rng: np.ndarray) -> int:
     if k == 0:
         return A.TRADE_REJECT
     k -= 1
-    for r in range(A.N_MENU // RUN):
+    for r in range(A.N_MENU // A.MENU_RUN):
         if not runs >> r & 1:
             continue
-        size = RUN - (r == mirror_run)
+        size = A.MENU_RUN - (r == mirror_run)
         if k < size:
-            m = r * RUN + k
+            m = r * A.MENU_RUN + k
             if r == mirror_run and m >= mirror:
                 m += 1  # past the mirror, which is not listed
             return A.COUNTER0 + m
