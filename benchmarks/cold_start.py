@@ -33,6 +33,20 @@ def _session(top: int) -> None:
                              f"{fn.__module__}.{fn.__qualname__}", str(ev.data["args"])))
 
     event.register("numba:compile", Timer())
+    llvm = [0.0, 0, 0.0]  # seconds numba held its LLVM lock (optimising, machine code), depth, since
+
+    class LLVMTimer(event.Listener):
+        def on_start(self, ev):
+            if llvm[1] == 0:
+                llvm[2] = time.perf_counter()
+            llvm[1] += 1
+
+        def on_end(self, ev):
+            llvm[1] -= 1
+            if llvm[1] == 0:
+                llvm[0] += time.perf_counter() - llvm[2]
+
+    event.register("numba:llvm_lock", LLVMTimer())
     t0 = time.perf_counter()
     milestones = []
     playout = importlib.import_module("catan_env.core.playout")
@@ -61,7 +75,9 @@ def _session(top: int) -> None:
         versions[name].append(t)
     repeated = {name: ts for name, ts in versions.items() if len(ts) > 1}
     extra = sum(sum(ts) - min(ts) for ts in repeated.values())
-    print(f"compiled kernel versions: {len(own)} ({sum('Literal' in a for _, _, a in own)} specialised on a literal)")
+    print(f"compiled kernel versions: {len(own)} ({sum('Literal' in a for _, _, a in own)} specialised on a literal, "
+          f"{sum(', True, aligned' in a for _, _, a in own)} on a read-only array)")
+    print(f"LLVM (optimising, machine code): {llvm[0]:.1f} s of {milestones[-1][1]:.1f} s")
     print(f"functions compiled more than once: {len(repeated)}, {extra:.1f} s beyond one version each")
     for name, ts in sorted(repeated.items(), key=lambda kv: -sum(kv[1]))[:top]:
         print(f"  {sum(ts):5.2f} s  x{len(ts)}  {name}")

@@ -29,6 +29,10 @@ CITY = CITY_COST
 ROAD = ROAD_COST
 CARD = DEV_COST
 PIECES = np.stack([SETTLEMENT, CITY, ROAD, CARD])  # ETA table order: settlement, city, road, card
+# the opening search's arguments as numpy scalars, not Python literals: numba compiles a
+# separate version of a function for each literal argument it is called with
+EXCLUDE_ROBBER = np.bool_(True)
+OPENING_CUTOFF = np.int64(40)  # ETAs past this many rolls count as never
 
 
 @njit(cache=True)
@@ -157,12 +161,12 @@ def best_opening_pair(terrain: np.ndarray, numbers: np.ndarray, robber: int, por
                 continue
             verts[m] = a
             verts[m + 1] = b
-            R = rolls_per_resource(terrain, numbers, robber, verts, levels, True)
+            R = rolls_per_resource(terrain, numbers, robber, verts, levels, EXCLUDE_ROBBER)
             ports = port_bits(port_type, port_verts, verts)
             score = 0
             complete = True
             for k in range(4):
-                score += eta(R, ports, zero, PIECES[k], 40)
+                score += eta(R, ports, zero, PIECES[k], OPENING_CUTOFF)
                 if score >= best and k < 3:
                     complete = False
                     break

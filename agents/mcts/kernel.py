@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from catan_env.core import actions as A
+from catan_env.core.arrays import copy_into
 from catan_env.core.cards import current_decider, total_vp
 from catan_env.core.chance import CHANCE_DRAW, CHANCE_NONE, CHANCE_STEAL, chance_kind, recorded_outcome
 from catan_env.core.determinize import determinize
@@ -416,7 +417,7 @@ def _chance_child(key: np.ndarray, first: np.ndarray, nxt: np.ndarray, chance: n
         apply_action(trial, a, FROM_RNG)
         oc = _find_child(key, first, nxt, chosen, recorded_outcome(trial, kind))
         if oc >= 0:
-            s[:] = trial
+            copy_into(s, trial)
             return oc
         s[RNG] = trial[RNG]            # the next try draws afresh
     apply_action(s, a, FROM_RNG)             # open loop from here
@@ -549,7 +550,10 @@ def grow(tree: TreeArrays, view: np.ndarray, seat: int, n_iter: int, seed: int, 
                 break
         # --- playout, leaf value, backup
         if _playout(s, ci, cf, rng, buf, weights, reward):
-            reward[:] = evaluate_hook(s, seat)
+            values = evaluate_hook(s, seat)
+            if values.shape[0] != reward.shape[0]:
+                raise ValueError("the evaluate hook must return one value per seat (MAX_PLAYERS)")
+            copy_into(reward, values)
         _backup(visits, real, wins, path, depth, reward)
         count[1] += 1
     return n_iter

@@ -155,7 +155,9 @@ class ValueSearchAgent(Agent):
         seat = infoset.seat
         if self._greedy:  # the network alone: the numba decision the batched env's opponents play
             seeds = np.array([self._seed() for _ in range(self.determinizations)], np.int64)
-            a, kind, value = greedy_decision(net.params, net.layers, net.net, net.width, infoset.view, seat, legal,
+            # (a writable copy: the kernels are compiled for writable states, a read-only
+            # array would compile a second version of each)
+            a, kind, value = greedy_decision(net.params, net.layers, net.net, net.width, infoset.view.copy(), seat, legal,
                                              len(legal), seeds, self._memory, self._options)
             return self._count(infoset, int(a), int(kind), float(value))
         view = infoset.determinize(self._seed())
@@ -205,7 +207,7 @@ class ValueSearchAgent(Agent):
         elif name + "s" in self.trade_counts:
             self.trade_counts[name + "s"] += 1
         if value >= 0.0:
-            self._remember(infoset.view, infoset.seat, value)
+            self._remember(infoset.view.copy(), infoset.seat, value)  # writable, as above
         return action
 
     def batched_opponent(self) -> Optional[Dict[str, Any]]:

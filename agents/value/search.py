@@ -30,7 +30,7 @@ from catan_env.core.layout import MAX_PLAYERS
 from catan_env.core.rules import legal_actions
 from catan_env.learned.features import N_FEATURES
 from catan_env.learned.value import (  # noqa: F401 (re-exported: the search's public pieces)
-    MAX_OUTCOMES, SEARCHABLE, after_move, chance_outcomes, leaf_value, macro_values, one_ply_value, trade_plan,
+    MAX_OUTCOMES, NO_CHANCE, SEARCHABLE, after_move, chance_outcomes, leaf_value, macro_values, one_ply_value, trade_plan,
 )
 
 
@@ -74,7 +74,7 @@ def _q2(p: Ply, s: np.ndarray, a: int) -> float:
     c = np.empty_like(s)
     k = chance_outcomes(s, a, outs, probs)
     if k == 0:
-        after_move(s, a, outs, -1, c)
+        after_move(s, a, outs, NO_CHANCE, c)
         return _v2(p, c)
     total = 0.0
     for i in range(k):
@@ -117,7 +117,7 @@ def _q3(p: Ply, s: np.ndarray, a: int) -> float:
     c = np.empty_like(s)
     k = chance_outcomes(s, a, outs, probs)
     if k == 0:
-        after_move(s, a, outs, -1, c)
+        after_move(s, a, outs, NO_CHANCE, c)
         return _v3(p, c)
     total = 0.0
     for i in range(k):

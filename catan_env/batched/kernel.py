@@ -30,6 +30,7 @@ from numba import njit
 from ..core.jit_options import NO_RUNTIME, RUNTIME
 
 from ..core.actions import N_ACTIONS
+from ..core.arrays import copy_into
 from ..core.cards import current_decider, shaping_value, total_vp
 from ..core.layout import (BOARD_END, CITIES_LEFT, MAX_PLAYERS, PHASE, PH_GAME_OVER, PH_TRADE_RESPONSE, ROADS_LEFT,
                            ROBBER, SETTLEMENTS_LEFT, TURN, WINNER)
@@ -83,7 +84,7 @@ def _uniform(rng: np.ndarray) -> float:
 @njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
 def _new_game(s: np.ndarray, cfg: np.ndarray, template: np.ndarray, seed: int) -> None:
     if cfg[C_FIXED_BOARD]:
-        s[:BOARD_END] = template[:BOARD_END]
+        copy_into(s, template[:BOARD_END])
         init_state(s, cfg[C_PLAYERS], cfg[C_VP], cfg[C_DISCARD], cfg[C_FRIENDLY], cfg[C_TRADE],
                    cfg[C_MAX_OFFERS], seed)
     else:

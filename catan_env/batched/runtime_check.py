@@ -66,10 +66,17 @@ def runtime_free_functions() -> List[str]:
     return sorted(found)
 
 
-def _callees(disp: CPUDispatcher) -> Iterator[CPUDispatcher]:
-    """The njit functions disp's source calls by name (``f(...)`` or ``module.f(...)``)."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(disp.py_func)))
-    names = disp.py_func.__globals__
+def _is_helper(obj: Any) -> bool:
+    """A ``jit_options.helper``: compiled into its callers, always without the runtime."""
+    return getattr(obj, "jit_helper", False) is True
+
+
+def _callees(disp: Any) -> Iterator[Any]:
+    """The njit functions and helpers disp's source calls by name (``f(...)`` or
+    ``module.f(...)``)."""
+    func = disp if _is_helper(disp) else disp.py_func
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    names = func.__globals__
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -78,14 +85,15 @@ def _callees(disp: CPUDispatcher) -> Iterator[CPUDispatcher]:
             target = names.get(node.func.id)
         elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
             target = getattr(names.get(node.func.value.id), node.func.attr, None)
-        if isinstance(target, CPUDispatcher):
+        if isinstance(target, CPUDispatcher) or _is_helper(target):
             yield target
 
 
 def reachable_without_naming() -> List[str]:
     """njit functions of this distribution that a runtime-free function calls (directly or
     through ``inline='always'`` helpers, whose bodies land in the caller) but that do not
-    name their runtime setting; empty when all is well."""
+    name their runtime setting; empty when all is well.  ``jit_options.helper`` functions
+    are runtime-free by definition: the walk goes through them."""
     for name in ("catan_env.batched.kernel", "catan_env.core.playout", "catan_env.core.rules"):
         importlib.import_module(name)
     roots = [obj for name, module in list(sys.modules.items())
@@ -101,6 +109,9 @@ def reachable_without_naming() -> List[str]:
             continue
         seen.add(id(disp))
         for callee in _callees(disp):
+            if _is_helper(callee):
+                stack.append(callee)  # runtime-free by definition; its callees run without it too
+                continue
             if callee.py_func.__module__.split(".")[0] not in PACKAGES:
                 continue
             inlined = callee.targetoptions.get("inline") == "always"

@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 from numba import njit
-from .jit_options import NO_RUNTIME
+from .jit_options import NO_RUNTIME, helper
 
 from .layout import MAX_PLAYERS, N_RES, RESOURCE_NAMES
 from .topology import N_EDGES, N_HEXES, N_VERTICES
@@ -102,7 +102,7 @@ def is_robber(a: int) -> bool:
     return ROBBER0 <= a < ROBBER0 + N_HEXES * MAX_PLAYERS
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def robber_action(h: int, k: int) -> int:
     """The MOVE_ROBBER id for hex h and victim k (0 nobody, else k places after the mover)."""
     return ROBBER0 + MAX_PLAYERS * h + k
@@ -182,7 +182,7 @@ def _build_table() -> Tuple[Tuple[str, Tuple[int, ...], str], ...]:
     for h in range(N_HEXES):
         for k in range(MAX_PLAYERS):
             victim = "nobody" if k == 0 else f"+{k}"
-            table[robber_action.py_func(h, k)] = ("MOVE_ROBBER", (h, k), f"MOVE_ROBBER(h{h},{victim})")
+            table[robber_action(h, k)] = ("MOVE_ROBBER", (h, k), f"MOVE_ROBBER(h{h},{victim})")
     for i in range(N_MARITIME):
         a, b = int(MARITIME_GIVE[i]), int(MARITIME_GET[i])
         table[maritime_action.py_func(a, b)] = ("MARITIME_TRADE", (a, b),

@@ -2,7 +2,7 @@
 the per-observer knowledge of every hand (KNOW), updated on each public or private event."""
 import numpy as np
 from numba import njit
-from .jit_options import NO_RUNTIME, RUNTIME
+from .jit_options import NO_RUNTIME, RUNTIME, helper
 
 from .layout import (
     BANK, DECIDER, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, PUBLIC, PUBLIC_VP, UNKNOWN,
@@ -58,7 +58,7 @@ def winner(s: np.ndarray) -> int:
     return s[WINNER]
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def _observer(s: np.ndarray, i: int) -> int:
     """The i-th knowledge row owner: seats 0..n-1, then the PUBLIC onlooker (i == n)."""
     return i if i < s[OPT_PLAYERS] else PUBLIC
@@ -76,7 +76,7 @@ def _know_gain(s: np.ndarray, p: int, r: int, n: int) -> None:
         s[know_i(_observer(s, i), p, r)] += n
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def _know_lose_for(s: np.ndarray, o: int, p: int, r: int, n: int) -> None:
     i = know_i(o, p, r)
     k = s[i]

@@ -74,10 +74,11 @@ def _rebuild_knowledge(s: np.ndarray, observer: int) -> None:
     resampled hands.  Kept: the observer's rows, and every seat's row about the
     observer (its value follows from events the observer took part in or saw)."""
     n = s[OPT_PLAYERS]
+    public = np.int64(PUBLIC)  # not a literal: one compiled version of _lower_bound_row
     for t in range(n):
         if t == observer:
             continue
-        _lower_bound_row(s, PUBLIC, PUBLIC, t)
+        _lower_bound_row(s, public, public, t)
         for o in range(n):
             if o == observer:
                 continue
@@ -86,7 +87,7 @@ def _rebuild_knowledge(s: np.ndarray, observer: int) -> None:
                     s[know_i(t, t, r)] = s[hand_i(t, r)]
                 s[know_i(t, t, UNKNOWN)] = 0
             else:
-                _lower_bound_row(s, o, PUBLIC, t)
+                _lower_bound_row(s, o, public, t)
 
 
 @njit(cache=True)

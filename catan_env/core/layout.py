@@ -78,7 +78,7 @@ from typing import List, Tuple
 
 import numpy as np
 from numba import njit
-from .jit_options import NO_RUNTIME
+from .jit_options import NO_RUNTIME, helper
 
 from .topology import N_EDGES, N_HEXES, N_PORTS, N_VERTICES
 
@@ -210,7 +210,7 @@ def view(s: np.ndarray, name: str) -> np.ndarray:
 
 
 # ---- index helpers for the jitted code: the one place that knows each stride
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def seat_after(p: int, k: int, n: int) -> int:
     """The seat k places after seat p among n, i.e. (p + k) % n for k >= 0, with compares
     instead of an integer division (tens of cycles on the answer and robber paths)."""
@@ -220,7 +220,7 @@ def seat_after(p: int, k: int, n: int) -> int:
     return q
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def relative_seat(p: int, observer: int, n: int) -> int:
     """How many places after observer seat p sits (both in 0..n-1): the inverse of
     ``seat_after``, with a compare instead of a modulo."""
@@ -228,25 +228,25 @@ def relative_seat(p: int, observer: int, n: int) -> int:
     return r + n if r < 0 else r
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def hand_i(p: int, r: int) -> int:
     """Index of seat p's count of resource r."""
     return HAND + p * N_RES + r
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def dev_i(p: int, t: int) -> int:
     """Index of seat p's unplayed development cards of type t."""
     return DEV_HAND + p * N_DEV + t
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def dev_new_i(p: int, t: int) -> int:
     """Index of seat p's development cards of type t bought this turn."""
     return DEV_NEW + p * N_DEV + t
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def know_i(o: int, t: int, r: int) -> int:
     """Index of KNOW[o, t, r]: what observer o (a seat, or PUBLIC) knows of t's hand."""
     return KNOW + (o * MAX_PLAYERS + t) * KNOW_W + r

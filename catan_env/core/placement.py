@@ -103,7 +103,7 @@ def road_length(s: np.ndarray, p: int) -> int:
         if s[E_OWNER + e] == p:
             degree[EDGE_VERTICES[e, 0]] += 1
             degree[EDGE_VERTICES[e, 1]] += 1
-    best = 0
+    best = np.int64(0)  # not a literal: one compiled version of _longest_from
     for start in range(N_VERTICES):
         owner = s[V_OWNER + start]
         if degree[start] == 0 or (degree[start] == 2 and not (owner >= 0 and owner != p)):

@@ -5,7 +5,7 @@ lets ``determinize`` reseed the future (dice, steals, draws) of a copied state.
 """
 import numpy as np
 from numba import njit
-from .jit_options import RUNTIME
+from .jit_options import RUNTIME, helper
 
 from .layout import RNG
 
@@ -14,7 +14,7 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-@njit(cache=True)
+@helper
 def mix64(x: np.uint64) -> np.uint64:
     """splitmix64 finaliser on a uint64."""
     z = x
@@ -23,14 +23,14 @@ def mix64(x: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
+@helper
 def next_u64(s: np.ndarray) -> np.uint64:
     x = np.uint64(s[RNG]) + _GOLDEN
     s[RNG] = np.int64(x)
     return mix64(x)
 
 
-@njit(cache=True, **RUNTIME)  # called by runtime-free kernels (batched.runtime_check)
+@helper
 def randint(s: np.ndarray, n: int) -> int:
     """Uniform integer in [0, n) drawn from the state's RNG."""
     return np.int64(next_u64(s) % np.uint64(n))

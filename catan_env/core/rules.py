@@ -9,7 +9,7 @@ Chance (dice, steals, draws) uses the RNG inside the state unless an outcome is 
 """
 import numpy as np
 from numba import njit
-from .jit_options import NO_RUNTIME
+from .jit_options import NO_RUNTIME, helper
 
 from . import actions as A
 from .layout import (
@@ -63,7 +63,7 @@ def port_bits(s: np.ndarray, p: int) -> int:
     return bits
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def rate_from_bits(bits: int, r: int) -> int:
     """Maritime rate for giving resource r with the harbours in bits (see port_bits)."""
     if bits & (1 << r):
@@ -83,7 +83,7 @@ DIRECT_CITY_COST = SETTLEMENT_COST + CITY_COST  # a city straight on an empty sp
 DIRECT_CITY_COST.setflags(write=False)
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def rule_on(s: np.ndarray, bit: int) -> bool:
     """Whether the rule variant bit (layout.RULE_*) is on in this game."""
     return (s[OPT_RULES] & bit) != 0
@@ -113,7 +113,7 @@ def deck_size(s: np.ndarray) -> int:
     return n
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def _dev_playable(s: np.ndarray, p: int, t: int) -> bool:
     if s[DEV_PLAYED] != 0:
         return False
@@ -122,13 +122,13 @@ def _dev_playable(s: np.ndarray, p: int, t: int) -> bool:
 
 
 # ---------------------------------------------------------------- legal actions
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def _push(buf: np.ndarray, n: int, a: int) -> int:
     buf[n] = a
     return n + 1
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def _push_bits(mask: int, first: int, buf: np.ndarray, n: int) -> int:
     """Push first + i for each set bit i of mask, ascending."""
     while mask != 0:
@@ -626,7 +626,7 @@ def _do_buy_dev(s: np.ndarray, p: int, forced: int) -> None:
     _check_win(s)
 
 
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
+@helper
 def _use_dev(s: np.ndarray, p: int, t: int) -> None:
     s[dev_i(p, t)] -= 1
     s[DEV_PLAYED] = 1
@@ -878,9 +878,7 @@ def init_state(s: np.ndarray, n_players: int, vp: int, discard: int, friendly: i
                seed: int) -> None:
     """Reset s to the start of set-up; the board fields must be filled by the caller
     (or by random_board_into).  Everything else is derived from the options."""
-    board = s[:BOARD_END].copy()
-    s[:] = 0
-    s[:BOARD_END] = board
+    s[BOARD_END:] = 0  # the board fields stay
     seed_rng(s, seed)
     s[OPT_PLAYERS] = n_players
     s[OPT_VP] = vp

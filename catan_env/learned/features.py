@@ -28,6 +28,7 @@ from typing import List, Tuple
 import numpy as np
 from numba import njit
 
+from catan_env.core.arrays import copy_into
 from catan_env.core.cards import hand_size, total_vp
 from catan_env.core.layout import (
     DECIDER, DECK_START, DEV_USED, E_OWNER, HEX_NUMBER, HEX_TERRAIN, MAX_PLAYERS, N_DEV, N_RES,
@@ -203,7 +204,7 @@ def encode_features(s: np.ndarray, observer: int, out: np.ndarray) -> np.ndarray
     out[:] = 0.0
     vec = np.empty(VECTOR_SIZE, np.float32)
     encode_tail(s, observer, vec)
-    out[F_RAW:F_RAW + TAIL_SIZE] = vec[BOARD_SIZE:]
+    copy_into(out[F_RAW:F_RAW + TAIL_SIZE], vec[BOARD_SIZE:])
     n = s[OPT_PLAYERS]
     for k in range(n):
         p = (observer + k) % n

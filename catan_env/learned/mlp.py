@@ -20,6 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from numba import njit
 
+from catan_env.core.arrays import copy_into
+
 ACT_IDENTITY, ACT_RELU, ACT_TANH = 0, 1, 2
 _ACT_NAMES = {"identity": ACT_IDENTITY, "relu": ACT_RELU, "tanh": ACT_TANH}
 MAX_WIDTH = 4096  # widest hidden layer the scratch buffers hold
@@ -43,7 +45,7 @@ def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarr
     rows are taken as slices so that LLVM sees two separate arrays and vectorises the
     inner loop (4x faster than indexing params directly, measured)."""
     out = h[:n_out]
-    out[:] = params[off + n_in * n_out:off + n_in * n_out + n_out]
+    copy_into(out, params[off + n_in * n_out:off + n_in * n_out + n_out])
     for i in range(n_in):
         xi = x[i]
         if xi != 0.0:

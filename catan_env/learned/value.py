@@ -15,6 +15,7 @@ from numba import njit
 
 from .mlp import mlp_forward
 from catan_env.core import actions as A
+from catan_env.core.arrays import copy_into
 from catan_env.core.layout import (
     BANK, MAX_PLAYERS, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, WINNER, hand_i,
 )
@@ -83,10 +84,14 @@ def leaf_value(params: np.ndarray, layers: np.ndarray, net: np.ndarray, s: np.nd
     return rel[0]
 
 
+NO_CHANCE = np.int64(-1)  # after_move's outcome index for a move without chance (an int64, not a
+# literal: numba would compile a second after_move for the literal -1)
+
+
 @njit(cache=True)
 def after_move(s: np.ndarray, a: int, outs: np.ndarray, i: int, c: np.ndarray) -> None:
-    """c = s after action a with chance outcome outs[i] (i < 0: no chance)."""
-    c[:] = s
+    """c = s after action a with chance outcome outs[i] (i < 0, NO_CHANCE: no chance)."""
+    copy_into(c, s)
     apply_action(c, a, outs[i] if i >= 0 else FROM_RNG)
 
 
@@ -98,7 +103,7 @@ def one_ply_value(params: np.ndarray, layers: np.ndarray, net: np.ndarray, s: np
     probs = np.empty(MAX_OUTCOMES)
     k = chance_outcomes(s, a, outs, probs)
     if k == 0:
-        after_move(s, a, outs, -1, c)
+        after_move(s, a, outs, NO_CHANCE, c)
         return leaf_value(params, layers, net, c, root, x, h1, h2, rel)
     total = 0.0
     for i in range(k):
@@ -173,7 +178,7 @@ def macro_values(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width:
         k = trade_plan(s, root, action_cost(a), plan)
         if k <= 0:
             continue  # affordable now (the plain search covers it) or not at all
-        c[:] = s
+        copy_into(c, s)
         ok = True
         for t in range(k):  # each trade must be legal where it is made (strict-trade rules, ...)
             legal = legal_actions(c, trades)
