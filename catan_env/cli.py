@@ -105,10 +105,11 @@ class Progress:
 
 
 # what a first run compiles, as measured here (2-core machine, empty numba cache,
-# benchmarks/cold_start.py): the rules, the env and its observations alone; with search
-# agents (MCTS, the value network, JSettlersAgent) on top
-COMPILE_RULES_ONLY = "about 30 s"
-COMPILE_WITH_AGENTS = "about 1-1.5 min"
+# 2026-11-29): the rules, the env and its observations alone (the README's PettingZoo
+# loop, a whole process: 20-21 s; benchmarks/cold_start.py's core game 23 s); with search
+# agents on top (catan-arena with pretrained and three JSettlersAgents: 59-67 s)
+COMPILE_RULES_ONLY = "about 20-25 s"
+COMPILE_WITH_AGENTS = "about 1 min"
 
 
 def compile_notice(stream: Optional[TextIO] = None, agents: bool = True) -> Optional[Callable[[], None]]:

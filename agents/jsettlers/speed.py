@@ -37,7 +37,7 @@ OPENING_CUTOFF = np.int64(40)  # ETAs past this many rolls count as never
 
 @njit(cache=True)
 def rolls_per_resource(terrain: np.ndarray, numbers: np.ndarray, robber: int, vertices: np.ndarray,
-                       levels: np.ndarray, exclude_robber: bool) -> np.ndarray:
+                       levels: np.ndarray, exclude_robber: "bool | np.bool_") -> np.ndarray:
     """R[r] for a player whose buildings are on vertices (levels 1 or 2)."""
     prob = np.zeros(5)
     for i in range(vertices.shape[0]):

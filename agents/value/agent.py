@@ -157,8 +157,8 @@ class ValueSearchAgent(Agent):
             seeds = np.array([self._seed() for _ in range(self.determinizations)], np.int64)
             # (a writable copy: the kernels are compiled for writable states, a read-only
             # array would compile a second version of each)
-            a, kind, value = greedy_decision(net.params, net.layers, net.net, net.width, infoset.view.copy(), seat, legal,
-                                             len(legal), seeds, self._memory, self._options)
+            a, kind, value = greedy_decision(net.params, net.layers, net.net, net.width, infoset.view.copy(), seat,
+                                             legal, len(legal), seeds, self._memory, self._options)
             return self._count(infoset, int(a), int(kind), float(value))
         view = infoset.determinize(self._seed())
         phase = int(view[PHASE])

@@ -30,7 +30,8 @@ from catan_env.core.layout import MAX_PLAYERS
 from catan_env.core.rules import legal_actions
 from catan_env.learned.features import N_FEATURES
 from catan_env.learned.value import (  # noqa: F401 (re-exported: the search's public pieces)
-    MAX_OUTCOMES, NO_CHANCE, SEARCHABLE, after_move, chance_outcomes, leaf_value, macro_values, one_ply_value, trade_plan,
+    MAX_OUTCOMES, NO_CHANCE, SEARCHABLE, after_move, chance_outcomes, leaf_value, macro_values, one_ply_value,
+    trade_plan,
 )
 
 
