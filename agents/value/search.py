@@ -30,26 +30,30 @@ from catan_env.core.layout import MAX_PLAYERS
 from catan_env.core.rules import legal_actions
 from catan_env.learned.features import N_FEATURES
 from catan_env.learned.value import (  # noqa: F401 (re-exported: the search's public pieces)
-    MAX_OUTCOMES, NO_CHANCE, SEARCHABLE, after_move, chance_outcomes, leaf_value, macro_values, one_ply_value,
-    trade_plan,
+    MAX_OUTCOMES, SEARCHABLE, after_move, chance_outcomes, leaf_value, macro_values, move_outcomes,
+    one_ply_value, trade_plan,
 )
 
+
+# The plies are inline='always' (numba inlines their IR into search_values and move_value):
+# compiled one by one, each would link the rules core and the network under it and LLVM
+# would optimise the whole again at every level of the chain (about 12 s of a first run).
 
 # what every ply reads: the network, the searching seat, the beam and the scratch buffers
 Ply = namedtuple("Ply", ["params", "layers", "net", "root", "beam", "x", "h1", "h2", "rel"])
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _leaf(p: Ply, s: np.ndarray) -> float:
     return leaf_value(p.params, p.layers, p.net, s, p.root, p.x, p.h1, p.h2, p.rel)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _one_ply(p: Ply, s: np.ndarray, a: int, c: np.ndarray) -> float:
     return one_ply_value(p.params, p.layers, p.net, s, a, p.root, p.x, p.h1, p.h2, p.rel, c)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _v2(p: Ply, s: np.ndarray) -> float:
     """Value of s with one more ply of root's own: the best one-ply move while root
     decides, else the leaf."""
@@ -67,16 +71,13 @@ def _v2(p: Ply, s: np.ndarray) -> float:
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _q2(p: Ply, s: np.ndarray, a: int) -> float:
     """Expected two-ply value of action a."""
     outs = np.empty(MAX_OUTCOMES, np.int64)
     probs = np.empty(MAX_OUTCOMES)
     c = np.empty_like(s)
-    k = chance_outcomes(s, a, outs, probs)
-    if k == 0:
-        after_move(s, a, outs, NO_CHANCE, c)
-        return _v2(p, c)
+    k = move_outcomes(s, a, outs, probs)
     total = 0.0
     for i in range(k):
         after_move(s, a, outs, i, c)
@@ -84,7 +85,7 @@ def _q2(p: Ply, s: np.ndarray, a: int) -> float:
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _v3(p: Ply, s: np.ndarray) -> float:
     """Value of s with two more plies of root's own (beam-limited)."""
     if current_decider(s) != p.root:
@@ -110,16 +111,13 @@ def _v3(p: Ply, s: np.ndarray) -> float:
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _q3(p: Ply, s: np.ndarray, a: int) -> float:
     """Expected three-ply value of action a (beam-limited)."""
     outs = np.empty(MAX_OUTCOMES, np.int64)
     probs = np.empty(MAX_OUTCOMES)
     c = np.empty_like(s)
-    k = chance_outcomes(s, a, outs, probs)
-    if k == 0:
-        after_move(s, a, outs, NO_CHANCE, c)
-        return _v3(p, c)
+    k = move_outcomes(s, a, outs, probs)
     total = 0.0
     for i in range(k):
         after_move(s, a, outs, i, c)

@@ -23,7 +23,10 @@ from .features import N_FEATURES
 from .value import leaf_value
 
 
-@njit(cache=True)
+# inline='always' (numba inlines their IR into the greedy choices that call them): each
+# compiled on its own would link the rules core and the network under it and LLVM would
+# optimise the whole again (docs/benchmarks.md, compile time)
+@njit(cache=True, inline='always')
 def _lapsed(s: np.ndarray) -> np.ndarray:
     """s with the open offer closed unanswered (everyone rejects)."""
     kept = s.copy()
@@ -31,7 +34,7 @@ def _lapsed(s: np.ndarray) -> np.ndarray:
     return kept
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _confirmed(s: np.ndarray, proposer: int, partner: int) -> np.ndarray:
     """s after the proposer confirms partner's answer (accept or counter); the partner's
     sampled hand is topped up to what its answer shows it holds."""
@@ -53,7 +56,7 @@ def _confirmed(s: np.ndarray, proposer: int, partner: int) -> np.ndarray:
     return done
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def answer_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
                  answers: np.ndarray, out: np.ndarray) -> None:
     """out[i] := root's value if the proposer closes the open offer on ``answers[i]``
@@ -77,7 +80,7 @@ def answer_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width:
         out[i] = leaf_value(params, layers, net, _confirmed(done, s[TURN_PLAYER], root), root, x, h1, h2, rel) - base
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def offer_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
                 offers: np.ndarray, out: np.ndarray) -> None:
     """out[i] := how much offer ``offers[i]`` (TRADE_OFFER ids, legal for root in s) raises
@@ -109,7 +112,7 @@ def offer_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: 
         out[i] = total / partners - base if partners else -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def confirm_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
                   confirms: np.ndarray, out: np.ndarray) -> None:
     """out[i] := root's value after confirming ``confirms[i]`` (TRADE_CONFIRM ids) minus its

@@ -69,7 +69,7 @@ SEARCHABLE = np.ones(A.N_ACTIONS, dtype=np.int8)  # candidates: everything but d
 SEARCHABLE[A.OFFER0:A.TRADE_CANCEL + 1] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')  # (see after_move)
 def leaf_value(params: np.ndarray, layers: np.ndarray, net: np.ndarray, s: np.ndarray, root: int, x: np.ndarray,
                h1: np.ndarray, h2: np.ndarray, rel: np.ndarray) -> float:
     """root's chance to win in s: 1 or 0 when the game is over, else the network's.  A
@@ -84,15 +84,27 @@ def leaf_value(params: np.ndarray, layers: np.ndarray, net: np.ndarray, s: np.nd
     return rel[0]
 
 
-NO_CHANCE = np.int64(-1)  # after_move's outcome index for a move without chance (an int64, not a
-# literal: numba would compile a second after_move for the literal -1)
+@njit(cache=True, inline='always')
+def move_outcomes(s: np.ndarray, a: int, outs: np.ndarray, probs: np.ndarray) -> int:
+    """chance_outcomes, with a move that has no chance as one outcome of probability 1
+    (the rules' own draw, ``FROM_RNG``, which such a move never makes): one loop, and
+    one call site for what follows each outcome."""
+    k = chance_outcomes(s, a, outs, probs)
+    if k == 0:
+        outs[0] = FROM_RNG
+        probs[0] = 1.0
+        k = 1
+    return k
 
 
-@njit(cache=True)
+# inline='always' (numba inlines its IR into the caller): a function compiled on its own
+# links the whole rules core under it and LLVM optimises that again, about 1.5 s of
+# compile time for these two lines
+@njit(cache=True, inline='always')
 def after_move(s: np.ndarray, a: int, outs: np.ndarray, i: int, c: np.ndarray) -> None:
-    """c = s after action a with chance outcome outs[i] (i < 0, NO_CHANCE: no chance)."""
+    """c = s after action a with chance outcome outs[i] (see move_outcomes)."""
     copy_into(c, s)
-    apply_action(c, a, outs[i] if i >= 0 else FROM_RNG)
+    apply_action(c, a, outs[i])
 
 
 @njit(cache=True)
@@ -101,10 +113,7 @@ def one_ply_value(params: np.ndarray, layers: np.ndarray, net: np.ndarray, s: np
     """Expected leaf value of action a (one ply)."""
     outs = np.empty(MAX_OUTCOMES, np.int64)
     probs = np.empty(MAX_OUTCOMES)
-    k = chance_outcomes(s, a, outs, probs)
-    if k == 0:
-        after_move(s, a, outs, NO_CHANCE, c)
-        return leaf_value(params, layers, net, c, root, x, h1, h2, rel)
+    k = move_outcomes(s, a, outs, probs)
     total = 0.0
     for i in range(k):
         after_move(s, a, outs, i, c)
