@@ -106,10 +106,11 @@ class Progress:
 
 # what a first run compiles, as measured here (2-core machine, empty numba cache,
 # 2026-11-29): the rules, the env and its observations alone (the README's PettingZoo
-# loop, a whole process: 20-21 s; benchmarks/cold_start.py's core game 23 s); with search
-# agents on top (catan-arena with pretrained and three JSettlersAgents: 59-67 s)
-COMPILE_RULES_ONLY = "about 20-25 s"
-COMPILE_WITH_AGENTS = "about 1 min"
+# loop, a whole process: 19.6-21.3 s; benchmarks/cold_start.py's core game 20.6-23.2 s);
+# with search agents on top (catan-arena with pretrained and three JSettlersAgents, a
+# 60-turn game included: 47-49 s)
+COMPILE_RULES_ONLY = "about 20 s"
+COMPILE_WITH_AGENTS = "about 45 s"
 
 
 def compile_notice(stream: Optional[TextIO] = None, agents: bool = True) -> Optional[Callable[[], None]]:
