@@ -4,7 +4,6 @@ installed, as in .ci/run) the site builds with warnings as errors."""
 import importlib
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -75,7 +74,7 @@ def test_the_readme_is_a_front_page():
             assert os.path.exists(os.path.join(ROOT, target)), target
 
 
-@pytest.mark.skipif(shutil.which("mkdocs") is None and importlib.util.find_spec("mkdocs") is None,
+@pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None,
                     reason="the [docs] extra (MkDocs) is not installed here; .ci/run installs it")
 def test_the_site_builds_strictly(tmp_path):
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")

@@ -66,6 +66,7 @@ def make_batched_vec_env(n_envs: int, seed: int = 0, **kwargs: Any) -> "VecEnv":
     win chance for the learner from its own view (0 after the game's end; at the turn cap
     the last known phi), which leaves the optimal policy unchanged (Ng, Harada and Russell
     1999)."""
+    _float32_only(kwargs, "SB3's batched VecEnv")  # before importing SB3: the error names the option
     return _batched_vec_env_class()(n_envs, seed=seed, **kwargs)
 
 
