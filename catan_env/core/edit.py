@@ -51,3 +51,18 @@ def reveal_vp_card(s: np.ndarray, p: int) -> None:
 def check_win(s: np.ndarray) -> None:
     """End the game when the turn player has the target VP (the core's own check)."""
     _rules._check_win(s)
+
+
+def forget_cards(s: np.ndarray, p: int, k: int) -> None:
+    """k of seat p's cards are about to leave unseen by the others (a discard a server
+    hides): every other observer's known count of each resource shrinks by up to k,
+    into p's unknown count, so each stays a true lower bound whatever the types were."""
+    n = int(s[L.OPT_PLAYERS])
+    for o in list(range(n)) + [L.PUBLIC]:
+        if o == p:
+            continue
+        for r in range(L.N_RES):
+            i = L.know_i(o, p, r)
+            drop = min(int(s[i]), int(k))
+            s[i] -= drop
+            s[L.know_i(o, p, L.UNKNOWN)] += drop

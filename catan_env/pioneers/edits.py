@@ -112,17 +112,22 @@ def _clamp_knowledge(s: np.ndarray) -> None:
 
 def _retype(s: np.ndarray, me: int, p: int, r: int) -> bool:
     """One card of p that me cannot place becomes an r, and one r of another seat that
-    me cannot place becomes that card's old type (resources stay conserved)."""
+    me cannot place (else one of the bank's) becomes that card's old type (resources
+    stay conserved)."""
     x = max((c for c in range(L.N_RES) if c != r and _unknown(s, me, p, c) > 0),
             key=lambda c: _unknown(s, me, p, c), default=None)
     q = next((q for q in range(int(s[L.OPT_PLAYERS])) if q not in (p, me)
               and _unknown(s, me, q, r) > 0), None)
-    if x is None or q is None:
+    if x is None or (q is None and s[L.BANK + r] <= 0):
         return False
     s[L.hand_i(p, x)] -= 1
     s[L.hand_i(p, r)] += 1
-    s[L.hand_i(q, r)] -= 1
-    s[L.hand_i(q, x)] += 1
+    if q is not None:
+        s[L.hand_i(q, r)] -= 1
+        s[L.hand_i(q, x)] += 1
+    else:  # no other seat holds an unplaced r: the bank takes the old type (it is never seen)
+        s[L.BANK + r] -= 1
+        s[L.BANK + x] += 1
     _clamp_knowledge(s)
     return True
 

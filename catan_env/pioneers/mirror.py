@@ -34,7 +34,7 @@ from ..core.record import GameRecord
 from ..infoset import InfoSet
 from .edits import apply_edit, first_need
 
-GUESS_STEAL, GUESS_DRAW = "steal", "draw"
+GUESS_STEAL, GUESS_DRAW, GUESS_DISCARD = "steal", "draw", "discard"
 MAX_REPAIR_CANDIDATES = 40
 # guess values tried by the backtracking repair.  4,000 was too few: in game 16180-35 two
 # hidden steals by one AI sat behind ten other guesses, and the assignment that explains
@@ -77,7 +77,10 @@ def _outcome_ok(s: np.ndarray, a: int, outcome: int) -> bool:
 
 
 def _guess_choices(s: np.ndarray, a: int, kind: str) -> List[int]:
-    """Outcomes a guess may take in s, best first."""
+    """Outcomes a guess may take in s, best first (a discard's: the resource discarded)."""
+    if kind == GUESS_DISCARD:
+        hand = [int(s[L.hand_i(int(s[L.DECIDER]), r)]) for r in range(L.N_RES)]
+        return sorted((r for r in range(L.N_RES) if hand[r] > 0), key=lambda r: -hand[r])
     if kind == GUESS_DRAW:  # knights first: a guessed VP card could end the mirror's game
         deck = [int(s[L.DECK + t]) for t in range(L.N_DEV)]
         order = [L.KNIGHT] + sorted((t for t in range(L.N_DEV) if t not in (L.KNIGHT, L.VICTORY_POINT)),
@@ -101,12 +104,29 @@ def apply_entry(s: np.ndarray, e: Entry, reguess: bool = False) -> bool:
         E.reveal_vp_card(s, p)
         E.check_win(s)
         return True
+    if e.kind == "forget":  # (seat, k): k cards leave unseen (a hidden discard)
+        if s[L.PHASE] != L.PH_DISCARD:
+            return False
+        E.forget_cards(s, *e.args)
+        return True
     if e.kind == "edit":
         return apply_edit(s, e.args)
     buf = np.empty(A.N_ACTIONS, dtype=np.int64)
     for i, (a, outcome) in enumerate(e.actions):
         if s[L.PHASE] == L.PH_GAME_OVER:
             return False
+        if e.guesses.get(i) == GUESS_DISCARD:  # an unseen discard: the guess is its resource
+            if s[L.PHASE] != L.PH_DISCARD:
+                return False
+            if not (0 <= outcome < L.N_RES and s[L.hand_i(int(s[L.DECIDER]), outcome)] > 0):
+                if not reguess:
+                    return False
+                choices = _guess_choices(s, a, GUESS_DISCARD)
+                if not choices:
+                    return False
+                e.actions[i][1] = outcome = choices[0]
+            R.apply_action(s, A.DISCARD0 + outcome, -1)
+            continue
         n = R.legal_actions(s, buf)
         if a not in buf[:n]:
             return False
@@ -408,10 +428,13 @@ class Mirror:
         for e in self.entries:
             if e.kind == "edit":
                 break
-            if e.kind == "reveal":
+            if e.kind in ("reveal", "forget"):
                 continue  # shown VP cards only count at the win, where the core shows them
-            for a, outcome in e.actions:
-                rec.append(int(a), None if outcome < 0 else int(outcome))
+            for i, (a, outcome) in enumerate(e.actions):
+                if e.guesses.get(i) == GUESS_DISCARD:
+                    rec.append(A.DISCARD0 + int(outcome), None)
+                else:
+                    rec.append(int(a), None if outcome < 0 else int(outcome))
         return rec
 
 

@@ -1,0 +1,878 @@
+"""A JSettlers2 client that lets any of our agents play one seat against the server's
+robots.
+
+    host = GameHost("127.0.0.1", 8880, "g1")           # creates the game, then starts it
+    seat = JSettlersClient("127.0.0.1", 8880, make_agent("jsettlers"), cookie="...")
+    seat.connect(); host.start(); result = seat.play()
+
+The seat connects as a third-party robot (``IMAROBOT`` with the server's robot cookie):
+the server then asks it to sit in a game it starts, and the game counts as robots-only,
+so the built-in robots play at the server's fast pace.  The client keeps a
+:class:`~catan_env.pioneers.mirror.Mirror` of the game rebuilt from the server's
+messages (the seats rotated so that the first to place is the core's seat 0), gives the
+agent the observation, mask and information set of its seat at every decision, and
+turns the agent's action ids into messages.  The server is the referee: a request it
+declines is logged as rejected, the action is banned for that decision, and the agent
+decides again.  A message the mirror cannot follow stops the game (MirrorMismatch).
+"""
+import time
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+import numpy as np
+
+from ..agent_specs import AgentProtocol
+from ..core import actions as A
+from ..core import layout as L
+from ..core import rules as R
+from ..core.observe import VECTOR_SIZE, encode_vector
+from ..core.options import make_options
+from ..infoset import InfoSet
+from ..pioneers.events import menu_index
+from ..pioneers.mirror import GUESS_DISCARD, GUESS_DRAW, GUESS_STEAL, Entry, Mirror
+from . import protocol as P
+from .board import JSettlersBoard, parse_board_layout
+from .wire import MessageConnection
+
+OFFER_WAIT_S = 4.0        # how long our offer waits for every robot to answer
+AGENT_MAX_OFFERS = 3      # domestic offers an agent may make per turn
+ROBOT_CLASS = "catan_env.bridge"
+
+
+class MirrorMismatch(RuntimeError):
+    """The server reported an event the seat's mirror cannot follow."""
+
+
+class JSettlersClient:
+    """One seat of a JSettlers game played by ``agent`` (see the module docstring)."""
+
+    def __init__(self, host: str, port: int, agent: Optional[AgentProtocol], name: str = "catan_env",
+                 cookie: str = "", seed: int = 0, timeout: float = 120.0, keep_transcript: bool = False,
+                 stop_on_mismatch: bool = True) -> None:
+        self.host, self.port, self.agent, self.name, self.cookie = host, port, agent, name, cookie
+        self.seed = seed
+        self.timeout = timeout
+        self.stop_on_mismatch = stop_on_mismatch
+        self.transcript: Optional[List[Tuple[str, str]]] = [] if keep_transcript else None
+        self.conn: Any = None
+        self.game = ""
+        self.js_seat = -1          # our seat number on the server
+        self.seat = -1             # our seat in the mirror (rotated: the first to place is 0)
+        self.first = -1            # the server's seat that placed first
+        self.board: Optional[JSettlersBoard] = None
+        self.mirror: Optional[Mirror] = None
+        self.rejected: List[Tuple[int, str, str]] = []   # (step, request, why)
+        self.fallbacks = 0
+        self.fallback_reasons: Dict[str, int] = {}
+        self.decisions = 0
+        self.declined_offers = 0   # robots' offers our menu cannot say (declined)
+        self.offers_received = 0
+        self.offers_made = 0
+        self.trades_done = 0
+        self.winner: Optional[int] = None   # mirror seat
+        self.final_vp: Optional[List[int]] = None  # mirror seats
+        self.done = False
+        self.gs = 0                # the server's game state
+        self.current = -1          # the server's current player
+        self.pending: Optional[Dict[str, Any]] = None  # our request awaiting the server
+        self.banned: Set[int] = set()
+        self.offers_this_turn = 0
+        self.discard_buffer: Dict[int, Tuple[List[int], int]] = {}
+        self.robber: Optional[Tuple[int, int]] = None  # (mover, hex) awaiting the theft
+        self.rob_victim: Optional[int] = None          # mirror seat our robber move robs
+        self.must_discard = 0
+        self.choose_victim = False
+        self.incoming: Optional[Dict[str, Any]] = None  # a robot's offer to us
+        self.call: Optional[Dict[str, Any]] = None      # our open offer
+        self.plenty: Optional[int] = None   # mirror seat whose Year of Plenty awaits its pick
+        self.expect_totals: Dict[int, int] = {}
+        self.expect_hand: Optional[Dict[int, int]] = None
+        self.expect_deck: Optional[int] = None
+        self.announced = {"lr": -1, "la": -1}
+        self._board_fields: Optional[List[str]] = None
+
+    # ================================================================== seats
+    def cs(self, js: int) -> int:
+        """The mirror's seat of server seat js."""
+        return (js - self.first) % 4
+
+    def js(self, cs: int) -> int:
+        """The server's seat of mirror seat cs."""
+        return (cs + self.first) % 4
+
+    # ================================================================== run
+    def connect(self) -> None:
+        """Connect as a third-party robot; returns once the server accepted us."""
+        self.conn = MessageConnection(self.host, self.port, self.timeout, self.transcript)
+        self.conn.send(P.VERSION)
+        self.conn.send(f"1022|{self.name},{self.cookie},{ROBOT_CLASS}")
+        while True:
+            text = self.conn.read()
+            if text is None:
+                raise TimeoutError(f"the server did not accept {self.name} as a robot within {self.timeout} s")
+            kind, f = P.split(text)
+            if kind == 1071:  # UPDATEROBOTPARAMS: accepted
+                return
+            if kind in (P.REJECTCONNECTION, P.STATUSMESSAGE) and kind == P.REJECTCONNECTION:
+                raise P.ProtocolError(f"the server refused {self.name}: {','.join(f)} "
+                                      "(is the robot cookie right?)")
+
+    def play(self) -> Dict[str, Any]:
+        """Wait for a seat, play until the game ends, return a result dict."""
+        if self.conn is None:
+            self.connect()
+        try:
+            self._loop()
+            self._read_final_scores()
+        finally:
+            self.conn.close()
+        return self.result()
+
+    def _read_final_scores(self, wait_s: float = 5.0) -> None:
+        """After the game ends the server sends every seat's final score (GAMESTATS)."""
+        deadline = time.monotonic() + wait_s
+        while self.final_vp is None and time.monotonic() < deadline:
+            text = self.conn.read(max(0.0, deadline - time.monotonic()))
+            if text is None:
+                return
+            self.on_message(text)
+
+    def result(self) -> Dict[str, Any]:
+        m = self.mirror
+        assert m is not None
+        return {"seat": self.seat, "server_seat": self.js_seat, "winner": self.winner,
+                "final_vp": self.final_vp, "turns": int(m.state[L.TURN]), "steps": len(m.entries),
+                "rejected": list(self.rejected), "mismatches": list(m.mismatches),
+                "repairs": m.repairs, "edits": m.edits, "fallbacks": self.fallbacks,
+                "fallback_reasons": dict(self.fallback_reasons), "decisions": self.decisions,
+                "declined_offers": self.declined_offers, "offers_received": self.offers_received,
+                "offers_made": self.offers_made, "trades": self.trades_done}
+
+    def _loop(self) -> None:
+        while not self.done:
+            self._maybe_act()
+            if self.done:
+                break
+            wait = None
+            if self.call is not None:
+                wait = max(0.0, self.call["t0"] + OFFER_WAIT_S - time.monotonic())
+            text = self.conn.read(wait)
+            if text is None:
+                if self.call is not None:
+                    self._close_call()
+                    continue
+                raise TimeoutError(f"no message from the server within {self.timeout} s")
+            known = len(self.mirror.mismatches) if self.mirror is not None else 0
+            self.on_message(text)
+            if self.stop_on_mismatch and self.mirror is not None and len(self.mirror.mismatches) > known:
+                raise MirrorMismatch(f"the mirror disagrees with the server ({self.mirror.mismatches[known]}); "
+                                     "the game stops here")
+
+    # ================================================================== messages
+    def on_message(self, text: str) -> None:
+        """Follow one server message (the mirror, prompts, expectations)."""
+        kind, f = P.split(text)
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            if kind != 1023 and self.game and f and f[0] != self.game and kind not in (P.PLAYERELEMENTS,
+                                                                                    P.DICERESULTRESOURCES,
+                                                                                    P.GAMEELEMENTS):
+                return
+            handler(self, f)
+
+    def _m(self) -> Mirror:
+        if self.mirror is None:
+            raise P.ProtocolError("a game event before the game started")
+        return self.mirror
+
+    def _push(self, actions: Sequence[Tuple[int, int]], note: str, guesses: Optional[Dict[int, str]] = None,
+              require: Any = None) -> None:
+        self._m().push(Entry([list(x) for x in actions], guesses=guesses, note=note), require=require)
+
+    def _on_join_request(self, f: List[str]) -> None:  # 1023 BOTJOINGAMEREQUEST: game, seat, options
+        if self.game:
+            return
+        self.game, self.js_seat = f[0], int(f[1])
+        self.conn.send(P.join_game(self.name, self.game))
+
+    def _on_join_auth(self, f: List[str]) -> None:  # 1021 JOINGAMEAUTH
+        self.conn.send(P.sit_down(self.game, P.EMPTY, self.js_seat).replace(",false", ",true"))
+
+    def _on_board(self, f: List[str]) -> None:  # 1014 BOARDLAYOUT
+        self._board_fields = f[1:]
+
+    def _on_turn(self, f: List[str]) -> None:  # 1026 TURN: seat, state
+        pn, gs = int(f[1]), int(f[2])
+        if self.mirror is None:
+            if gs != P.START1A:
+                raise P.ProtocolError(f"the first turn is in state {gs}, not the set-up's {P.START1A}")
+            self._start_mirror(pn)
+        m = self._m()
+        if m.phase() in (L.PH_MAIN, L.PH_ROAD_BUILDING) and gs in (P.ROLL_OR_CARD, P.OVER):
+            self._push([(A.END_TURN, -1)], "end of turn")
+        self.current, self.gs = pn, gs
+        self.banned = set()
+        self.offers_this_turn = 0
+        self.incoming = None
+        self.pending = None
+        if gs == P.OVER:
+            self._game_over()
+
+    def _start_mirror(self, first: int) -> None:
+        if self._board_fields is None:
+            raise P.ProtocolError("the game started before the server sent its board")
+        self.board = parse_board_layout(self._board_fields)
+        self.first = first
+        self.seat = self.cs(self.js_seat)
+        opts = make_options(players=4, vp_to_win=10, board=self.board.board, max_offers_per_turn=20)
+        self.mirror = Mirror(opts, self.seat)
+
+    def _on_state(self, f: List[str]) -> None:  # 1025 GAMESTATE
+        gs = int(f[1])
+        if self.mirror is None:
+            self.gs = gs
+            return
+        if self.discard_buffer and gs != P.WAITING_FOR_DISCARDS:
+            self._flush_discards()
+        if self.robber is not None and gs != P.WAITING_FOR_ROB_CHOOSE_PLAYER:
+            self._flush_robber(None, None)
+        self.gs = gs
+        if gs == P.OVER:
+            self._game_over()
+            return
+        self._check_expectations()
+        if self.pending is not None and self.pending["kind"] == "plenty" and gs == P.WAITING_FOR_DISCOVERY:
+            self.conn.send(P.pick_resources(self.game, self.pending["vec"]))
+            return
+        if self.pending is not None and self.pending["kind"] == "monopoly" and gs == P.WAITING_FOR_MONOPOLY:
+            self.conn.send(f"{P.PICKRESOURCETYPE}|{self.game},{P.CORE_TO_JS_RES[self.pending['res']]}")
+            return
+        if gs != P.WAITING_FOR_ROB_CHOOSE_PLAYER:
+            self.pending = None
+
+    def _game_over(self) -> None:
+        m = self._m()
+        self.winner = self.cs(self.current)
+        m.declare_winner(self.winner)
+        self.done = True
+
+    def _on_piece(self, f: List[str]) -> None:  # 1009 PUTPIECE: seat, piece, coord
+        pn, piece, coord = int(f[1]), int(f[2]), int(f[3])
+        assert self.board is not None
+        if piece == P.ROAD:
+            a = A.ROAD0 + self.board.edge(coord)
+        elif piece == P.SETTLEMENT:
+            a = A.SETTLEMENT0 + self.board.vertex(coord)
+        elif piece == P.CITY:
+            a = A.CITY0 + self.board.vertex(coord)
+        else:
+            raise P.ProtocolError(f"piece type {piece} (ships and other pieces are not in the base game)")
+        self._push([(a, -1)], f"seat {self.cs(pn)} builds {A.action_name(a)}")
+
+    def _on_dice(self, f: List[str]) -> None:  # 1028 DICERESULT
+        n = int(f[1])
+        if self.mirror is None or n < 2:
+            return
+        self._push([(A.ROLL, n)], f"roll {n}")
+
+    def _on_dice_resources(self, f: List[str]) -> None:  # 1092: count, then per seat: pn, total, (n, res)*, 0
+        v = P.ints(f[1:])
+        m = self._m()
+        before = m.before[-1] if m.entries and m.entries[-1].actions[:1] and \
+            m.entries[-1].actions[0][0] == A.ROLL else None
+        i = 1
+        for _ in range(v[0]):
+            pn, total = v[i], v[i + 1]
+            p = self.cs(pn)
+            self.expect_totals[p] = total
+            i += 2
+            gained = [0] * L.N_RES
+            while i < len(v) and v[i] != 0:
+                gained[P.JS_TO_CORE_RES[v[i + 1]]] += v[i]
+                i += 2
+            i += 1
+            if before is not None:
+                got = [m.hand(p)[r] - int(before[L.hand_i(p, r)]) for r in range(L.N_RES)]
+                if got != gained:
+                    m.mismatch(f"seat {p} gains {gained} from the roll, the mirror {got}")
+
+    def _on_elements(self, f: List[str]) -> None:  # 1086 PLAYERELEMENTS: game|pn|action|(type|amount)*
+        v = P.ints(f[1:])
+        pn, action = v[0], v[1]
+        if self.mirror is None or pn != self.js_seat or action != P.SET:
+            return
+        hand = self.expect_hand or {}
+        for k in range(2, len(v) - 1, 2):
+            if 1 <= v[k] <= 5:
+                hand[P.JS_TO_CORE_RES[v[k]]] = v[k + 1]
+        self.expect_hand = hand or None
+
+    def _on_resource_count(self, f: List[str]) -> None:  # 1063 RESOURCECOUNT: seat, count
+        if self.mirror is not None:
+            self.expect_totals[self.cs(int(f[1]))] = int(f[2])
+
+    def _check_expectations(self) -> None:
+        """What the server said of hands and the deck during the sequence that just ended."""
+        m = self._m()
+        for p, total in self.expect_totals.items():
+            if sum(m.hand(p)) != total:
+                m.mismatch(f"seat {p} holds {total} cards, the mirror {sum(m.hand(p))}")
+        if self.expect_hand:
+            ours = m.hand(self.seat)
+            wrong = {r: n for r, n in self.expect_hand.items() if ours[r] != n}
+            if wrong:
+                m.mismatch(f"our hand: the server says {self.expect_hand}, the mirror {ours}")
+        if self.expect_deck is not None and int(m.state[L.DECK:L.DECK + L.N_DEV].sum()) != self.expect_deck:
+            m.mismatch(f"the deck holds {self.expect_deck} cards, the mirror "
+                       f"{int(m.state[L.DECK:L.DECK + L.N_DEV].sum())}")
+        self.expect_totals, self.expect_hand, self.expect_deck = {}, None, None
+        s = m.state
+        for key, field in (("lr", L.LR_HOLDER), ("la", L.LA_HOLDER)):
+            if int(s[field]) != self.announced[key]:
+                m.mismatch(f"{'longest road' if key == 'lr' else 'largest army'}: the server says seat "
+                           f"{self.announced[key]}, the mirror {int(s[field])}")
+                self.announced[key] = int(s[field])
+
+    def _on_game_elements(self, f: List[str]) -> None:  # 1096: game|type|value...
+        v = P.ints(f[1:])
+        for k in range(0, len(v) - 1, 2):
+            t, value = v[k], v[k + 1]
+            if self.mirror is None:
+                continue
+            if t == P.GE_CURRENT_PLAYER and value >= 0:
+                self.current = value
+            elif t == P.GE_LARGEST_ARMY_PLAYER:
+                self.announced["la"] = self.cs(value) if value >= 0 else -1
+            elif t == P.GE_LONGEST_ROAD_PLAYER:
+                self.announced["lr"] = self.cs(value) if value >= 0 else -1
+
+    def _on_discard(self, f: List[str]) -> None:  # 1033 DISCARD: pN, 5 counts, unknown
+        pn = int(f[1].lstrip("p"))
+        v = P.ints(f[2:8])
+        self.discard_buffer[self.cs(pn)] = (P.js_to_core(v[:5]), v[5])
+        if pn == self.js_seat:
+            self.must_discard = 0
+
+    def _flush_discards(self) -> None:
+        """The discards of a 7, in the core's order (seat by seat, one card an action); a
+        discard this seat did not see is a guess, by resource."""
+        m = self._m()
+        s = m.state.copy()
+        acts: List[Tuple[int, int]] = []
+        guesses: Dict[int, str] = {}
+        left = {p: (list(vec), unknown) for p, (vec, unknown) in self.discard_buffer.items()}
+        while s[L.PHASE] == L.PH_DISCARD:
+            p = int(s[L.DECIDER])
+            if p not in left:
+                m.mismatch(f"seat {p} must discard; the server reported no discard")
+                break
+            vec, unknown = left[p]
+            r = next((r for r in range(L.N_RES) if vec[r] > 0), None)
+            if r is not None:
+                vec[r] -= 1
+                acts.append((A.DISCARD0 + r, -1))
+                R.apply_action(s, A.DISCARD0 + r, -1)
+            elif unknown > 0:
+                left[p] = (vec, unknown - 1)
+                hand = [int(s[L.hand_i(p, x)]) for x in range(L.N_RES)]
+                g = max(range(L.N_RES), key=lambda x: hand[x])
+                guesses[len(acts)] = GUESS_DISCARD
+                acts.append((A.DISCARD0, g))
+                R.apply_action(s, A.DISCARD0 + g, -1)
+            else:
+                m.mismatch(f"seat {p} discarded fewer cards than the core asks")
+                break
+        counts = {p: sum(vec) + unknown for p, (vec, unknown) in self.discard_buffer.items()}
+        self.discard_buffer = {}
+        told: Set[int] = set()
+        for i, act in enumerate(acts):  # one entry a card: the repairs change one guess an entry
+            p = int(self._m().state[L.DECIDER])
+            if p not in told:  # the others do not see p's discards (the core shows them)
+                told.add(p)
+                self._m().push(Entry(kind="forget", args=(p, counts[p]), note=f"seat {p} discards unseen"))
+            self._push([act], "discard", guesses={0: GUESS_DISCARD} if i in guesses else None)
+
+    def _on_discard_request(self, f: List[str]) -> None:  # 1029: count
+        self.must_discard = int(f[1])
+
+    def _on_move_robber(self, f: List[str]) -> None:  # 1034: seat, hex
+        assert self.board is not None
+        coord = int(f[2])
+        if coord < 0:
+            raise P.ProtocolError("the pirate moved (not in the base game)")
+        self.robber = (self.cs(int(f[1])), self.board.hex(coord))
+
+    def _on_robbery(self, f: List[str]) -> None:  # 1102: perp, victim, R, res, amount, T
+        if f[3] != "R":
+            raise P.ProtocolError(f"a robbery of {f[3]!r} kind (not a resource)")
+        victim, res = self.cs(int(f[2])), int(f[4])
+        self._flush_robber(victim, P.JS_TO_CORE_RES.get(res))
+
+    def _flush_robber(self, victim: Optional[int], res: Optional[int]) -> None:
+        if self.robber is None:
+            return
+        mover, h = self.robber
+        self.robber = None
+        if victim is None:
+            self._push([(A.robber_action(h, 0), -1)], "robber, no theft")
+            return
+        k = (victim - mover) % 4
+        a = A.robber_action(h, k)
+        if res is None:
+            self._m().push_guess(a, GUESS_STEAL, note=f"seat {mover} steals from {victim}")
+        else:
+            self._push([(a, res)], f"seat {mover} steals from {victim}")
+
+    def _on_choose_player_request(self, f: List[str]) -> None:  # 1036
+        self.choose_victim = True
+
+    def _on_dev_card(self, f: List[str]) -> None:  # 1046: seat, action, type
+        pn, action = int(f[1]), int(f[2])
+        card = int(f[3]) if len(f) > 3 else 0
+        if action == P.CANNOT_PLAY:
+            self._refused("play a development card", "CANNOT_PLAY")
+            return
+        if self.mirror is None or pn < 0:
+            return
+        p = self.cs(pn)
+        if action == P.DRAW:
+            if p == self.seat:
+                if card not in P.DEV_TO_CORE:
+                    raise P.ProtocolError(f"we drew development card type {card}")
+                self._push([(A.BUY_DEV, P.DEV_TO_CORE[card])], "our purchase")
+            elif card == P.DEV_UNKNOWN:
+                self._m().push_guess(A.BUY_DEV, GUESS_DRAW, note=f"seat {p} buys a card")
+            else:
+                self._push([(A.BUY_DEV, P.DEV_TO_CORE[card])], f"seat {p} buys a card")
+        elif action == P.PLAY:
+            if card == P.DEV_KNIGHT:
+                self._push([(A.PLAY_KNIGHT, -1)], f"seat {p} plays a knight")
+            elif card == P.DEV_ROADS:
+                self._push([(A.PLAY_ROAD_BUILDING, -1)], f"seat {p} plays road building")
+            elif card == P.DEV_DISCOVERY:
+                self.plenty = p
+            elif card == P.DEV_MONOPOLY:
+                pass  # the pick comes as SIMPLEACTION RSRC_TYPE_MONOPOLIZED
+
+    def _on_pick(self, f: List[str]) -> None:  # 1052: 5 counts, seat, reason
+        v = P.ints(f[1:8])
+        if v[6] != P.PICK_REASON_DISCOVERY:
+            raise P.ProtocolError(f"resources picked for reason {v[6]} (gold hexes are not in the base game)")
+        vec = P.js_to_core(v[:5])
+        rs = sorted(r for r in range(L.N_RES) for _ in range(vec[r]))
+        if len(rs) != 2:
+            raise P.ProtocolError(f"a Year of Plenty of {len(rs)} cards")
+        i = next(i for i in range(A.N_YOP) if A.YOP_R1[i] == rs[0] and A.YOP_R2[i] == rs[1])
+        self._push([(A.YOP0 + i, -1)], f"seat {self.cs(v[5])} plays year of plenty")
+        self.plenty = None
+
+    def _on_simple_action(self, f: List[str]) -> None:  # 1090: seat, type, v1, v2
+        pn, t, v1, v2 = P.ints(f[1:5])
+        if self.mirror is None:
+            return
+        if t == P.SA_DEVCARD_BOUGHT:
+            self.expect_deck = v1
+        elif t == P.SA_RSRC_TYPE_MONOPOLIZED:
+            p, res = self.cs(pn), P.JS_TO_CORE_RES[v2]
+
+            def exact(s: np.ndarray, p: int = p, res: int = res, total: int = v1) -> int:
+                held = sum(int(s[L.hand_i(q, res)]) for q in range(4) if q != p)
+                return abs(held - total)
+
+            self._push([(A.MONOPOLY0 + res, -1)], f"seat {p} monopolises {L.RESOURCE_NAMES[res]}", require=exact)
+
+    def _on_bank_trade(self, f: List[str]) -> None:  # 1040: give 5, get 5, seat
+        v = P.ints(f[1:12])
+        give, get, p = P.js_to_core(v[:5]), P.js_to_core(v[5:10]), self.cs(v[10])
+        gr = [r for r in range(L.N_RES) if give[r]]
+        tr = [r for r in range(L.N_RES) if get[r]]
+        m = self._m()
+        if len(gr) == 1 and len(tr) == 1:
+            r1, r2, k = gr[0], tr[0], get[tr[0]]
+            rate = int(R.trade_rate(m.state, p, r1))
+            if give[r1] == rate * k:
+                self._push([(A.maritime_action(r1, r2), -1)] * k, f"seat {p} trades with the bank")
+            else:
+                m.push(Entry(kind="edit", args=("maritime", p, r1, give[r1], r2),
+                             note=f"maritime trade at {give[r1]}:{k}"))
+        else:
+            raise P.ProtocolError(f"a bank trade of several kinds of cards: gives {give}, gets {get}")
+        if p == self.seat:
+            self.pending = None
+
+    def _on_offer(self, f: List[str]) -> None:  # 1041: from, 4 flags, give 5, get 5
+        if self.mirror is None:
+            return
+        frm = int(f[1])
+        to = [x == "true" for x in f[2:6]]
+        v = P.ints(f[6:16])
+        give, get = P.js_to_core(v[:5]), P.js_to_core(v[5:])
+        if frm == self.js_seat:
+            if self.pending is not None and self.pending["kind"] == "offer":
+                self.pending = None
+            return
+        if not to[self.js_seat]:
+            return
+        p = self.cs(frm)
+        if self.call is not None:  # a counter-offer to our open offer
+            self.call["counters"][p] = (give, get)
+            self.call["answered"].add(p)
+            return
+        self.offers_received += 1
+        self.incoming = {"from": p, "give": give, "get": get}
+
+    def _on_reject(self, f: List[str]) -> None:  # 1037: seat
+        if self.call is not None:
+            self.call["answered"].add(self.cs(int(f[1])))
+
+    def _on_clear_offer(self, f: List[str]) -> None:  # 1038: seat (-1: everyone)
+        pn = int(f[1])
+        if self.incoming is not None and (pn < 0 or self.cs(pn) == self.incoming["from"]):
+            self.incoming = None
+
+    def _on_accept(self, f: List[str]) -> None:  # 1039: accepting, offering, to accepting 5, to offering 5
+        v = P.ints(f[1:13])
+        accepting, offering = self.cs(v[0]), self.cs(v[1])
+        to_acc, to_off = P.js_to_core(v[2:7]), P.js_to_core(v[7:12])
+        m = self._m()
+        turn = int(m.state[L.TURN_PLAYER])
+        if offering == turn:
+            self._push_trade(offering, accepting, give=to_acc, get=to_off)
+        elif accepting == turn:
+            self._push_trade(accepting, offering, give=to_off, get=to_acc)
+        else:
+            raise P.ProtocolError(f"a trade between seats {offering} and {accepting}, neither on turn")
+        if self.seat in (accepting, offering):
+            self.trades_done += 1
+        if self.call is not None:
+            self.call = None
+            self.pending = None
+        self.incoming = None
+
+    def _push_trade(self, caller: int, partner: int, give: List[int], get: List[int]) -> None:
+        """A completed trade as the core's offer / answers / confirm, or an edit when the
+        core's menu cannot say it."""
+        m = self._m()
+        menu = menu_index(give, get)
+        if menu is not None and m.phase() == L.PH_MAIN and m.decider() == caller:
+            acts = [(A.OFFER0 + menu, -1)]
+            for k in range(1, 4):
+                q = (caller + k) % 4
+                acts.append((A.TRADE_ACCEPT if q == partner else A.TRADE_REJECT, -1))
+            acts.append((A.confirm_action((partner - caller) % 4), -1))
+            if m.push(Entry([list(x) for x in acts], note=f"trade {caller}<->{partner}"), quiet=True):
+                return
+        m.push(Entry(kind="edit", args=("trade", caller, partner, give, get),
+                     note=f"trade {caller}<->{partner} outside the menu"))
+
+    def _on_stats(self, f: List[str]) -> None:  # 1061 GAMESTATS: 4 scores, 4 robot flags
+        if self.mirror is None or not f[1].lstrip("-").isdigit():
+            return
+        vp = P.ints(f[1:5])
+        self.final_vp = [vp[self.js(c)] for c in range(4)]
+
+    def _on_decline(self, f: List[str]) -> None:  # 1104 DECLINEPLAYERREQUEST
+        self._refused("request", ",".join(f[1:])[:120])
+
+    def _refused(self, what: str, why: str) -> None:
+        m = self.mirror
+        step = len(m.entries) if m is not None else 0
+        pending = self.pending or {}
+        self.rejected.append((step, pending.get("text", what), why))
+        if "action" in pending:
+            self.banned.add(int(pending["action"]))
+        self.pending = None
+        if self.call is not None and pending.get("kind") == "offer":
+            self.call = None
+
+    def _on_leave(self, f: List[str]) -> None:  # 1011 LEAVEGAME: nick, host, game
+        if self.mirror is not None and not self.done and len(f) >= 3 and f[2] == self.game:
+            self._m().mismatch(f"{f[0]} left the game")
+
+    # ================================================================== decisions
+    def _decide(self, state: np.ndarray, ban: Set[int] = frozenset()) -> int:  # type: ignore[assignment]
+        """The agent's action for a decision state of our seat (mask-checked)."""
+        mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
+        R.legal_mask(state, mask)
+        for a in ban:
+            if mask.sum() > 1:
+                mask[a] = 0
+        vec = np.zeros(VECTOR_SIZE, dtype=np.float32)
+        encode_vector(state, self.seat, vec)
+        info = InfoSet(state, self.seat, self.seed * 7919 + self.decisions,
+                       on_fallback=lambda seat, reason: self._count_fallback(reason))
+        self.decisions += 1
+        if self.agent is None:
+            raise RuntimeError("this client has no agent to decide with")
+        a = int(self.agent.act({"observation": vec, "action_mask": mask}, info))
+        if not (0 <= a < A.N_ACTIONS and mask[a]):
+            self._count_fallback("client: the agent's move was not legal")
+            legal = np.flatnonzero(mask)
+            safe = [x for x in (A.END_TURN, A.ROLL, A.TRADE_REJECT, A.TRADE_CANCEL) if mask[x]]
+            a = int(safe[0] if safe else legal[0])
+        return a
+
+    def _count_fallback(self, reason: str) -> None:
+        self.fallbacks += 1
+        self.fallback_reasons[reason] = self.fallback_reasons.get(reason, 0) + 1
+
+    def _decision_state(self) -> np.ndarray:
+        m = self._m()
+        s = m.state.copy()
+        s[L.OFFERS_MADE] = max(int(s[L.OFFERS_MADE]), self.offers_this_turn)
+        s[L.OPT_MAX_OFFERS] = AGENT_MAX_OFFERS
+        s[L.OPT_VP] = m.target
+        return s
+
+    def _send(self, pending: Dict[str, Any]) -> None:
+        self.pending = pending
+        self.conn.send(pending["text"])
+
+    def _maybe_act(self) -> None:
+        m = self.mirror
+        if m is None or self.done or m.phase() == L.PH_GAME_OVER:
+            return
+        if self.must_discard and self.pending is None:
+            self._discard(self.must_discard)
+            return
+        if self.choose_victim:
+            self.choose_victim = False
+            victim = self.rob_victim if self.rob_victim is not None else next(
+                p for p in range(4) if p != self.seat)
+            self.conn.send(f"{P.CHOOSEPLAYER}|{self.game},{self.js(victim)}")
+            return
+        if self.incoming is not None and self.pending is None:
+            self._answer_offer()
+            return
+        if self.call is not None:
+            if len(self.call["answered"]) >= 3:
+                self._close_call()
+            return
+        if self.pending is not None or m.decider() != self.seat or self.current != self.js_seat:
+            return
+        ph, gs = m.phase(), self.gs
+        if ph == L.PH_SETUP_SETTLEMENT and gs in P.SETUP_SETTLEMENT_STATES or \
+                ph == L.PH_SETUP_ROAD and gs in P.SETUP_ROAD_STATES or \
+                ph == L.PH_ROAD_BUILDING and gs in (P.PLACING_FREE_ROAD1, P.PLACING_FREE_ROAD2):
+            self._build(self._decide(self._decision_state(), self.banned))
+        elif ph == L.PH_MOVE_ROBBER and gs == P.PLACING_ROBBER:
+            self._robber_move()
+        elif ph == L.PH_PRE_ROLL and gs == P.ROLL_OR_CARD or ph == L.PH_MAIN and gs == P.PLAY1:
+            self._turn_move()
+
+    def _build(self, a: int) -> None:
+        assert self.board is not None
+        if A.ROAD0 <= a < A.SETTLEMENT0:
+            piece, coord = P.ROAD, self.board.edge_coord(a - A.ROAD0)
+        elif a < A.CITY0:
+            piece, coord = P.SETTLEMENT, self.board.node(a - A.SETTLEMENT0)
+        else:
+            piece, coord = P.CITY, self.board.node(a - A.CITY0)
+        self._send({"kind": "build", "action": a, "text": P.put_piece(self.game, self.js_seat, piece, coord)})
+
+    def _turn_move(self) -> None:
+        a = self._decide(self._decision_state(), self.banned)
+        g = self.game
+        if a == A.ROLL:
+            self._send({"kind": "roll", "action": a, "text": f"{P.ROLLDICE}|{g}"})
+        elif a == A.END_TURN:
+            self._send({"kind": "end", "action": a, "text": f"{P.ENDTURN}|{g}"})
+        elif A.ROAD0 <= a < A.BUY_DEV:
+            self._build(a)
+        elif a == A.BUY_DEV:
+            self._send({"kind": "buy", "action": a, "text": f"{P.BUYDEVCARDREQUEST}|{g}"})
+        elif a in (A.PLAY_KNIGHT, A.PLAY_ROAD_BUILDING):
+            card = P.DEV_KNIGHT if a == A.PLAY_KNIGHT else P.DEV_ROADS
+            self._send({"kind": "play", "action": a, "text": f"{P.PLAYDEVCARDREQUEST}|{g},{card}"})
+        elif A.YOP0 <= a < A.MONOPOLY0:
+            vec = [0] * L.N_RES
+            vec[A.YOP_R1[a - A.YOP0]] += 1
+            vec[A.YOP_R2[a - A.YOP0]] += 1
+            self._send({"kind": "plenty", "action": a, "vec": vec,
+                        "text": f"{P.PLAYDEVCARDREQUEST}|{g},{P.DEV_DISCOVERY}"})
+        elif A.MONOPOLY0 <= a < A.ROBBER0:
+            self._send({"kind": "monopoly", "action": a, "res": a - A.MONOPOLY0,
+                        "text": f"{P.PLAYDEVCARDREQUEST}|{g},{P.DEV_MONOPOLY}"})
+        elif A.MARITIME0 <= a < A.OFFER0:
+            i = a - A.MARITIME0
+            r1, r2 = int(A.MARITIME_GIVE[i]), int(A.MARITIME_GET[i])
+            give, get = [0] * L.N_RES, [0] * L.N_RES
+            give[r1] = int(R.trade_rate(self._m().state, self.seat, r1))
+            get[r2] = 1
+            self._send({"kind": "bank", "action": a, "text": P.bank_trade(g, give, get)})
+        elif A.OFFER0 <= a < A.TRADE_ACCEPT:
+            k = a - A.OFFER0
+            give, get = [0] * L.N_RES, [0] * L.N_RES
+            give[A.MENU_GIVE_RES[k]] = int(A.MENU_GIVE_N[k])
+            get[A.MENU_GET_RES[k]] = int(A.MENU_GET_N[k])
+            to = [p != self.js_seat for p in range(4)]
+            self.offers_this_turn += 1
+            self.offers_made += 1
+            self.banned.add(a)
+            self.call = {"menu": k, "give": give, "get": get, "answered": set(), "counters": {},
+                         "t0": time.monotonic()}
+            self._send({"kind": "offer", "action": a, "text": P.make_offer(g, self.js_seat, to, give, get)})
+        else:
+            self._m().mismatch(f"unexpected decision {A.action_name(a)} on our turn")
+
+    def _robber_move(self) -> None:
+        assert self.board is not None
+        a = self._decide(self._decision_state(), self.banned)
+        victim = int(A.robber_victim_seat(a, self.seat, 4))
+        self.rob_victim = victim if victim >= 0 else None
+        self._send({"kind": "robber", "action": a,
+                    "text": f"{P.MOVEROBBER}|{self.game},{self.js_seat},{self.board.hex_coord(int(A.robber_hex(a)))}"})
+
+    def _discard(self, k: int) -> None:
+        """Choose k cards to discard (one decision a card, as in the core)."""
+        s = self._m().state.copy()
+        s[L.PHASE] = L.PH_DISCARD
+        for p in range(L.MAX_PLAYERS):
+            s[L.DISCARDS + p] = 0
+        s[L.DISCARDS + self.seat] = k
+        vec = [0] * L.N_RES
+        for _ in range(k):
+            s[L.DECIDER] = self.seat
+            a = self._decide(s)
+            vec[a - A.DISCARD0] += 1
+            R.apply_action(s, a, -1)
+        self.must_discard = 0
+        self._send({"kind": "discard", "text": P.discard(self.game, vec)})
+
+    def _answer_offer(self) -> None:
+        """A robot offers us a trade: the agent accepts, rejects or counters it when the
+        core's menu can say it; a bundle it cannot say is declined and counted."""
+        offer = self.incoming
+        assert offer is not None
+        self.incoming = None
+        caller, give, get = offer["from"], offer["give"], offer["get"]
+        g = self.game
+        menu = menu_index(give, get)
+        m = self._m()
+        if menu is None or m.phase() != L.PH_MAIN:
+            self.declined_offers += 1
+            self.conn.send(f"{P.REJECTOFFER}|{g},{self.js_seat}")
+            return
+        s = m.state.copy()
+        s[L.PHASE] = L.PH_TRADE_RESPONSE
+        s[L.TURN_PLAYER] = caller
+        s[L.TRADE_GIVE_RES], s[L.TRADE_GIVE_N] = A.MENU_GIVE_RES[menu], A.MENU_GIVE_N[menu]
+        s[L.TRADE_GET_RES], s[L.TRADE_GET_N] = A.MENU_GET_RES[menu], A.MENU_GET_N[menu]
+        for p in range(L.MAX_PLAYERS):
+            s[L.TRADE_RESP + p] = L.RESP_PENDING if p < 4 and p != caller else L.RESP_NOT_ASKED
+        s[L.DECIDER] = self.seat
+        a = self._decide(s)
+        if a == A.TRADE_ACCEPT:
+            self.conn.send(f"{P.ACCEPTOFFER}|{g},{self.js_seat},{self.js(caller)}")
+        elif A.COUNTER0 <= a < A.CONFIRM0:
+            k = a - A.COUNTER0  # in our frame: we give MENU_GIVE, get MENU_GET
+            mine, theirs = [0] * L.N_RES, [0] * L.N_RES
+            mine[A.MENU_GIVE_RES[k]] = int(A.MENU_GIVE_N[k])
+            theirs[A.MENU_GET_RES[k]] = int(A.MENU_GET_N[k])
+            to = [p == self.js(caller) for p in range(4)]
+            self.conn.send(P.make_offer(g, self.js_seat, to, mine, theirs))
+        else:
+            self.conn.send(f"{P.REJECTOFFER}|{g},{self.js_seat}")
+
+    def _close_call(self) -> None:
+        """Our offer has its answers (or waited long enough): a counter-offer the agent
+        confirms is accepted; otherwise the offer is withdrawn."""
+        call = self.call
+        if call is None:
+            return
+        self.call = None
+        m = self._m()
+        counters = call["counters"]
+        chosen = None
+        if counters:
+            s = self._decision_state()
+            menu = call["menu"]
+            s[L.TRADE_GIVE_RES], s[L.TRADE_GIVE_N] = A.MENU_GIVE_RES[menu], A.MENU_GIVE_N[menu]
+            s[L.TRADE_GET_RES], s[L.TRADE_GET_N] = A.MENU_GET_RES[menu], A.MENU_GET_N[menu]
+            for k in range(1, 4):
+                q = (self.seat + k) % 4
+                resp = L.RESP_REJECT
+                if q in counters:
+                    give, get = counters[q]  # the robot gives `give`, wants `get`
+                    c = menu_index(give, get)
+                    if c is not None:
+                        resp = L.RESP_COUNTER + c
+                s[L.TRADE_RESP + q] = resp
+            if any(s[L.TRADE_RESP + q] >= L.RESP_COUNTER for q in range(4)):
+                s[L.PHASE] = L.PH_TRADE_CONFIRM
+                s[L.DECIDER] = self.seat
+                a = self._decide(s)
+                if A.CONFIRM0 <= a < A.TRADE_CANCEL:
+                    chosen = int(A.confirm_partner(a, self.seat, 4))
+        if chosen is not None:
+            self.call = {**call, "accepting": chosen, "t0": time.monotonic() + 60, "answered": {0, 1, 2, 3}}
+            self._send({"kind": "accept", "text": f"{P.ACCEPTOFFER}|{self.game},{self.js_seat},{self.js(chosen)}"})
+            return
+        self._send({"kind": "clear", "text": f"{P.CLEAROFFER}|{self.game},{self.js_seat}"})
+        self.pending = None  # the server echoes a clear without a state change
+        del m
+
+
+def _on_turn_start(client: JSettlersClient, f: List[str]) -> None:
+    client._on_turn(f)
+
+
+_HANDLERS = {
+    1023: JSettlersClient._on_join_request,
+    P.JOINGAMEAUTH: JSettlersClient._on_join_auth,
+    P.BOARDLAYOUT: JSettlersClient._on_board,
+    P.TURN: JSettlersClient._on_turn,
+    P.GAMESTATE: JSettlersClient._on_state,
+    P.PUTPIECE: JSettlersClient._on_piece,
+    P.DICERESULT: JSettlersClient._on_dice,
+    P.DICERESULTRESOURCES: JSettlersClient._on_dice_resources,
+    P.PLAYERELEMENTS: JSettlersClient._on_elements,
+    P.RESOURCECOUNT: JSettlersClient._on_resource_count,
+    P.GAMEELEMENTS: JSettlersClient._on_game_elements,
+    P.DISCARD: JSettlersClient._on_discard,
+    P.DISCARDREQUEST: JSettlersClient._on_discard_request,
+    P.MOVEROBBER: JSettlersClient._on_move_robber,
+    P.ROBBERYRESULT: JSettlersClient._on_robbery,
+    P.CHOOSEPLAYERREQUEST: JSettlersClient._on_choose_player_request,
+    P.DEVCARDACTION: JSettlersClient._on_dev_card,
+    P.PICKRESOURCES: JSettlersClient._on_pick,
+    P.SIMPLEACTION: JSettlersClient._on_simple_action,
+    P.BANKTRADE: JSettlersClient._on_bank_trade,
+    P.MAKEOFFER: JSettlersClient._on_offer,
+    P.REJECTOFFER: JSettlersClient._on_reject,
+    P.CLEAROFFER: JSettlersClient._on_clear_offer,
+    P.ACCEPTOFFER: JSettlersClient._on_accept,
+    P.GAMESTATS: JSettlersClient._on_stats,
+    P.DECLINEPLAYERREQUEST: JSettlersClient._on_decline,
+    P.LEAVEGAME: JSettlersClient._on_leave,
+}
+
+
+class GameHost:
+    """Creates a game on the server as an observer and starts it once our seats are
+    connected: the server then fills every seat from its robots, ours included (it must
+    run with ``jsettlers.bots.botgames.total`` set, -1 for none at start-up)."""
+
+    def __init__(self, host: str, port: int, game: str, name: str = "catan_host", timeout: float = 60.0) -> None:
+        self.conn = MessageConnection(host, port, timeout)
+        self.game, self.name, self.timeout = game, name, timeout
+        self.conn.send(P.VERSION)
+        self.conn.send(P.new_game(name, game))
+        while True:
+            text = self.conn.read()
+            if text is None:
+                raise TimeoutError(f"the server did not create game {game} within {timeout} s")
+            kind, f = P.split(text)
+            if kind == P.JOINGAMEAUTH and f[0] == game:
+                return
+            if kind == P.STATUSMESSAGE and "already" in text.lower():
+                raise P.ProtocolError(f"the server would not create game {game}: {text}")
+
+    def start(self) -> None:
+        self.conn.send(f"{P.STARTGAME}|{self.game}")
+
+    def close(self) -> None:
+        try:
+            self.conn.send(f"{P.LEAVEGAME}|{self.name},-,{self.game}")
+        except OSError:
+            pass
+        self.conn.close()

@@ -1,0 +1,249 @@
+"""Matches on a real JSettlers2 server: our agents against its robots (the papers' yardstick).
+
+    catan-jsettlers --agents jsettlers --games 20 --out results/jsettlers
+    catan-jsettlers --agents mcts,mcts --games 10            # two of ours, two robots
+    catan-jsettlers --agents random --host 10.0.0.5 --port 8880 --cookie C   # a running server
+
+With no ``--port`` each worker runs a local server (from ``--jar``, ``$JSETTLERS_JAR`` or
+``../shared/jsettlers/``) with ``4 - len(agents)`` built-in robots; every game is started by
+an observer and the server seats its robots and ours at random.  Our seats join as
+third-party robots, so the game counts as robots-only and the robots play at
+``--pace`` percent of their human-speed pauses (0: no pauses).  Each game appends a line
+to ``games.jsonl`` in the output folder (an interrupted run resumes where it stopped); a
+game that failed or disagreed with the server keeps its session as
+``session-NNNNN-K.txt`` (``replay_transcript`` replays it offline).  The report gives our
+wins with a 95% Wilson interval, mean VP, game length, failed games, rejected moves and
+mirror mismatches.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..agents.arena import play_game
+from ..agents.registry import make_agent
+from ..cli import UserError, compile_notice, parser, positive_int, user_errors
+from ..pioneers.match import summarize
+from .client import GameHost, JSettlersClient
+from .server import LocalJSettlersServer, jsettlers_available
+
+CLIENT_TIMEOUT_S = 120     # a server silent this long has stalled
+GAME_TIMEOUT_S = 3600
+
+_server: Optional[LocalJSettlersServer] = None  # this process's local server
+
+
+def _local_server(robots: int, jar: Optional[str], pace: int) -> LocalJSettlersServer:
+    global _server
+    if _server is None or _server.proc is None or _server.proc.poll() is not None:
+        _server = LocalJSettlersServer(robots=robots, jar=jar, pause_percent=pace)
+        _server.start()
+    return _server
+
+
+def _drop_server() -> None:
+    """After a failed game: a fresh server for the next (the old game may still run)."""
+    global _server
+    if _server is not None:
+        _server.stop()
+    _server = None
+
+
+def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str, game: str, seed: int,
+                        keep_transcript: bool = True) -> Tuple[List[Dict[str, Any]], List[JSettlersClient]]:
+    """One game: our agents (one client each) join as robots, an observer starts the game.
+    Returns (each client's result or {"error": ...}, the clients)."""
+    clients = [JSettlersClient(host, port, make_agent(spec, seed=seed * 31 + k), name=f"cat{seed % 100000}x{k}",
+                               cookie=cookie, seed=seed * 31 + k, timeout=CLIENT_TIMEOUT_S,
+                               keep_transcript=keep_transcript) for k, spec in enumerate(specs)]
+    results: List[Dict[str, Any]] = [{} for _ in clients]
+    for c in clients:
+        c.connect()
+    starter = GameHost(host, port, game)
+    threads = []
+    try:
+        for k, c in enumerate(clients):
+            th = threading.Thread(target=_run_client, args=(c, results[k]), daemon=True)
+            th.start()
+            threads.append(th)
+        starter.start()
+        deadline = time.monotonic() + GAME_TIMEOUT_S
+        for th in threads:
+            th.join(max(0.0, deadline - time.monotonic()))
+    finally:
+        starter.close()
+    for res in results:
+        if not res:
+            res["error"] = "the game did not finish in time"
+    return results, clients
+
+
+def _run_client(client: JSettlersClient, out: Dict[str, Any]) -> None:
+    try:
+        out.update(client.play())
+    except Exception as exc:  # reported per game; the match goes on
+        out["error"] = f"{type(exc).__name__}: {exc}"
+        if client.mirror is not None:
+            out.update(mismatches=list(client.mirror.mismatches), rejected=list(client.rejected))
+
+
+def game_line(i: int, specs: Sequence[str], results: List[Dict[str, Any]], seconds: float) -> Dict[str, Any]:
+    """The games.jsonl line of one game (the fields ``catan-pioneers`` writes, and the
+    offers our agents declined)."""
+    errors = [r["error"] for r in results if "error" in r]
+    game: Dict[str, Any] = {
+        "game": i + 1, "agents": list(specs), "agent": ",".join(specs), "ours": len(specs),
+        "seconds": round(seconds, 1),
+        "rejected": sum(len(r.get("rejected", [])) for r in results),
+        "mismatches": sum(len(r.get("mismatches", [])) for r in results),
+        "fallbacks": sum(r.get("fallbacks", 0) for r in results),
+        "declined_offers": sum(r.get("declined_offers", 0) for r in results),
+        "rejected_detail": [list(map(str, x)) for r in results for x in r.get("rejected", [])][:10],
+        "mismatch_detail": [x for r in results for x in r.get("mismatches", [])][:10]}
+    if errors:
+        game["error"] = errors[0]
+        game["failed"] = True
+        return game
+    first = results[0]
+    vp = first["final_vp"] or []
+    our_seats = [r["seat"] for r in results]
+    game.update(winner=first["winner"], our_seats=our_seats, final_vp=vp,
+                our_vp=[vp[s] for s in our_seats] if vp else [], turns=first["turns"],
+                repairs=sum(r["repairs"] for r in results), edits=sum(r["edits"] for r in results),
+                decisions=sum(r["decisions"] for r in results),
+                offers_received=sum(r["offers_received"] for r in results),
+                offers_made=sum(r["offers_made"] for r in results),
+                trades=sum(r["trades"] for r in results))
+    return game
+
+
+def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Optional[int], str, str]) -> Dict[str, Any]:
+    i, specs, seed, jar, pace, host, port, cookie, out = args
+    t0 = time.time()
+    try:
+        if port is None:
+            srv = _local_server(4 - len(specs), jar, pace)
+            host_, port_, cookie_ = "127.0.0.1", srv.port, srv.cookie
+        else:
+            host_, port_, cookie_ = host or "127.0.0.1", port, cookie
+        results, clients = play_game_on_server(specs, host_, port_, cookie_, f"catan-{seed}-{i + 1}",
+                                               seed * 100003 + i)
+    except Exception as exc:  # the server did not start, or refused us
+        _drop_server()
+        return {"game": i + 1, "agents": list(specs), "agent": ",".join(specs), "ours": len(specs),
+                "seconds": round(time.time() - t0, 1), "rejected": 0, "mismatches": 0,
+                "error": f"{type(exc).__name__}: {exc}", "failed": True}
+    game = game_line(i, specs, results, time.time() - t0)
+    if "error" in game or game["rejected"] or game["mismatches"]:
+        for k, c in enumerate(clients):  # the session, to replay and debug offline
+            with open(os.path.join(out, f"session-{i + 1:05d}-{k}.txt"), "w") as f:
+                f.writelines(f"{d} {line}\n" for d, line in (c.transcript or []))
+    if "error" in game:
+        _drop_server()
+    return game
+
+
+@user_errors("catan-jsettlers")
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = parser("catan-jsettlers", "Play our agents against the real JSettlers robots on a JSettlers server.")
+    p.add_argument("--agents", default="jsettlers",
+                   help="our agents, SPEC[,SPEC...] (1-3 seats; see catan-arena --help for specs)")
+    p.add_argument("--games", type=positive_int, default=10,
+                   help="games in all: those already in OUT/games.jsonl for these agents count")
+    p.add_argument("--out", default="results/jsettlers", help="folder for games.jsonl and sessions")
+    p.add_argument("--seed", type=int, default=0, help="seed of the run (our agents' seeds derive from it)")
+    p.add_argument("--workers", type=positive_int, default=1,
+                   help="games side by side (each worker runs its own local server)")
+    p.add_argument("--pace", type=int, default=0,
+                   help="the robots' pauses, in percent of their human pace (0: none, 100: human)")
+    p.add_argument("--jar", default=None, help="the JSettlers server jar (default: $JSETTLERS_JAR, "
+                   "else ../shared/jsettlers/JSettlers-2.7.00.jar)")
+    p.add_argument("--host", default=None, help="join this running server instead of starting one")
+    p.add_argument("--port", type=int, default=None, help="port of --host's server")
+    p.add_argument("--cookie", default=os.environ.get("JSETTLERS_COOKIE", ""),
+                   help="the running server's robot cookie (its jsettlers.bots.cookie; "
+                        "default $JSETTLERS_COOKIE); the server needs jsettlers.bots.botgames.total=-1")
+    args = p.parse_args(argv)
+    specs = [s.strip() for s in args.agents.split(",") if s.strip()]
+    if not 1 <= len(specs) <= 3:
+        p.error(f"--agents takes 1 to 3 specs, got {len(specs)}")
+    if not 0 <= args.pace <= 100:
+        p.error(f"--pace must be 0..100, got {args.pace}")
+    for spec in specs:
+        try:
+            make_agent(spec, seed=0)
+        except (ValueError, KeyError) as exc:
+            raise UserError(f"unknown agent spec {spec!r}: {exc}") from None
+    if args.host is not None or args.port is not None:
+        if args.port is None or not args.cookie:
+            p.error("joining a running server needs --port and --cookie")
+    else:
+        reason = jsettlers_available(args.jar)
+        if reason is not None:
+            raise UserError(f"cannot start a local JSettlers server: {reason}")
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, "games.jsonl")
+    games: List[Dict[str, Any]] = []
+    if os.path.exists(path):
+        with open(path) as f:
+            games = [json.loads(line) for line in f if line.strip()]
+        games = [g for g in games if g.get("agents") == specs]
+    start = len(games)
+    compiled = compile_notice() if start < args.games else None
+    if compiled is not None:  # compile before a server waits on us
+        play_game(list(specs) + ["random"] * (4 - len(specs)), args.seed, max_turns=2)
+        compiled()
+    jobs = [(i, specs, args.seed, args.jar, args.pace, args.host, args.port, args.cookie, args.out)
+            for i in range(start, args.games)]
+    if args.workers > 1 and len(jobs) > 1:
+        pool = ProcessPoolExecutor(args.workers)
+        stream = pool.map(_job, jobs)
+    else:
+        pool = None
+        stream = map(_job, jobs)
+    try:
+        for game in stream:
+            games.append(game)
+            with open(path, "a") as f:
+                f.write(json.dumps(game) + "\n")
+            if "error" in game:
+                status = "failed: " + game["error"]
+            else:
+                won = "won" if game["winner"] in game["our_seats"] else "lost"
+                status = f"{won} (VP {game['our_vp']} of {game['final_vp']}, {game['turns']} turns)"
+            print(f"game {game['game']}/{args.games}: {status} ({game['seconds']:.0f} s)", flush=True)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+        _drop_server()
+    s = summarize(games, len(specs))
+    s["declined_offers"] = sum(g.get("declined_offers", 0) for g in games)
+    done = [g["seconds"] for g in games if "error" not in g]
+    s["median_seconds"] = statistics.median(done) if done else None
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump(s, f, indent=2)
+    print(format_report(",".join(specs), s))
+    return 0
+
+
+def format_report(agents: str, s: Dict[str, Any]) -> str:
+    """The results table, as ``catan-arena`` and ``catan-pioneers`` print theirs."""
+    lo, hi = s["ci95"]
+    n_robots = 4 - s["ours"]
+    return "\n".join([
+        f"{'agents':<28} {'games':>5} {'wins':>5} {'win rate':>9} {'95% CI':>13} {'mean VP':>8} {'turns':>6}",
+        f"{agents:<28} {s['games']:>5} {s['wins']:>5} {100 * s['win_rate']:>8.1f}% "
+        f"{100 * lo:>5.1f}-{100 * hi:<5.1f}% {s['mean_vp']:>8.2f} {s['mean_turns']:>6.0f}",
+        f"against {n_robots} JSettlers robot{'s' if n_robots != 1 else ''} (parity {100 * s['parity']:.0f}%); "
+        f"failed games {s['failed']}, rejected moves {s['rejected']}, mirror mismatches {s['mismatches']}, "
+        f"fallbacks {s['fallbacks']}, declined offers {s['declined_offers']}"
+        + (f", median game {s['median_seconds']:.0f} s" if s.get("median_seconds") is not None else "")])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

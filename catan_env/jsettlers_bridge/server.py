@@ -1,0 +1,124 @@
+"""A local JSettlers2 server with its robots, for matches and tests: started from the
+jar (``--jar``, ``$JSETTLERS_JAR``, or the project's shared copy), bound to 127.0.0.1 on
+a free port, ended (with its robots) when the ``with`` block ends."""
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import time
+from typing import List, Optional, Sequence
+
+JAR_NAME = "JSettlers-2.7.00.jar"
+START_TIMEOUT_S = 30.0
+SHARED_DIRS = ("../shared/jsettlers", "../../shared/jsettlers", "/work/shared/jsettlers")
+
+
+def find_jar(jar: Optional[str] = None) -> Optional[str]:
+    """The server jar: the one named, else ``$JSETTLERS_JAR``, else the shared copy beside
+    the repository (``../shared/jsettlers/``); None when there is none."""
+    if jar:
+        return jar if os.path.isfile(jar) else None
+    env = os.environ.get("JSETTLERS_JAR")
+    if env:
+        return env if os.path.isfile(env) else None
+    here = os.path.dirname(os.path.abspath(__file__))
+    roots = [os.getcwd(), os.path.join(here, "..", "..")]
+    for root in roots:
+        for d in SHARED_DIRS:
+            path = os.path.normpath(os.path.join(root, d, JAR_NAME))
+            if os.path.isfile(path):
+                return path
+    return None
+
+
+def jsettlers_available(jar: Optional[str] = None) -> Optional[str]:
+    """None when a local server can start here; else what is missing, in words."""
+    if shutil.which("java") is None:
+        return "no `java` on PATH (install Java 17: apt-get install -y default-jre-headless)"
+    if find_jar(jar) is None:
+        return ("no JSettlers server jar: pass --jar, set JSETTLERS_JAR, or keep "
+                f"{JAR_NAME} in ../shared/jsettlers/")
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LocalJSettlersServer:
+    """``robots`` built-in robots on a fresh server; games are started by an observer and
+    filled from the robot pool (``GameHost``), our seats joining as third-party robots
+    with ``cookie``.  ``pause_percent`` scales the robots' pauses (0: none, 100: human
+    pace); ``turn_timeout_s`` is how long the server lets a robot (ours too) think before
+    it ends the robot's turn for it."""
+
+    def __init__(self, robots: int = 3, jar: Optional[str] = None, pause_percent: int = 0,
+                 turn_timeout_s: int = 3600, log_path: Optional[str] = None,
+                 max_connections: int = 20) -> None:
+        why = jsettlers_available(jar)
+        if why is not None:
+            raise RuntimeError(f"cannot start a JSettlers server: {why}")
+        if not 0 <= pause_percent <= 100:
+            raise ValueError(f"pause_percent must be 0..100, got {pause_percent}")
+        self.jar = find_jar(jar)
+        self.robots = robots
+        self.pause_percent = pause_percent
+        self.turn_timeout_s = turn_timeout_s
+        self.log_path = log_path
+        self.max_connections = max_connections
+        self.cookie = secrets.token_hex(12)
+        self.port = 0
+        self.proc: Optional[subprocess.Popen] = None
+
+    def command(self) -> List[str]:
+        props = {"jsettlers.startrobots": self.robots, "jsettlers.bots.cookie": self.cookie,
+                 "jsettlers.bots.botgames.total": -1,
+                 "jsettlers.bots.fast_pause_percent": self.pause_percent,
+                 "jsettlers.bots.timeout.turn": self.turn_timeout_s}
+        # (the server reads these from its own command line, after the jar: as JVM -D
+        # properties they are ignored)
+        return ["java", "-jar", str(self.jar), *[f"-D{k}={v}" for k, v in props.items()],
+                str(self.port), str(self.max_connections)]
+
+    def __enter__(self) -> "LocalJSettlersServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        self.port = free_port()
+        log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
+        self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the JSettlers server exited at start (code {self.proc.returncode})"
+                                   + (f"; see {self.log_path}" if self.log_path else ""))
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            self.stop()
+            raise RuntimeError(f"the JSettlers server did not listen within {START_TIMEOUT_S:.0f} s")
+        time.sleep(0.3 + 0.1 * self.robots)  # the robots connect just after the port opens
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
+
