@@ -56,6 +56,9 @@ SLOW_FIRST = (
     "test_recipe.py::test_clone_then_fine_tune",
     "test_value_modes.py::test_learned_agent_modes_never_fall_back",
     "test_pioneers.py::test_a_live_game_against_three_pioneers_ais",
+    "test_jsettlers_bridge.py::test_a_whole_game_of_random",
+    "test_jsettlers_bridge.py::test_a_whole_game_of_the_jsettlers_agent",
+    "test_jsettlers_bridge.py::test_catan_jsettlers_writes",
 )
 
 

@@ -292,8 +292,13 @@ class JSettlersClient:
             i += 1
             if before is not None:
                 got = [m.hand(p)[r] - int(before[L.hand_i(p, r)]) for r in range(L.N_RES)]
-                if got != gained:
+                short = [max(0, gained[r] - got[r]) for r in range(L.N_RES)]
+                if any(got[r] > gained[r] for r in range(L.N_RES)) or \
+                        any(short[r] and before[L.BANK + r] >= gained[r] for r in range(L.N_RES)):
                     m.mismatch(f"seat {p} gains {gained} from the roll, the mirror {got}")
+                elif any(short):  # the server's bank never runs short; the core's does
+                    m.push(Entry(kind="edit", args=("grant", p, short),
+                                 note=f"seat {p} gains {short} the core's bank did not have"))
 
     def _on_elements(self, f: List[str]) -> None:  # 1086 PLAYERELEMENTS: game|pn|action|(type|amount)*
         v = P.ints(f[1:])

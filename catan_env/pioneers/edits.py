@@ -51,6 +51,13 @@ def apply_edit(s: np.ndarray, args: Sequence[Any]) -> bool:
             if vec[r]:
                 E.gain_from_bank(s, p, r, vec[r])
         return True
+    if what == "grant":  # (p, vec): p gains vec from a bank that never runs short (JSettlers)
+        _, p, vec = args
+        for r in range(L.N_RES):
+            if vec[r] > 0:
+                s[L.BANK + r] = max(int(s[L.BANK + r]), int(vec[r]))  # (the bank is topped up)
+                E.gain_from_bank(s, p, r, int(vec[r]))
+        return True
     if what == "resync":  # (observer, resource, {seat: exact count}, balancing seat)
         return _resync(s, *args[1:])
     if what == "retype":  # (observer, seat, resource it must have one more of)
@@ -110,11 +117,12 @@ def _clamp_knowledge(s: np.ndarray) -> None:
                     s[k] = s[L.hand_i(p, r)]
 
 
-def _retype(s: np.ndarray, me: int, p: int, r: int) -> bool:
+def _retype(s: np.ndarray, me: int, p: int, r: int, keep: Sequence[int] = (0,) * L.N_RES) -> bool:
     """One card of p that me cannot place becomes an r, and one r of another seat that
     me cannot place (else one of the bank's) becomes that card's old type (resources
-    stay conserved)."""
-    x = max((c for c in range(L.N_RES) if c != r and _unknown(s, me, p, c) > 0),
+    stay conserved); p keeps at least ``keep`` of each type (what the event spends)."""
+    x = max((c for c in range(L.N_RES) if c != r and _unknown(s, me, p, c) > 0
+             and s[L.hand_i(p, c)] > keep[c]),  # (never a card the event itself needs)
             key=lambda c: _unknown(s, me, p, c), default=None)
     q = next((q for q in range(int(s[L.OPT_PLAYERS])) if q not in (p, me)
               and _unknown(s, me, q, r) > 0), None)
@@ -158,7 +166,7 @@ def _retype_dev(s: np.ndarray, me: int, p: int, t: int) -> bool:
 
 
 def first_need(s: np.ndarray, entry: _ActionGroup,
-               outcome_ok: Callable[[np.ndarray, int, int], bool]) -> Optional[Tuple[str, int, int]]:
+               outcome_ok: Callable[[np.ndarray, int, int], bool]) -> Optional[Tuple[str, int, int, Tuple[int, ...]]]:
     """(kind "res" | "dev", seat, resource or card type) that the first failing action of
     entry lacks, or None when it fails for another reason.  outcome_ok(s, a, outcome):
     whether a forced chance outcome is possible (the mirror's test)."""
@@ -175,14 +183,14 @@ def first_need(s: np.ndarray, entry: _ActionGroup,
         hand = [int(s[L.hand_i(p, r)]) for r in range(L.N_RES)]
         if A.is_robber(a) and outcome >= 0:  # a known theft: the victim has it
             victim = A.robber_victim_seat(a, p, int(s[L.OPT_PLAYERS]))
-            return ("res", victim, int(outcome))
+            return ("res", victim, int(outcome), (0,) * L.N_RES)
         card = {A.PLAY_KNIGHT: L.KNIGHT, A.PLAY_ROAD_BUILDING: L.ROAD_BUILDING}.get(a)
         if A.YOP0 <= a < A.MONOPOLY0:
             card = L.YEAR_OF_PLENTY
         elif A.MONOPOLY0 <= a < A.ROBBER0:
             card = L.MONOPOLY
         if card is not None:
-            return ("dev", p, card)
+            return ("dev", p, card, ())
         cost = np.zeros(L.N_RES, dtype=np.int64)
         if A.ROAD0 <= a < A.BUY_DEV or a == A.BUY_DEV:
             cost = R.action_cost(a)
@@ -200,6 +208,6 @@ def first_need(s: np.ndarray, entry: _ActionGroup,
             cost[s[L.TRADE_GET_RES]] = s[L.TRADE_GET_N]
         for r in range(L.N_RES):
             if hand[r] < cost[r]:
-                return ("res", p, r)
+                return ("res", p, r, tuple(int(c) for c in cost))
         return None
     return None

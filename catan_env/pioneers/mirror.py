@@ -227,8 +227,9 @@ class Mirror:
             need = first_need(self.state, entry, _outcome_ok)
             if need is None:
                 return False
-            kind, p, what = need
-            edit = Entry(kind="edit", args=("retype" if kind == "res" else "retype_dev", self.seat, p, what),
+            kind, p, what, keep = need
+            args = ("retype", self.seat, p, what, keep) if kind == "res" else ("retype_dev", self.seat, p, what)
+            edit = Entry(kind="edit", args=args,
                          note=f"seat {p} holds a {kind} {what} the guesses did not give it")
             if not self._try_append(edit, None):
                 return False
