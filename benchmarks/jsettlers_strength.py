@@ -1,0 +1,102 @@
+"""Our agents against three real JSettlers robots, the papers' own yardstick: a resumable
+round-robin over the line-ups (``--chunk`` games each per round, until each has its
+target), each game appended to ``OUT/<line-up>/games.jsonl`` by ``catan-jsettlers``, and
+after every chunk the summaries written to ``docs/results/jsettlers_strength.json``
+(date, machine, command, games actually played, wins with 95% Wilson intervals).
+
+    nice -n 19 python benchmarks/jsettlers_strength.py --out results/jsettlers_strength
+"""
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from typing import Any, Dict, List, Tuple
+
+from catan_env.jsettlers_bridge.match import main as jsettlers_main
+from catan_env.pioneers.match import summarize
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(ROOT, "docs", "results", "jsettlers_strength.json")
+
+# (spec, target games): the issue's line-ups, the papers' presets at 1,000 and 10,000 playouts
+LINEUPS: List[Tuple[str, int]] = [
+    ("jsettlers", 200),
+    ("pretrained", 200),
+    ("random", 50),
+    ("weighted", 50),
+    ("mcts:variant=szita:playouts=1000", 100),
+    ("mcts:variant=mp_uct:playouts=1000", 100),
+    ("mcts:variant=mpt_ensemble:playouts=1000", 100),
+    ("mcts:variant=best:playouts=1000", 100),
+    ("pretrained_policy", 100),
+    ("mcts:variant=best:playouts=10000", 100),
+    ("mcts:variant=szita:playouts=10000", 100),
+    ("mcts:variant=mp_uct:playouts=10000", 100),
+    ("mcts:variant=mpt_ensemble:playouts=10000", 100),
+]
+
+
+def slug(spec: str) -> str:
+    return spec.replace(":", "_").replace("=", "-").replace(",", "+")
+
+
+def played(out: str, spec: str) -> List[Dict[str, Any]]:
+    path = os.path.join(out, slug(spec), "games.jsonl")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [g for g in (json.loads(x) for x in f if x.strip()) if g.get("agents") == [spec]]
+
+
+def write_summary(out: str, command: str) -> Dict[str, Any]:
+    rows = []
+    for spec, target in LINEUPS:
+        games = played(out, spec)
+        if not games:
+            continue
+        s = summarize(games, 1)
+        done = sorted(g["seconds"] for g in games if "error" not in g)
+        s.update(agent=spec, target=target, declined_offers=sum(g.get("declined_offers", 0) for g in games),
+                 median_seconds=done[len(done) // 2] if done else None)
+        rows.append(s)
+    doc = {"what": "our agent in one seat against three JSettlers2 2.7.00 robots on a local server, "
+                   "seats assigned by the server at random, robots at pace 0 (no pauses)",
+           "date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+           "command": command, "lineups": rows}
+    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    with open(RESULTS, "w") as f:
+        json.dump(doc, f, indent=1)
+    return doc
+
+
+def main(argv: List[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default="results/jsettlers_strength")
+    p.add_argument("--chunk", type=int, default=10, help="games per line-up per round")
+    p.add_argument("--only", default="", help="comma-separated line-up specs to run (default: all)")
+    p.add_argument("--seed", type=int, default=2026)
+    args = p.parse_args(argv)
+    only = {s for s in args.only.split(";") if s} if args.only else None
+    command = "python benchmarks/jsettlers_strength.py " + " ".join(argv)
+    while True:
+        progressed = False
+        for spec, target in LINEUPS:
+            if only is not None and spec not in only:
+                continue
+            n = len(played(args.out, spec))
+            if n >= target:
+                continue
+            jsettlers_main(["--agents", spec, "--games", str(min(target, n + args.chunk)), "--seed",
+                            str(args.seed), "--out", os.path.join(args.out, slug(spec))])
+            write_summary(args.out, command)
+            progressed = True
+        if not progressed:
+            break
+    write_summary(args.out, command)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
