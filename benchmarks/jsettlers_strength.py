@@ -19,6 +19,19 @@ from catan_env.pioneers.match import summarize
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results", "jsettlers_strength.json")
+TABLE = os.path.join(ROOT, "docs", "results", "jsettlers_strength_table.txt")  # docs/jsettlers.md includes it
+
+# the papers' figures against three JSettlers robots, beside the line-up that plays their method
+PAPERS = {
+    "mcts:variant=szita:playouts=1000": "Szita et al.: 27%",
+    "mcts:variant=szita:playouts=10000": "Szita et al.: 49%",
+    "mcts:variant=mp_uct:playouts=1000": "Rubin et al. MP-UCT: 26.1%",
+    "mcts:variant=mp_uct:playouts=10000": "Rubin et al. MP-UCT: 38.4%",
+    "mcts:variant=mpt_ensemble:playouts=1000": "Rubin et al. MPT-EnsembleUCT: 40.0%",
+    "mcts:variant=mpt_ensemble:playouts=10000": "Rubin et al. MPT-EnsembleUCT: 58.2%",
+    "pretrained": "best public learned agent: 85%",
+    "jsettlers": "parity: 25%",
+}
 
 # (spec, target games): the issue's line-ups, the papers' presets at 1,000 and 10,000 playouts
 LINEUPS: List[Tuple[str, int]] = [
@@ -68,7 +81,24 @@ def write_summary(out: str, command: str) -> Dict[str, Any]:
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
     with open(RESULTS, "w") as f:
         json.dump(doc, f, indent=1)
+    with open(TABLE, "w") as f:
+        f.write(table(doc))
     return doc
+
+
+def table(doc: Dict[str, Any]) -> str:
+    """The docs page's table of the results file (so the page shows what the run wrote)."""
+    lines = [f"Measured {doc['date']} ({doc['machine']}): `{doc['command']}`", "",
+             "| our agent | games | wins | win rate [95% CI] | mean VP | failed | rejected | mismatches "
+             "| median s/game | the papers |",
+             "|---|---:|---:|---|---:|---:|---:|---:|---:|---|"]
+    for r in doc["lineups"]:
+        lo, hi = r["ci95"]
+        med = "" if r["median_seconds"] is None else f"{r['median_seconds']:.0f}"
+        lines.append(f"| `{r['agent']}` | {r['games']} | {r['wins']} | {100 * r['win_rate']:.1f}% "
+                     f"[{100 * lo:.1f}, {100 * hi:.1f}] | {r['mean_vp']:.2f} | {r['failed']} | {r['rejected']} "
+                     f"| {r['mismatches']} | {med} | {PAPERS.get(r['agent'], '')} |")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: List[str]) -> int:
