@@ -15,7 +15,7 @@ import time
 from typing import Any, Dict, List, Tuple
 
 from catan_env.jsettlers_bridge.match import main as jsettlers_main
-from catan_env.pioneers.match import summarize
+from catan_env.bridge.results import summarize
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results", "jsettlers_strength.json")

@@ -24,7 +24,7 @@ LAYERS = [
     (1, ("catan_env",)),                              # the envs: PettingZoo, Gymnasium, batched, rendering
     (2, ("catan_env.agents",)),                       # agents, the arena, their training
     (3, ("catan_env.wrappers",)),                     # RL libraries' adapters (they build opponents)
-    (4, ("catan_env.web", "catan_env.pioneers", "catan_env.jsettlers_bridge", "catan_env.play",  # applications
+    (4, ("catan_env.web", "catan_env.bridge", "catan_env.pioneers", "catan_env.jsettlers_bridge", "catan_env.play",  # applications
          "catan_env.replays", "catan_env.html_replay", "catan_env.win_chart")),  # the bridges, CLIs
 ]
 LAYER_NAMES = {0: "the rules core", 1: "the envs", 2: "the agents", 3: "the wrappers", 4: "the applications"}

@@ -21,14 +21,12 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 import numpy as np
 
 from ..agent_specs import AgentProtocol
+from ..bridge.mirror import GUESS_DISCARD, GUESS_DRAW, GUESS_STEAL, Entry, Mirror
+from ..bridge.seat import AgentSeat, menu_index, menu_vectors, response_state
 from ..core import actions as A
 from ..core import layout as L
 from ..core import rules as R
-from ..core.observe import VECTOR_SIZE, encode_vector
 from ..core.options import make_options
-from ..infoset import InfoSet
-from ..pioneers.events import menu_index
-from ..pioneers.mirror import GUESS_DISCARD, GUESS_DRAW, GUESS_STEAL, Entry, Mirror
 from . import protocol as P
 from .board import JSettlersBoard, parse_board_layout
 from .wire import MessageConnection
@@ -42,7 +40,7 @@ class MirrorMismatch(RuntimeError):
     """The server reported an event the seat's mirror cannot follow."""
 
 
-class JSettlersClient:
+class JSettlersClient(AgentSeat):
     """One seat of a JSettlers game played by ``agent`` (see the module docstring)."""
 
     def __init__(self, host: str, port: int, agent: Optional[AgentProtocol], name: str = "catan_env",
@@ -225,6 +223,7 @@ class JSettlersClient:
         self.seat = self.cs(self.js_seat)
         opts = make_options(players=4, vp_to_win=10, board=self.board.board, max_offers_per_turn=20)
         self.mirror = Mirror(opts, self.seat)
+        self.mirror.bank_hidden = True  # the server's bank is unlimited and never shown
 
     def _on_state(self, f: List[str]) -> None:  # 1025 GAMESTATE
         gs = int(f[1])
@@ -541,9 +540,9 @@ class JSettlersClient:
         m = self._m()
         turn = int(m.state[L.TURN_PLAYER])
         if offering == turn:
-            self._push_trade(offering, accepting, give=to_acc, get=to_off)
+            m.push_trade(offering, accepting, give=to_acc, get=to_off)
         elif accepting == turn:
-            self._push_trade(accepting, offering, give=to_off, get=to_acc)
+            m.push_trade(accepting, offering, give=to_off, get=to_acc)
         else:
             raise P.ProtocolError(f"a trade between seats {offering} and {accepting}, neither on turn")
         if self.seat in (accepting, offering):
@@ -552,22 +551,6 @@ class JSettlersClient:
             self.call = None
             self.pending = None
         self.incoming = None
-
-    def _push_trade(self, caller: int, partner: int, give: List[int], get: List[int]) -> None:
-        """A completed trade as the core's offer / answers / confirm, or an edit when the
-        core's menu cannot say it."""
-        m = self._m()
-        menu = menu_index(give, get)
-        if menu is not None and m.phase() == L.PH_MAIN and m.decider() == caller:
-            acts = [(A.OFFER0 + menu, -1)]
-            for k in range(1, 4):
-                q = (caller + k) % 4
-                acts.append((A.TRADE_ACCEPT if q == partner else A.TRADE_REJECT, -1))
-            acts.append((A.confirm_action((partner - caller) % 4), -1))
-            if m.push(Entry([list(x) for x in acts], note=f"trade {caller}<->{partner}"), quiet=True):
-                return
-        m.push(Entry(kind="edit", args=("trade", caller, partner, give, get),
-                     note=f"trade {caller}<->{partner} outside the menu"))
 
     def _on_stats(self, f: List[str]) -> None:  # 1061 GAMESTATS: 4 scores, 4 robot flags
         if self.mirror is None or not f[1].lstrip("-").isdigit():
@@ -594,32 +577,6 @@ class JSettlersClient:
             self._m().mismatch(f"{f[0]} left the game")
 
     # ================================================================== decisions
-    def _decide(self, state: np.ndarray, ban: Set[int] = frozenset()) -> int:  # type: ignore[assignment]
-        """The agent's action for a decision state of our seat (mask-checked)."""
-        mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
-        R.legal_mask(state, mask)
-        for a in ban:
-            if mask.sum() > 1:
-                mask[a] = 0
-        vec = np.zeros(VECTOR_SIZE, dtype=np.float32)
-        encode_vector(state, self.seat, vec)
-        info = InfoSet(state, self.seat, self.seed * 7919 + self.decisions,
-                       on_fallback=lambda seat, reason: self._count_fallback(reason))
-        self.decisions += 1
-        if self.agent is None:
-            raise RuntimeError("this client has no agent to decide with")
-        a = int(self.agent.act({"observation": vec, "action_mask": mask}, info))
-        if not (0 <= a < A.N_ACTIONS and mask[a]):
-            self._count_fallback("client: the agent's move was not legal")
-            legal = np.flatnonzero(mask)
-            safe = [x for x in (A.END_TURN, A.ROLL, A.TRADE_REJECT, A.TRADE_CANCEL) if mask[x]]
-            a = int(safe[0] if safe else legal[0])
-        return a
-
-    def _count_fallback(self, reason: str) -> None:
-        self.fallbacks += 1
-        self.fallback_reasons[reason] = self.fallback_reasons.get(reason, 0) + 1
-
     def _decision_state(self) -> np.ndarray:
         m = self._m()
         s = m.state.copy()
@@ -706,9 +663,7 @@ class JSettlersClient:
             self._send({"kind": "bank", "action": a, "text": P.bank_trade(g, give, get)})
         elif A.OFFER0 <= a < A.TRADE_ACCEPT:
             k = a - A.OFFER0
-            give, get = [0] * L.N_RES, [0] * L.N_RES
-            give[A.MENU_GIVE_RES[k]] = int(A.MENU_GIVE_N[k])
-            get[A.MENU_GET_RES[k]] = int(A.MENU_GET_N[k])
+            give, get = menu_vectors(k)
             to = [p != self.js_seat for p in range(4)]
             self.offers_this_turn += 1
             self.offers_made += 1
@@ -729,17 +684,7 @@ class JSettlersClient:
 
     def _discard(self, k: int) -> None:
         """Choose k cards to discard (one decision a card, as in the core)."""
-        s = self._m().state.copy()
-        s[L.PHASE] = L.PH_DISCARD
-        for p in range(L.MAX_PLAYERS):
-            s[L.DISCARDS + p] = 0
-        s[L.DISCARDS + self.seat] = k
-        vec = [0] * L.N_RES
-        for _ in range(k):
-            s[L.DECIDER] = self.seat
-            a = self._decide(s)
-            vec[a - A.DISCARD0] += 1
-            R.apply_action(s, a, -1)
+        vec = self._choose_discards(self._m().state, k)
         self.must_discard = 0
         self._send({"kind": "discard", "text": P.discard(self.game, vec)})
 
@@ -757,22 +702,11 @@ class JSettlersClient:
             self.declined_offers += 1
             self.conn.send(f"{P.REJECTOFFER}|{g},{self.js_seat}")
             return
-        s = m.state.copy()
-        s[L.PHASE] = L.PH_TRADE_RESPONSE
-        s[L.TURN_PLAYER] = caller
-        s[L.TRADE_GIVE_RES], s[L.TRADE_GIVE_N] = A.MENU_GIVE_RES[menu], A.MENU_GIVE_N[menu]
-        s[L.TRADE_GET_RES], s[L.TRADE_GET_N] = A.MENU_GET_RES[menu], A.MENU_GET_N[menu]
-        for p in range(L.MAX_PLAYERS):
-            s[L.TRADE_RESP + p] = L.RESP_PENDING if p < 4 and p != caller else L.RESP_NOT_ASKED
-        s[L.DECIDER] = self.seat
-        a = self._decide(s)
+        a = self._decide(response_state(m.state, caller, self.seat, menu))
         if a == A.TRADE_ACCEPT:
             self.conn.send(f"{P.ACCEPTOFFER}|{g},{self.js_seat},{self.js(caller)}")
         elif A.COUNTER0 <= a < A.CONFIRM0:
-            k = a - A.COUNTER0  # in our frame: we give MENU_GIVE, get MENU_GET
-            mine, theirs = [0] * L.N_RES, [0] * L.N_RES
-            mine[A.MENU_GIVE_RES[k]] = int(A.MENU_GIVE_N[k])
-            theirs[A.MENU_GET_RES[k]] = int(A.MENU_GET_N[k])
+            mine, theirs = menu_vectors(a - A.COUNTER0)  # (in our frame)
             to = [p == self.js(caller) for p in range(4)]
             self.conn.send(P.make_offer(g, self.js_seat, to, mine, theirs))
         else:
@@ -785,7 +719,6 @@ class JSettlersClient:
         if call is None:
             return
         self.call = None
-        m = self._m()
         counters = call["counters"]
         chosen = None
         if counters:
@@ -814,11 +747,6 @@ class JSettlersClient:
             return
         self._send({"kind": "clear", "text": f"{P.CLEAROFFER}|{self.game},{self.js_seat}"})
         self.pending = None  # the server echoes a clear without a state change
-        del m
-
-
-def _on_turn_start(client: JSettlersClient, f: List[str]) -> None:
-    client._on_turn(f)
 
 
 _HANDLERS = {

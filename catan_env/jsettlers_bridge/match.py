@@ -15,7 +15,6 @@ game that failed or disagreed with the server keeps its session as
 wins with a 95% Wilson interval, mean VP, game length, failed games, rejected moves and
 mirror mismatches.
 """
-import argparse
 import json
 import os
 import statistics
@@ -28,7 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..agents.arena import play_game
 from ..agents.registry import make_agent
 from ..cli import UserError, compile_notice, parser, positive_int, user_errors
-from ..pioneers.match import summarize
+from ..bridge.results import summarize
 from .client import GameHost, JSettlersClient
 from .server import LocalJSettlersServer, jsettlers_available
 

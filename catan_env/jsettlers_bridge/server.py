@@ -7,7 +7,7 @@ import shutil
 import socket
 import subprocess
 import time
-from typing import List, Optional, Sequence
+from typing import List, Optional
 
 JAR_NAME = "JSettlers-2.7.00.jar"
 START_TIMEOUT_S = 30.0

@@ -1,6 +1,6 @@
 """Recorded sessions, replayed into a seat's mirror without a server (for tests, and for
 debugging a game that went wrong: ``catan-jsettlers`` saves the session of such a game)."""
-from typing import Iterable, List, Optional, Tuple, Union
+from typing import Iterable, List, Tuple, Union
 
 from .client import JSettlersClient
 

@@ -15,20 +15,19 @@ it reports, or the game stops (events were missed while the seat was away).
 """
 import re
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
 from ..core import actions as A
 from ..core import layout as L
 from ..core import rules as R
-from ..core.observe import VECTOR_SIZE, encode_vector
 from ..agent_specs import AgentProtocol
-from ..infoset import InfoSet
 from .connection import LineConnection
 from .game import options_from_game
-from .events import ServerEvents, menu_index
-from .mirror import Mirror
+from ..bridge.mirror import Mirror
+from ..bridge.seat import AgentSeat, menu_index, menu_vectors, response_state
+from .events import ServerEvents
 from .protocol import DEV_CODE_TO_CORE, RESOURCE_WORD, ProtocolError, parse_game_block, to_pio
 
 QUOTE_WAIT_S = 3.0        # how long our own call waits for every seat to answer
@@ -51,7 +50,7 @@ class ReconnectFailed(ConnectionError):
     """The connection dropped and the seat could not be taken back."""
 
 
-class PioneersClient(ServerEvents):
+class PioneersClient(ServerEvents, AgentSeat):
     """One seat of a Pioneers game played by ``agent`` (see the module docstring)."""
 
     params: Dict[str, Any]  # the server's game parameters (parse_game_block), once joined
@@ -464,32 +463,6 @@ class PioneersClient(ServerEvents):
         differ(f"seat {p} largest army", bool(la), int(s[L.LA_HOLDER]) == p)
 
     # ================================================================== decisions
-    def _decide(self, state: np.ndarray, ban: Iterable[int] = ()) -> int:
-        """The agent's action for a decision state of our seat (mask-checked)."""
-        mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
-        R.legal_mask(state, mask)
-        for a in ban:
-            if mask.sum() > 1:
-                mask[a] = 0
-        vec = np.zeros(VECTOR_SIZE, dtype=np.float32)
-        encode_vector(state, self.seat, vec)
-        info = InfoSet(state, self.seat, self.seed * 7919 + self.decisions,
-                       on_fallback=lambda seat, reason: self._count_fallback(reason))
-        self.decisions += 1
-        if self.agent is None:  # (a replayed transcript follows the game and decides nothing)
-            raise RuntimeError("this client has no agent to decide with")
-        a = int(self.agent.act({"observation": vec, "action_mask": mask}, info))
-        if not (0 <= a < A.N_ACTIONS and mask[a]):
-            self._count_fallback("client: the agent's move was not legal")
-            legal = np.flatnonzero(mask)
-            safe = [x for x in (A.END_TURN, A.ROLL, A.TRADE_REJECT, A.TRADE_CANCEL) if mask[x]]
-            a = int(safe[0] if safe else legal[0])
-        return a
-
-    def _count_fallback(self, reason: str) -> None:
-        self.fallbacks += 1
-        self.fallback_reasons[reason] = self.fallback_reasons.get(reason, 0) + 1
-
     def _decision_state(self) -> np.ndarray:
         s = self.mirror.state.copy()
         s[L.OFFERS_MADE] = max(int(s[L.OFFERS_MADE]), self.calls_this_turn)
@@ -591,10 +564,7 @@ class PioneersClient(ServerEvents):
                         "cmd": f"maritime-trade {rate} supply {RESOURCE_WORD[give]} receive {RESOURCE_WORD[get]}"})
         elif A.OFFER0 <= a < A.TRADE_ACCEPT:
             m = a - A.OFFER0
-            give_vec = [0] * L.N_RES
-            get_vec = [0] * L.N_RES
-            give_vec[A.MENU_GIVE_RES[m]] = int(A.MENU_GIVE_N[m])
-            get_vec[A.MENU_GET_RES[m]] = int(A.MENU_GET_N[m])
+            give_vec, get_vec = menu_vectors(m)
             self.calls_this_turn += 1
             self.call = {"menu": m, "give": give_vec, "get": get_vec, "answers": {}, "answered": set(),
                          "sent": False, "t0": time.monotonic()}
@@ -623,17 +593,7 @@ class PioneersClient(ServerEvents):
 
     def _discard(self, k: int) -> None:
         """Choose k cards to discard (one decision per card, as in the core)."""
-        s = self.mirror.state.copy()
-        s[L.PHASE] = L.PH_DISCARD
-        for p in range(L.MAX_PLAYERS):
-            s[L.DISCARDS + p] = 0
-        s[L.DISCARDS + self.seat] = k
-        vec = [0] * L.N_RES
-        for _ in range(k):
-            s[L.DECIDER] = self.seat
-            a = self._decide(s)
-            vec[a - A.DISCARD0] += 1
-            R.apply_action(s, a, -1)
+        vec = self._choose_discards(self.mirror.state, k)
         self.pending = {"kind": "discard", "cmd": f"discard {to_pio(vec)}"}
         self.conn.send(self.pending["cmd"])
 
@@ -646,23 +606,15 @@ class PioneersClient(ServerEvents):
             for get_r in [r for r in range(L.N_RES) if receive[r] > 0][:3]:
                 if give_r == get_r or base[L.hand_i(self.seat, get_r)] < 1:
                     continue
-                s = base.copy()
-                s[L.PHASE] = L.PH_TRADE_RESPONSE
-                s[L.TURN_PLAYER] = caller
-                s[L.TRADE_GIVE_RES], s[L.TRADE_GIVE_N] = give_r, 1
-                s[L.TRADE_GET_RES], s[L.TRADE_GET_N] = get_r, 1
-                for p in range(L.MAX_PLAYERS):
-                    s[L.TRADE_RESP + p] = L.RESP_PENDING if p < m.n and p != caller else L.RESP_NOT_ASKED
-                s[L.DECIDER] = self.seat
-                a = self._decide(s)
+                one_for_one = menu_index([int(r == give_r) for r in range(L.N_RES)],
+                                         [int(r == get_r) for r in range(L.N_RES)])
+                assert one_for_one is not None
+                a = self._decide(response_state(base, caller, self.seat, one_for_one))
                 if a == A.TRADE_ACCEPT:
                     give, get = [0] * L.N_RES, [0] * L.N_RES
                     give[get_r], get[give_r] = 1, 1
                 elif A.COUNTER0 <= a < A.CONFIRM0:
-                    k = a - A.COUNTER0
-                    give, get = [0] * L.N_RES, [0] * L.N_RES
-                    give[A.MENU_GIVE_RES[k]] = int(A.MENU_GIVE_N[k])
-                    get[A.MENU_GET_RES[k]] = int(A.MENU_GET_N[k])
+                    give, get = menu_vectors(a - A.COUNTER0)
                 else:
                     continue
                 self.conn.send(f"domestic-quote quote 0 supply {to_pio(give)} receive {to_pio(get)}")

@@ -12,7 +12,7 @@ from ..core import rules as R
 from ..core.topology import EDGE_VERTICES
 from .board import PioneersBoard
 from .connection import Connection
-from .mirror import GUESS_DRAW, GUESS_STEAL, Entry, Mirror
+from ..bridge.mirror import GUESS_DRAW, GUESS_STEAL, Entry, Mirror
 from .protocol import (DEV_CODE_TO_CORE, RESOURCE_WORD, WORD_RESOURCE, ints, split_prefix, to_core,
                        to_pio)
 
@@ -427,19 +427,7 @@ class ServerEvents:
 
     def _push_domestic(self, caller: int, partner: int, give: List[int], get: List[int]) -> None:
         """A completed domestic trade as the core's offer / answers / confirm."""
-        m = self.mirror
-        menu = menu_index(give, get)
-        n = m.n
-        if menu is not None and m.phase() == L.PH_MAIN and m.decider() == caller:
-            acts = [(A.OFFER0 + menu, -1)]
-            for k in range(1, n):
-                q = (caller + k) % n
-                acts.append((A.TRADE_ACCEPT if q == partner else A.TRADE_REJECT, -1))
-            acts.append((A.confirm_action((partner - caller) % n), -1))
-            if m.push(Entry(acts, note=f"trade {caller}<->{partner}")):
-                return
-        m.push(Entry(kind="edit", args=("trade", caller, partner, give, get),
-                     note=f"trade {caller}<->{partner} outside the menu"))
+        self.mirror.push_trade(caller, partner, give, get)
 
     # ---- holders, end of game
     def _ev_longest_road(self, seat: int, w: List[str], body: str) -> None:
@@ -468,15 +456,3 @@ class ServerEvents:
         if w[1:2] == ["quit"] and not self.done and self.winner is None:
             self.mirror.mismatch(f"seat {seat} left the game")
 
-
-def menu_index(give: Sequence[int], get: Sequence[int]) -> Optional[int]:
-    """The core's menu offer for giving vector give and getting vector get, or None."""
-    gr = [r for r in range(L.N_RES) if give[r]]
-    tr = [r for r in range(L.N_RES) if get[r]]
-    if len(gr) != 1 or len(tr) != 1 or gr[0] == tr[0]:
-        return None
-    for m in range(A.N_MENU):
-        if A.MENU_GIVE_RES[m] == gr[0] and A.MENU_GIVE_N[m] == give[gr[0]] and \
-                A.MENU_GET_RES[m] == tr[0] and A.MENU_GET_N[m] == get[tr[0]]:
-            return m
-    return None

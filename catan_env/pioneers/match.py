@@ -19,7 +19,8 @@ import threading
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..agents.arena import play_game, wilson
+from ..agents.arena import play_game
+from ..bridge.results import summarize
 from ..agents.registry import make_agent
 from ..core import layout as L
 from ..cli import UserError, compile_notice, parser, positive_int, user_errors
@@ -94,23 +95,6 @@ def _wait_joined(client: PioneersClient, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while getattr(client, "mirror", None) is None and time.monotonic() < deadline:
         time.sleep(0.02)
-
-
-def summarize(games: List[Dict[str, Any]], ours: int) -> Dict[str, Any]:
-    """Win rate of our seats (95% Wilson), mean VP, mean length, rejected moves, and the
-    moves our agents or the client replaced (fallbacks)."""
-    done = [g for g in games if "error" not in g]
-    wins = sum(1 for g in done if g["winner"] in g["our_seats"])
-    vp = [v for g in done for v in g["our_vp"]]
-    lo, hi = wilson(wins, len(done))
-    return {"games": len(done), "failed": len(games) - len(done), "wins": wins,
-            "win_rate": wins / len(done) if done else 0.0, "ci95": [lo, hi],
-            "mean_vp": sum(vp) / len(vp) if vp else 0.0,
-            "mean_turns": sum(g["turns"] for g in done) / len(done) if done else 0.0,
-            "rejected": sum(g["rejected"] for g in games),
-            "mismatches": sum(g["mismatches"] for g in games),
-            "fallbacks": sum(g.get("fallbacks", 0) for g in games), "ours": ours,
-            "parity": ours / 4}
 
 
 @user_errors("catan-pioneers")

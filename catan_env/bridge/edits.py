@@ -117,23 +117,25 @@ def _clamp_knowledge(s: np.ndarray) -> None:
                     s[k] = s[L.hand_i(p, r)]
 
 
-def _retype(s: np.ndarray, me: int, p: int, r: int, keep: Sequence[int] = (0,) * L.N_RES) -> bool:
+def _retype(s: np.ndarray, me: int, p: int, r: int, keep: Sequence[int] = (0,) * L.N_RES,
+            bank_hidden: bool = False) -> bool:
     """One card of p that me cannot place becomes an r, and one r of another seat that
-    me cannot place (else one of the bank's) becomes that card's old type (resources
-    stay conserved); p keeps at least ``keep`` of each type (what the event spends)."""
+    me cannot place (else, where the server never shows its bank, one of the bank's)
+    becomes that card's old type (resources stay conserved); p keeps at least ``keep``
+    of each type (what the event spends)."""
     x = max((c for c in range(L.N_RES) if c != r and _unknown(s, me, p, c) > 0
              and s[L.hand_i(p, c)] > keep[c]),  # (never a card the event itself needs)
             key=lambda c: _unknown(s, me, p, c), default=None)
     q = next((q for q in range(int(s[L.OPT_PLAYERS])) if q not in (p, me)
               and _unknown(s, me, q, r) > 0), None)
-    if x is None or (q is None and s[L.BANK + r] <= 0):
+    if x is None or (q is None and (not bank_hidden or s[L.BANK + r] <= 0)):
         return False
     s[L.hand_i(p, x)] -= 1
     s[L.hand_i(p, r)] += 1
     if q is not None:
         s[L.hand_i(q, r)] -= 1
         s[L.hand_i(q, x)] += 1
-    else:  # no other seat holds an unplaced r: the bank takes the old type (it is never seen)
+    else:  # no other seat holds an unplaced r: the bank takes the old type (never seen there)
         s[L.BANK + r] -= 1
         s[L.BANK + x] += 1
     _clamp_knowledge(s)

@@ -33,6 +33,7 @@ from ..core.options import GameOptions, make_options
 from ..core.record import GameRecord
 from ..infoset import InfoSet
 from .edits import apply_edit, first_need
+from .seat import menu_index
 
 GUESS_STEAL, GUESS_DRAW, GUESS_DISCARD = "steal", "draw", "discard"
 MAX_REPAIR_CANDIDATES = 40
@@ -159,6 +160,8 @@ class Mirror:
         self.mismatches: List[str] = []
         self.repairs = 0
         self.edits = 0
+        # a server whose bank is never shown or short (JSettlers): a retype may swap with it
+        self.bank_hidden = False
 
     # ---- reading
     @property
@@ -228,7 +231,8 @@ class Mirror:
             if need is None:
                 return False
             kind, p, what, keep = need
-            args = ("retype", self.seat, p, what, keep) if kind == "res" else ("retype_dev", self.seat, p, what)
+            args = (("retype", self.seat, p, what, keep, self.bank_hidden) if kind == "res"
+                    else ("retype_dev", self.seat, p, what))
             edit = Entry(kind="edit", args=args,
                          note=f"seat {p} holds a {kind} {what} the guesses did not give it")
             if not self._try_append(edit, None):
@@ -395,6 +399,22 @@ class Mirror:
                     self.state = s
                 return True
         return False
+
+    def push_trade(self, caller: int, partner: int, give: Sequence[int], get: Sequence[int]) -> None:
+        """A completed domestic trade (caller, on turn, gives ``give`` and gets ``get``) as
+        the core's offer / answers / confirm, or a direct edit when the menu cannot say it."""
+        menu = menu_index(give, get)
+        n = self.n
+        if menu is not None and self.phase() == L.PH_MAIN and self.decider() == caller:
+            acts = [[A.OFFER0 + menu, -1]]
+            for k in range(1, n):
+                q = (caller + k) % n
+                acts.append([A.TRADE_ACCEPT if q == partner else A.TRADE_REJECT, -1])
+            acts.append([A.confirm_action((partner - caller) % n), -1])
+            if self.push(Entry(acts, note=f"trade {caller}<->{partner}"), quiet=True):
+                return
+        self.push(Entry(kind="edit", args=("trade", caller, partner, list(give), list(get)),
+                        note=f"trade {caller}<->{partner} outside the menu"))
 
     def declare_winner(self, seat: int) -> None:
         """The server says seat won: end the mirror's game there."""

@@ -1,0 +1,21 @@
+"""A match's results on a server, as the bridges' commands report them."""
+from typing import Any, Dict, List
+
+from ..agents.arena import wilson
+
+
+def summarize(games: List[Dict[str, Any]], ours: int) -> Dict[str, Any]:
+    """Win rate of our seats (95% Wilson), mean VP, mean length, failed games, rejected
+    moves, mirror mismatches, and the moves our agents or the client replaced (fallbacks)."""
+    done = [g for g in games if "error" not in g]
+    wins = sum(1 for g in done if g["winner"] in g["our_seats"])
+    vp = [v for g in done for v in g["our_vp"]]
+    lo, hi = wilson(wins, len(done))
+    return {"games": len(done), "failed": len(games) - len(done), "wins": wins,
+            "win_rate": wins / len(done) if done else 0.0, "ci95": [lo, hi],
+            "mean_vp": sum(vp) / len(vp) if vp else 0.0,
+            "mean_turns": sum(g["turns"] for g in done) / len(done) if done else 0.0,
+            "rejected": sum(g["rejected"] for g in games),
+            "mismatches": sum(g["mismatches"] for g in games),
+            "fallbacks": sum(g.get("fallbacks", 0) for g in games), "ours": ours,
+            "parity": ours / 4}
