@@ -82,6 +82,7 @@ class JSettlersClient(AgentSeat):
         self.incoming: Optional[Dict[str, Any]] = None  # a robot's offer to us
         self.call: Optional[Dict[str, Any]] = None      # our open offer
         self.plenty: Optional[int] = None   # mirror seat whose Year of Plenty awaits its pick
+        self.monopoly_counts: Optional[Dict[int, int]] = None  # victims' counts after a monopoly
         self.expect_totals: Dict[int, int] = {}
         self.expect_hand: Optional[Dict[int, int]] = None
         self.expect_deck: Optional[int] = None
@@ -313,6 +314,8 @@ class JSettlersClient(AgentSeat):
     def _on_resource_count(self, f: List[str]) -> None:  # 1063 RESOURCECOUNT: seat, count
         if self.mirror is not None:
             self.expect_totals[self.cs(int(f[1]))] = int(f[2])
+            if self.monopoly_counts is not None:
+                self.monopoly_counts[self.cs(int(f[1]))] = int(f[2])
 
     def _check_expectations(self) -> None:
         """What the server said of hands and the deck during the sequence that just ended."""
@@ -454,8 +457,8 @@ class JSettlersClient(AgentSeat):
                 self._push([(A.PLAY_ROAD_BUILDING, -1)], f"seat {p} plays road building")
             elif card == P.DEV_DISCOVERY:
                 self.plenty = p
-            elif card == P.DEV_MONOPOLY:
-                pass  # the pick comes as SIMPLEACTION RSRC_TYPE_MONOPOLIZED
+            elif card == P.DEV_MONOPOLY:  # each victim's new count, then RSRC_TYPE_MONOPOLIZED
+                self.monopoly_counts = {}
 
     def _on_pick(self, f: List[str]) -> None:  # 1052: 5 counts, seat, reason
         v = P.ints(f[1:8])
@@ -477,10 +480,22 @@ class JSettlersClient(AgentSeat):
             self.expect_deck = v1
         elif t == P.SA_RSRC_TYPE_MONOPOLIZED:
             p, res = self.cs(pn), P.JS_TO_CORE_RES[v2]
+            after = self.monopoly_counts or {}
+            self.monopoly_counts = None
 
-            def exact(s: np.ndarray, p: int = p, res: int = res, total: int = v1) -> int:
+            def exact(s: np.ndarray, p: int = p, res: int = res, total: int = v1,
+                      after: Dict[int, int] = after) -> int:
+                """How far the hands before are from what the server showed: the total
+                taken, and each victim's loss (its count before less its count after;
+                a seat not named lost nothing)."""
                 held = sum(int(s[L.hand_i(q, res)]) for q in range(4) if q != p)
-                return abs(held - total)
+                off = abs(held - total)
+                for q in range(4):
+                    if q != p:
+                        size = int(s[L.HAND + q * L.N_RES:L.HAND + (q + 1) * L.N_RES].sum())
+                        lost = size - after[q] if q in after else 0
+                        off += abs(int(s[L.hand_i(q, res)]) - lost)
+                return off
 
             self._push([(A.MONOPOLY0 + res, -1)], f"seat {p} monopolises {L.RESOURCE_NAMES[res]}", require=exact)
 
