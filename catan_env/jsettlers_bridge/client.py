@@ -277,28 +277,34 @@ class JSettlersClient(AgentSeat):
     def _on_dice_resources(self, f: List[str]) -> None:  # 1092: count, then per seat: pn, total, (n, res)*, 0
         v = P.ints(f[1:])
         m = self._m()
-        before = m.before[-1] if m.entries and m.entries[-1].actions[:1] and \
-            m.entries[-1].actions[0][0] == A.ROLL else None
+        gains: Dict[int, List[int]] = {}
         i = 1
         for _ in range(v[0]):
-            pn, total = v[i], v[i + 1]
-            p = self.cs(pn)
-            self.expect_totals[p] = total
+            p = self.cs(v[i])
+            self.expect_totals[p] = v[i + 1]
             i += 2
-            gained = [0] * L.N_RES
+            gains[p] = [0] * L.N_RES
             while i < len(v) and v[i] != 0:
-                gained[P.JS_TO_CORE_RES[v[i + 1]]] += v[i]
+                gains[p][P.JS_TO_CORE_RES[v[i + 1]]] += v[i]
                 i += 2
             i += 1
-            if before is not None:
-                got = [m.hand(p)[r] - int(before[L.hand_i(p, r)]) for r in range(L.N_RES)]
-                short = [max(0, gained[r] - got[r]) for r in range(L.N_RES)]
-                if any(got[r] > gained[r] for r in range(L.N_RES)) or \
-                        any(short[r] and before[L.BANK + r] >= gained[r] for r in range(L.N_RES)):
-                    m.mismatch(f"seat {p} gains {gained} from the roll, the mirror {got}")
-                elif any(short):  # the server's bank never runs short; the core's does
-                    m.push(Entry(kind="edit", args=("grant", p, short),
-                                 note=f"seat {p} gains {short} the core's bank did not have"))
+        rolled = m.entries and m.entries[-1].kind == "act" and m.entries[-1].actions[0][0] == A.ROLL
+        if not rolled:
+            return
+        before = m.before[-1]
+        demand = [sum(g[r] for g in gains.values()) for r in range(L.N_RES)]
+        for p in range(4):
+            gained = gains.get(p, [0] * L.N_RES)
+            got = [m.hand(p)[r] - int(before[L.hand_i(p, r)]) for r in range(L.N_RES)]
+            short = [max(0, gained[r] - got[r]) for r in range(L.N_RES)]
+            # the core pays nobody a resource its bank cannot pay everybody; the server's
+            # bank never runs short: what the core's bank lacked is granted
+            if any(got[r] > gained[r] or (short[r] and before[L.BANK + r] >= demand[r])
+                   for r in range(L.N_RES)):
+                m.mismatch(f"seat {p} gains {gained} from the roll, the mirror {got}")
+            elif any(short):
+                m.push(Entry(kind="edit", args=("grant", p, short),
+                             note=f"seat {p} gains {short} the core's bank did not have"))
 
     def _on_elements(self, f: List[str]) -> None:  # 1086 PLAYERELEMENTS: game|pn|action|(type|amount)*
         v = P.ints(f[1:])
