@@ -122,3 +122,35 @@ def test_a_discard_guess_is_its_resource():
         assert not apply_entry(s.copy(), Entry([[A.DISCARD0, absent]], guesses={0: GUESS_DISCARD}))
         fixed = Entry([[A.DISCARD0, absent]], guesses={0: GUESS_DISCARD})
         assert apply_entry(s.copy(), fixed, reguess=True) and fixed.actions[0][1] != absent
+
+
+def test_a_never_short_bank_leaves_a_state_the_agent_can_determinize():
+    """More than 19 ore in hands (granted by a JSettlers bank): the agent's copy loses the
+    excess from cards our seat cannot place, so a determinization deals from a real pool
+    (without it, the deal would read past its pool); the mirror keeps the true counts."""
+    from catan_env.bridge.seat import within_the_deck
+    from catan_env.infoset import InfoSet
+    s = C.new_game(make_options(players=4), seed=2)
+    for p in range(4):
+        take_all(s, p)
+    give(s, 0, ore=5)
+    give(s, 1, ore=8, grain=1)
+    give(s, 2, ore=6)
+    assert apply_edit(s, ("grant", 3, [0, 0, 0, 0, 3]))  # the core's bank had 0 ore left
+    for t in (1, 2):  # seat 0 has seen none of seat 1's or 2's cards
+        for r in range(L.N_RES):
+            s[L.know_i(0, t, r)] = 0
+        s[L.know_i(0, t, L.UNKNOWN)] = sum(hand(s, t))
+    assert sum(hand(s, p)[L.ORE] for p in range(4)) == 22
+    fixed = within_the_deck(s, 0)
+    assert sum(hand(fixed, p)[L.ORE] for p in range(4)) + fixed[L.BANK + L.ORE] == 19
+    assert hand(fixed, 0) == hand(s, 0) and hand(fixed, 3) == hand(s, 3)  # ours and the known
+    for o in list(range(4)) + [L.PUBLIC]:
+        for t in range(4):
+            row = [int(fixed[L.know_i(o, t, r)]) for r in range(L.KNOW_W)]
+            assert sum(row) == sum(hand(fixed, t))
+            assert all(row[r] <= hand(fixed, t)[r] for r in range(L.N_RES))
+    for seed in range(20):
+        d = InfoSet(fixed, 0, seed).determinize(seed)
+        assert [sum(hand(d, t)) for t in range(4)] == [sum(hand(fixed, t)) for t in range(4)]
+    assert within_the_deck(fixed, 0) is fixed  # nothing to change

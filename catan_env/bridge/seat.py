@@ -11,6 +11,7 @@ from ..core import actions as A
 from ..core import layout as L
 from ..core import rules as R
 from ..core.observe import VECTOR_SIZE, encode_vector
+from ..core.tables import CARDS_PER_RESOURCE
 from ..infoset import InfoSet
 
 
@@ -28,6 +29,7 @@ class AgentSeat:
     def _decide(self, state: np.ndarray, ban: Iterable[int] = ()) -> int:
         """The agent's action for a decision state of our seat (mask-checked; a banned
         action is masked while another is legal)."""
+        state = within_the_deck(state, self.seat)
         mask = np.zeros(A.N_ACTIONS, dtype=np.int8)
         R.legal_mask(state, mask)
         for a in ban:
@@ -67,6 +69,37 @@ class AgentSeat:
             vec[a - A.DISCARD0] += 1
             R.apply_action(s, a, -1)
         return vec
+
+
+def within_the_deck(state: np.ndarray, seat: int) -> np.ndarray:
+    """The decision state with at most 19 cards of each resource in the bank and hands,
+    as the core (and a determinization's deal) assumes.  A server whose bank never runs
+    short (JSettlers) can put more in play; the agent's copy then loses the excess from
+    the bank, else from cards of that type ``seat`` cannot place in other hands (what
+    each observer knows kept a lower bound).  The mirror itself keeps the true counts."""
+    n = int(state[L.OPT_PLAYERS])
+    hands = L.view(state, "hand")
+    excess = [int(state[L.BANK + r]) + int(hands[:n, r].sum()) - CARDS_PER_RESOURCE for r in range(L.N_RES)]
+    if max(excess) <= 0:
+        return state
+    s = state.copy()
+    for r in range(L.N_RES):
+        e = excess[r]
+        take = min(e, int(s[L.BANK + r]))
+        s[L.BANK + r] -= take
+        e -= take
+        for t in range(n):
+            while e > 0 and t != seat and s[L.hand_i(t, r)] > s[L.know_i(seat, t, r)]:
+                s[L.hand_i(t, r)] -= 1
+                e -= 1
+                for o in list(range(n)) + [L.PUBLIC]:
+                    if s[L.know_i(o, t, r)] > s[L.hand_i(t, r)]:
+                        s[L.know_i(o, t, r)] -= 1
+                    elif s[L.know_i(o, t, L.UNKNOWN)] > 0:
+                        s[L.know_i(o, t, L.UNKNOWN)] -= 1
+                    else:
+                        s[L.know_i(o, t, r)] -= 1
+    return s
 
 
 def response_state(state: np.ndarray, caller: int, responder: int, menu: int) -> np.ndarray:
