@@ -416,6 +416,21 @@ class Mirror:
         self.push(Entry(kind="edit", args=("trade", caller, partner, list(give), list(get)),
                         note=f"trade {caller}<->{partner} outside the menu"))
 
+    def push_monopoly(self, thief: int, res: int, got: Mapping[int, int], note: str = "") -> None:
+        """A monopoly on res that took got[v] cards from each other seat v (the server's
+        figures): guesses change until the hands show them; when none does, the counts
+        (a public fact) are set on the cards this seat cannot place, then the card plays."""
+        got = dict(got)
+
+        def exact(s: np.ndarray) -> int:
+            return sum(abs(int(s[L.hand_i(v, res)]) - k) for v, k in got.items())
+
+        entry = Entry([(A.MONOPOLY0 + res, -1)], note=note or f"monopoly on {L.RESOURCE_NAMES[res]}")
+        if not self.push(entry, require=exact, quiet=True):
+            self.push(Entry(kind="edit", args=("resync", self.seat, res, got, thief),
+                            note=f"counts of {L.RESOURCE_NAMES[res]} from the monopoly"))
+            self.push(entry)
+
     def declare_winner(self, seat: int) -> None:
         """The server says seat won: end the mirror's game there."""
         self.state[L.PHASE] = L.PH_GAME_OVER

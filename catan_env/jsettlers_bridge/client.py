@@ -486,24 +486,14 @@ class JSettlersClient(AgentSeat):
             self.expect_deck = v1
         elif t == P.SA_RSRC_TYPE_MONOPOLIZED:
             p, res = self.cs(pn), P.JS_TO_CORE_RES[v2]
-            after = self.monopoly_counts or {}
+            after = self.monopoly_counts or {}  # victims' card counts after (the others lost none)
             self.monopoly_counts = None
-
-            def exact(s: np.ndarray, p: int = p, res: int = res, total: int = v1,
-                      after: Dict[int, int] = after) -> int:
-                """How far the hands before are from what the server showed: the total
-                taken, and each victim's loss (its count before less its count after;
-                a seat not named lost nothing)."""
-                held = sum(int(s[L.hand_i(q, res)]) for q in range(4) if q != p)
-                off = abs(held - total)
-                for q in range(4):
-                    if q != p:
-                        size = int(s[L.HAND + q * L.N_RES:L.HAND + (q + 1) * L.N_RES].sum())
-                        lost = size - after[q] if q in after else 0
-                        off += abs(int(s[L.hand_i(q, res)]) - lost)
-                return off
-
-            self._push([(A.MONOPOLY0 + res, -1)], f"seat {p} monopolises {L.RESOURCE_NAMES[res]}", require=exact)
+            m = self._m()
+            got = {q: (sum(m.hand(q)) - after[q] if q in after else 0) for q in range(4) if q != p}
+            if sum(got.values()) != v1:
+                m.mismatch(f"a monopoly took {v1} cards; the counts the server showed make {sum(got.values())}")
+                return
+            m.push_monopoly(p, res, got, note=f"seat {p} monopolises {L.RESOURCE_NAMES[res]}")
 
     def _on_bank_trade(self, f: List[str]) -> None:  # 1040: give 5, get 5, seat
         v = P.ints(f[1:12])

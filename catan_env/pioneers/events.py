@@ -274,17 +274,7 @@ class ServerEvents:
         got[victim] = n
         self.monopoly = (thief, res, got)
         if len(got) == self.mirror.n - 1:
-            # distance to the announced counts
-            def exact(s: np.ndarray, got: Dict[int, int] = dict(got), res: int = res) -> int:
-                return sum(abs(int(s[L.hand_i(v, res)]) - k) for v, k in got.items())
-            m = self.mirror
-            entry = Entry([(A.MONOPOLY0 + res, -1)], note=f"monopoly on {w[2]}")
-            if not m.push(entry, require=exact, quiet=True):
-                # no change of guesses explains the counts: set them (a public fact) on the
-                # cards this seat cannot place, then play the card
-                m.push(Entry(kind="edit", args=("resync", m.seat, res, dict(got), thief),
-                             note=f"counts of {w[2]} from the monopoly"))
-                m.push(entry)
+            self.mirror.push_monopoly(thief, res, got, note=f"monopoly on {w[2]}")
             self.monopoly = None
 
     def _ev_plenty(self, seat: int, w: List[str], body: str) -> None:
