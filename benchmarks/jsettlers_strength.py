@@ -36,6 +36,7 @@ PAPERS = {
 # (spec, target games): the issue's line-ups, the papers' presets at 1,000 and 10,000 playouts
 LINEUPS: List[Tuple[str, int]] = [
     ("jsettlers", 200),
+    ("jsettlers:strategy=smart", 100),
     ("pretrained", 200),
     ("random", 50),
     ("weighted", 50),

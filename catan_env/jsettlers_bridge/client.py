@@ -580,8 +580,10 @@ class JSettlersClient(AgentSeat):
         if "action" in pending:
             self.banned.add(int(pending["action"]))
         self.pending = None
-        if self.call is not None and pending.get("kind") == "offer":
-            self.call = None
+        if self.call is not None and pending.get("kind") in ("offer", "accept"):
+            self.call = None  # our offer is over: withdrawn, never retried this turn
+            if pending.get("kind") == "accept":
+                self.conn.send(f"{P.CLEAROFFER}|{self.game},{self.js_seat}")
 
     def _on_leave(self, f: List[str]) -> None:  # 1011 LEAVEGAME: nick, host, game
         if self.mirror is not None and not self.done and len(f) >= 3 and f[2] == self.game:
