@@ -16,6 +16,7 @@ wins with a 95% Wilson interval, mean VP, game length, failed games, rejected mo
 mirror mismatches.
 """
 import json
+import multiprocessing.util
 import os
 import statistics
 import sys
@@ -42,6 +43,9 @@ def _local_server(robots: int, jar: Optional[str], pace: int) -> LocalJSettlersS
     if _server is None or _server.proc is None or _server.proc.poll() is not None:
         _server = LocalJSettlersServer(robots=robots, jar=jar, pause_percent=pace)
         _server.start()
+        # a pool's worker leaves through os._exit: its server ends with multiprocessing's
+        # finalizers (atexit would not run there)
+        multiprocessing.util.Finalize(None, _drop_server, exitpriority=10)
     return _server
 
 
