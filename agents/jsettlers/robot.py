@@ -9,11 +9,12 @@ Built from a behavioural description of the JSettlers robot, not from JSettlers'
     discards;
   - the negotiator: offer ladder, answers (accept / reject / counter), bank and harbour
     trades, no trading with a player close to winning (WGETA < 25).
-Two faults of the original that the spec describes are fixed: every player's WGETA is
-refreshed at every decision (the original leaves it stale for FAST bots), and Year of
-Plenty takes the two cards actually missing (the original takes the rarest missing type
-twice, which leaves the plan short when the two missing cards differ).  Discards are
-public events here (the engine's knowledge tracking), not unknown cards.
+One fault of the original that the spec describes is fixed: every player's WGETA is
+refreshed at every decision (the original leaves it stale for FAST bots).  Year of Plenty
+takes the two cards actually missing, as the original does (JSettlers2 2.7.00,
+``SOCRobotDM.chooseFreeResources``; the spec's "rarest type twice" is wrong).  Discards
+are public events here (the engine's knowledge tracking), not unknown cards.  How this
+agent differs from the real robot, found by reading its source: docs/jsettlers.md.
 """
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Set, Tuple
 
