@@ -116,6 +116,11 @@ def test_doc_commands_run(where, commands, tmp_path):
             cmd = re.sub(r"--games \d+", "", cmd) + " --games 2"
         if cmd.startswith("catan-ladder") and "--report" not in cmd:
             cmd = re.sub(r"--games \d+", "", cmd) + " --games 1 --max-turns 20"
+        if cmd.startswith("catan-jsettlers"):
+            from catan_env.jsettlers_bridge.server import jsettlers_available
+            if "--host" in cmd or jsettlers_available() is not None:
+                continue  # joins somebody's server / needs Java and the jar (tested in test_jsettlers_bridge)
+            cmd = re.sub(r"--games \d+", "", cmd) + " --games 1"
         if cmd.startswith("catan-pioneers"):
             if "--host" in cmd or pioneers_available() is not None:
                 continue  # joins somebody's server / needs pioneers-console (tested in test_pioneers)
