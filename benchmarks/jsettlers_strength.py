@@ -103,11 +103,12 @@ def table(doc: Dict[str, Any]) -> str:
 
 
 def main(argv: List[str]) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default="results/jsettlers_strength")
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--out", default="results/jsettlers_strength",
+                   help="folder of the line-ups' games.jsonl (one subfolder each)")
     p.add_argument("--chunk", type=int, default=10, help="games per line-up per round")
     p.add_argument("--only", default="", help="comma-separated line-up specs to run (default: all)")
-    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--seed", type=int, default=2026, help="seed of the run (each game's derives from it)")
     args = p.parse_args(argv)
     only = {s for s in args.only.split(";") if s} if args.only else None
     command = "python benchmarks/jsettlers_strength.py " + " ".join(argv)

@@ -49,7 +49,18 @@ def apply_edit(s: np.ndarray, args: Sequence[Any]) -> bool:
         E.play_dev_card(s, p, L.YEAR_OF_PLENTY)
         for r in range(L.N_RES):
             if vec[r]:
+                s[L.BANK + r] = max(int(s[L.BANK + r]), int(vec[r]))  # (a bank that never runs short)
                 E.gain_from_bank(s, p, r, vec[r])
+        return True
+    if what == "bank_swap":  # (p, give vec, get vec): a bank trade the core's bank cannot pay
+        _, p, give, get = args
+        if any(s[L.hand_i(p, r)] < give[r] for r in range(L.N_RES)) or s[L.PHASE] != L.PH_MAIN:
+            return False
+        E.pay_to_bank(s, p, give)
+        for r in range(L.N_RES):
+            if get[r]:
+                s[L.BANK + r] = max(int(s[L.BANK + r]), int(get[r]))  # (topped up: JSettlers')
+                E.gain_from_bank(s, p, r, int(get[r]))
         return True
     if what == "grant":  # (p, vec): p gains vec from a bank that never runs short (JSettlers)
         _, p, vec = args

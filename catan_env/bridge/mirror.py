@@ -198,6 +198,9 @@ class Mirror:
         if self._repair(entry, require):
             self.repairs += 1
             return True
+        if _buys_or_plays_a_card(entry) and self._repair(entry, require, kinds=(GUESS_DRAW,)):
+            self.repairs += 1  # (draws are few but old: the latest guesses may all be resources)
+            return True
         # two faults at once (say a card type and a stolen card): fix what makes the event
         # legal first, then what the extra fact needs
         bare = entry.copy()
@@ -344,10 +347,14 @@ class Mirror:
         self.state = s
         return True
 
-    def _guess_slots(self) -> List[Slot]:
+    def _guess_slots(self, kinds: Optional[Iterable[str]] = None) -> List[Slot]:
+        """The latest guesses (of the given kinds), newest first."""
+        wanted = None if kinds is None else set(kinds)
         out: List[Slot] = []
         for i in range(len(self.entries) - 1, -1, -1):
             for j, kind in self.entries[i].guesses.items():
+                if wanted is not None and kind not in wanted:
+                    continue
                 out.append((i, j))
                 if len(out) >= MAX_REPAIR_CANDIDATES:
                     return out
@@ -363,10 +370,11 @@ class Mirror:
                 return None
         return befores, s
 
-    def _repair(self, entry: Entry, require: Optional[Require], append: bool = True) -> bool:
+    def _repair(self, entry: Entry, require: Optional[Require], append: bool = True,
+                kinds: Optional[Iterable[str]] = None) -> bool:
         """Change one guess, swap two guesses of the same kind, or change two recent ones,
         whichever first makes the history legal with the new event."""
-        slots = self._guess_slots()
+        slots = self._guess_slots(kinds)
         value = {s: self.entries[s[0]].actions[s[1]][1] for s in slots}
         kind = {s: self.entries[s[0]].guesses[s[1]] for s in slots}
         tries = [([s], alts) for s in slots for alts in _alternatives(self.entries, [s])]
@@ -472,6 +480,11 @@ class Mirror:
                 else:
                     rec.append(int(a), None if outcome < 0 else int(outcome))
         return rec
+
+
+def _buys_or_plays_a_card(entry: Entry) -> bool:
+    """Whether an event buys or plays a development card (a draw guess may explain it)."""
+    return any(a == A.BUY_DEV or A.PLAY_KNIGHT <= a < A.ROBBER0 for a, _ in entry.actions)
 
 
 def _alternatives(entries: Sequence[Entry], combo: Sequence[Slot]) -> List[List[int]]:

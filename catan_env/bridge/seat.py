@@ -2,6 +2,7 @@
 decision states a bridge builds from its mirror (a discard, an answer to an offer, a
 confirm among counter-offers) and the agent's move, checked against the mask, with every
 replaced move counted."""
+import time
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -54,9 +55,10 @@ class AgentSeat:
         self.fallbacks += 1
         self.fallback_reasons[reason] = self.fallback_reasons.get(reason, 0) + 1
 
-    def _choose_discards(self, state: np.ndarray, k: int) -> List[int]:
+    def _choose_discards(self, state: np.ndarray, k: int, deadline: Optional[float] = None) -> List[int]:
         """The k cards our seat discards, as a resource vector (one decision a card, as in
-        the core)."""
+        the core).  Past ``deadline`` (time.monotonic()) each card left is the one held most,
+        counted as a fallback: a server that discards for a slow seat would not wait."""
         s = state.copy()
         s[L.PHASE] = L.PH_DISCARD
         for p in range(L.MAX_PLAYERS):
@@ -65,7 +67,12 @@ class AgentSeat:
         vec = [0] * L.N_RES
         for _ in range(k):
             s[L.DECIDER] = self.seat
-            a = self._decide(s)
+            if deadline is not None and time.monotonic() > deadline:
+                self._count_fallback("client: discard past the server's time limit")
+                held = [int(s[L.hand_i(self.seat, r)]) for r in range(L.N_RES)]
+                a = A.DISCARD0 + max(range(L.N_RES), key=lambda r: held[r])
+            else:
+                a = self._decide(s)
             vec[a - A.DISCARD0] += 1
             R.apply_action(s, a, -1)
         return vec

@@ -32,6 +32,9 @@ from .board import JSettlersBoard, parse_board_layout
 from .wire import MessageConnection
 
 OFFER_WAIT_S = 4.0        # how long our offer waits for every robot to answer
+# The server lets the seat on turn's built-in robot sit idle 8 s, then ends its turn and
+# discards at random for whoever has not: our discards must reach it well before that
+DISCARD_BUDGET_S = 4.0
 AGENT_MAX_OFFERS = 3      # domestic offers an agent may make per turn
 ROBOT_CLASS = "catan_env.bridge"
 
@@ -78,6 +81,9 @@ class JSettlersClient(AgentSeat):
         self.robber: Optional[Tuple[int, int]] = None  # (mover, hex) awaiting the theft
         self.rob_victim: Optional[int] = None          # mirror seat our robber move robs
         self.must_discard = 0
+        self.discard_asked = 0.0
+        self.forced_discards = 0   # our discards the server made for us (we were too slow)
+        self.late_answers = 0      # answers to offers withdrawn while our agent thought
         self.choose_victim = False
         self.incoming: Optional[Dict[str, Any]] = None  # a robot's offer to us
         self.call: Optional[Dict[str, Any]] = None      # our open offer
@@ -87,6 +93,7 @@ class JSettlersClient(AgentSeat):
         self.expect_hand: Optional[Dict[int, int]] = None
         self.expect_deck: Optional[int] = None
         self.announced = {"lr": -1, "la": -1}
+        self._mismatches_seen = 0
         self._board_fields: Optional[List[str]] = None
 
     # ================================================================== seats
@@ -144,11 +151,22 @@ class JSettlersClient(AgentSeat):
                 "repairs": m.repairs, "edits": m.edits, "fallbacks": self.fallbacks,
                 "fallback_reasons": dict(self.fallback_reasons), "decisions": self.decisions,
                 "declined_offers": self.declined_offers, "offers_received": self.offers_received,
-                "offers_made": self.offers_made, "trades": self.trades_done}
+                "offers_made": self.offers_made, "trades": self.trades_done,
+                "forced_discards": self.forced_discards, "late_answers": self.late_answers}
+
+    def _check_mismatch(self) -> None:
+        """Stop at the first disagreement (found while following a message or while our
+        agent's answer waited on the messages that came meanwhile)."""
+        m = self.mirror
+        if self.stop_on_mismatch and m is not None and len(m.mismatches) > self._mismatches_seen:
+            first = m.mismatches[self._mismatches_seen]
+            self._mismatches_seen = len(m.mismatches)
+            raise MirrorMismatch(f"the mirror disagrees with the server ({first}); the game stops here")
 
     def _loop(self) -> None:
         while not self.done:
             self._maybe_act()
+            self._check_mismatch()
             if self.done:
                 break
             wait = None
@@ -160,23 +178,19 @@ class JSettlersClient(AgentSeat):
                     self._close_call()
                     continue
                 raise TimeoutError(f"no message from the server within {self.timeout} s")
-            known = len(self.mirror.mismatches) if self.mirror is not None else 0
             self.on_message(text)
-            if self.stop_on_mismatch and self.mirror is not None and len(self.mirror.mismatches) > known:
-                raise MirrorMismatch(f"the mirror disagrees with the server ({self.mirror.mismatches[known]}); "
-                                     "the game stops here")
+            self._check_mismatch()
 
     # ================================================================== messages
     def on_message(self, text: str) -> None:
         """Follow one server message (the mirror, prompts, expectations)."""
         kind, f = P.split(text)
         handler = _HANDLERS.get(kind)
-        if handler is not None:
-            if kind != 1023 and self.game and f and f[0] != self.game and kind not in (P.PLAYERELEMENTS,
-                                                                                    P.DICERESULTRESOURCES,
-                                                                                    P.GAMEELEMENTS):
-                return
-            handler(self, f)
+        if handler is None:
+            return
+        if kind not in _NOT_OF_A_GAME and self.game and (not f or f[0] != self.game):
+            return  # another game's message
+        handler(self, f)
 
     def _m(self) -> Mirror:
         if self.mirror is None:
@@ -406,6 +420,25 @@ class JSettlersClient(AgentSeat):
 
     def _on_discard_request(self, f: List[str]) -> None:  # 1029: count
         self.must_discard = int(f[1])
+        self.discard_asked = time.monotonic()
+
+    def _on_element(self, f: List[str]) -> None:  # 1024 PLAYERELEMENT: seat, action, type, amount[, news]
+        """A card lost while the server waits for discards is a discard it made for a seat
+        too slow to (its 8-s limit): typed for the seat itself, unknown to the others."""
+        if self.mirror is None or self.gs != P.WAITING_FOR_DISCARDS:
+            return
+        pn, action, kind, n = P.ints(f[1:5])
+        if action != P.LOSE or not 1 <= kind <= P.UNKNOWN_RESOURCE:
+            return
+        vec, unknown = self.discard_buffer.get(self.cs(pn), ([0] * L.N_RES, 0))
+        if kind == P.UNKNOWN_RESOURCE:
+            unknown += n
+        else:
+            vec[P.JS_TO_CORE_RES[kind]] += n
+        self.discard_buffer[self.cs(pn)] = (vec, unknown)
+        if pn == self.js_seat:
+            self.must_discard = 0
+            self.forced_discards += 1
 
     def _on_move_robber(self, f: List[str]) -> None:  # 1034: seat, hex
         assert self.board is not None
@@ -474,8 +507,12 @@ class JSettlersClient(AgentSeat):
         rs = sorted(r for r in range(L.N_RES) for _ in range(vec[r]))
         if len(rs) != 2:
             raise P.ProtocolError(f"a Year of Plenty of {len(rs)} cards")
-        i = next(i for i in range(A.N_YOP) if A.YOP_R1[i] == rs[0] and A.YOP_R2[i] == rs[1])
-        self._push([(A.YOP0 + i, -1)], f"seat {self.cs(v[5])} plays year of plenty")
+        p, m = self.cs(v[5]), self._m()
+        if any(m.state[L.BANK + r] < vec[r] for r in range(L.N_RES)):  # a bank that never runs short
+            m.push(Entry(kind="edit", args=("plenty", p, vec), note=f"seat {p}'s year of plenty, the core's bank short"))
+        else:
+            i = next(i for i in range(A.N_YOP) if A.YOP_R1[i] == rs[0] and A.YOP_R2[i] == rs[1])
+            self._push([(A.YOP0 + i, -1)], f"seat {p} plays year of plenty")
         self.plenty = None
 
     def _on_simple_action(self, f: List[str]) -> None:  # 1090: seat, type, v1, v2
@@ -501,16 +538,18 @@ class JSettlersClient(AgentSeat):
         gr = [r for r in range(L.N_RES) if give[r]]
         tr = [r for r in range(L.N_RES) if get[r]]
         m = self._m()
-        if len(gr) == 1 and len(tr) == 1:
-            r1, r2, k = gr[0], tr[0], get[tr[0]]
-            rate = int(R.trade_rate(m.state, p, r1))
-            if give[r1] == rate * k:
-                self._push([(A.maritime_action(r1, r2), -1)] * k, f"seat {p} trades with the bank")
-            else:
-                m.push(Entry(kind="edit", args=("maritime", p, r1, give[r1], r2),
-                             note=f"maritime trade at {give[r1]}:{k}"))
-        else:
+        if len(gr) != 1 or len(tr) != 1:
             raise P.ProtocolError(f"a bank trade of several kinds of cards: gives {give}, gets {get}")
+        r1, r2, k = gr[0], tr[0], get[tr[0]]
+        rate = int(R.trade_rate(m.state, p, r1))
+        if m.state[L.BANK + r2] < k:  # the server's bank never runs short; the core's did
+            m.push(Entry(kind="edit", args=("bank_swap", p, give, get),
+                         note=f"seat {p} trades with a bank the core's could not pay"))
+        elif give[r1] == rate * k:
+            self._push([(A.maritime_action(r1, r2), -1)] * k, f"seat {p} trades with the bank")
+        else:
+            m.push(Entry(kind="edit", args=("maritime", p, r1, give[r1], r2),
+                         note=f"maritime trade at {give[r1]}:{k}"))
         if p == self.seat:
             self.pending = None
 
@@ -584,6 +623,9 @@ class JSettlersClient(AgentSeat):
             self.call = None  # our offer is over: withdrawn, never retried this turn
             if pending.get("kind") == "accept":
                 self.conn.send(f"{P.CLEAROFFER}|{self.game},{self.js_seat}")
+
+    def _on_ping(self, f: List[str]) -> None:  # 9999 SERVERPING: echoed, as the server's robots do
+        self.conn.send(f"{P.SERVERPING}|{','.join(f)}")
 
     def _on_leave(self, f: List[str]) -> None:  # 1011 LEAVEGAME: nick, host, game
         if self.mirror is not None and not self.done and len(f) >= 3 and f[2] == self.game:
@@ -696,8 +738,9 @@ class JSettlersClient(AgentSeat):
                     "text": f"{P.MOVEROBBER}|{self.game},{self.js_seat},{self.board.hex_coord(int(A.robber_hex(a)))}"})
 
     def _discard(self, k: int) -> None:
-        """Choose k cards to discard (one decision a card, as in the core)."""
-        vec = self._choose_discards(self._m().state, k)
+        """Choose k cards to discard (one decision a card, as in the core); past
+        DISCARD_BUDGET_S the rest go most-held first, each counted as a fallback."""
+        vec = self._choose_discards(self._m().state, k, deadline=self.discard_asked + DISCARD_BUDGET_S)
         self.must_discard = 0
         self._send({"kind": "discard", "text": P.discard(self.game, vec)})
 
@@ -716,6 +759,9 @@ class JSettlersClient(AgentSeat):
             self.conn.send(f"{P.REJECTOFFER}|{g},{self.js_seat}")
             return
         a = self._decide(response_state(m.state, caller, self.seat, menu))
+        if self._withdrawn_while_thinking(caller):
+            self.late_answers += 1
+            return
         if a == A.TRADE_ACCEPT:
             self.conn.send(f"{P.ACCEPTOFFER}|{g},{self.js_seat},{self.js(caller)}")
         elif A.COUNTER0 <= a < A.CONFIRM0:
@@ -724,6 +770,23 @@ class JSettlersClient(AgentSeat):
             self.conn.send(P.make_offer(g, self.js_seat, to, mine, theirs))
         else:
             self.conn.send(f"{P.REJECTOFFER}|{g},{self.js_seat}")
+
+    def _withdrawn_while_thinking(self, caller: int) -> bool:
+        """Whether caller's offer was cleared, or the turn moved on, in the messages that
+        came while our agent decided (they are followed now, in order)."""
+        turn = self.current
+        self.incoming = {"from": caller, "pending": True}
+        while True:
+            text = self.conn.read(0.0)
+            if text is None:
+                break
+            self.on_message(text)
+            if self.incoming is None or self.incoming.get("from") != caller or self.current != turn:
+                break
+        gone = self.incoming is None or self.incoming.get("from") != caller or self.current != turn
+        if self.incoming is not None and self.incoming.get("pending"):
+            self.incoming = None
+        return gone
 
     def _close_call(self) -> None:
         """Our offer has its answers (or waited long enough): a counter-offer the agent
@@ -762,6 +825,8 @@ class JSettlersClient(AgentSeat):
         self.pending = None  # the server echoes a clear without a state change
 
 
+_NOT_OF_A_GAME = (1023, P.SERVERPING)  # (BOTJOINGAMEREQUEST names the game; a ping none)
+
 _HANDLERS = {
     1023: JSettlersClient._on_join_request,
     P.JOINGAMEAUTH: JSettlersClient._on_join_auth,
@@ -776,6 +841,8 @@ _HANDLERS = {
     P.GAMEELEMENTS: JSettlersClient._on_game_elements,
     P.DISCARD: JSettlersClient._on_discard,
     P.DISCARDREQUEST: JSettlersClient._on_discard_request,
+    P.PLAYERELEMENT: JSettlersClient._on_element,
+    P.SERVERPING: JSettlersClient._on_ping,
     P.MOVEROBBER: JSettlersClient._on_move_robber,
     P.ROBBERYRESULT: JSettlersClient._on_robbery,
     P.CHOOSEPLAYERREQUEST: JSettlersClient._on_choose_player_request,
