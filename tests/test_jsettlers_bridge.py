@@ -190,3 +190,43 @@ def test_wire_messages_and_resources():
     with pytest.raises(P.ProtocolError, match="type number"):
         P.split("hello|x")
     assert os.path.basename(__file__)
+
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "jsettlers")
+
+
+def _replayed(name):
+    return replay_transcript(read_transcript(os.path.join(DATA, name)), stop_on_mismatch=True)
+
+
+@pytest.mark.parametrize("name,edits,check", [
+    # a 7 where the server discarded at random for our slow seat (and the others hid theirs)
+    ("forced-discards.txt", [], lambda c: c.forced_discards == 2),
+    # more ore in play than the core's 19: production granted, then a bank trade for ore
+    ("bank-never-short.txt", ["grant", "grant", "grant", "bank_swap"], lambda c: True),
+    # our draw was a knight the mirror had given away in an old guessed draw of another seat
+    ("old-draw-guess.txt", [], lambda c: c.mirror.repairs > 0),
+    # a monopoly: each victim's loss from the counts the server showed
+    ("monopoly-counts.txt", ["trade", "resync"], lambda c: True),
+    # unseen discards guessed, then a bank trade needing the cards guessed away
+    ("hidden-discards.txt", ["retype", "retype"], lambda c: True),
+])
+def test_recorded_sessions_replay_without_a_disagreement(name, edits, check):
+    """Sessions from real games that once stopped with a disagreement: each replays to its
+    last message with the mirror agreeing, with exactly the direct edits named."""
+    c = _replayed(name)
+    assert c.mirror.mismatches == []
+    assert [e.args[0] for e in c.mirror.entries if e.kind == "edit"] == edits
+    assert check(c)
+    s = c.mirror.state
+    for p in range(4):  # every hand a real hand, every knowledge row a lower bound of it
+        assert all(x >= 0 for x in c.mirror.hand(p))
+        row = [int(s[L.know_i(c.seat, p, r)]) for r in range(L.KNOW_W)]
+        assert sum(row) == sum(c.mirror.hand(p)) and all(row[r] <= c.mirror.hand(p)[r] for r in range(L.N_RES))
+
+
+def test_a_robot_forced_out_of_its_set_up_stops_the_game():
+    """The server ended a starved robot's set-up turn before its last road (its 8-s limit):
+    the core has no set-up without that road, so the game stops at the next event, named."""
+    with pytest.raises(MirrorMismatch, match="roll 8"):
+        _replayed("robot-forced-in-setup.txt")
