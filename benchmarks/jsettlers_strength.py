@@ -76,7 +76,8 @@ def write_summary(out: str, command: str) -> Dict[str, Any]:
                  median_seconds=done[len(done) // 2] if done else None)
         rows.append(s)
     doc = {"what": "our agent in one seat against three JSettlers2 2.7.00 robots on a local server, "
-                   "seats assigned by the server at random, robots at pace 0 (no pauses)",
+                   "seats assigned by the server at random, robots at pace 0 (no pauses); the win rate "
+                   "is of the games played to the end (failed games counted apart)",
            "date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
            "command": command, "lineups": rows}
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
@@ -111,7 +112,8 @@ def main(argv: List[str]) -> int:
     p.add_argument("--seed", type=int, default=2026, help="seed of the run (each game's derives from it)")
     args = p.parse_args(argv)
     only = {s for s in args.only.split(";") if s} if args.only else None
-    command = "python benchmarks/jsettlers_strength.py " + " ".join(argv)
+    command = "python benchmarks/jsettlers_strength.py " + " ".join(
+        f'"{a}"' if ";" in a else a for a in argv)
     while True:
         progressed = False
         for spec, target in LINEUPS:

@@ -10,9 +10,10 @@ import socket
 import numpy as np
 import pytest
 
+from catan_env.core import actions as A
 from catan_env.core import layout as L
 from catan_env.jsettlers_bridge import protocol as P
-from catan_env.jsettlers_bridge.client import MirrorMismatch
+from catan_env.jsettlers_bridge.client import JSettlersClient, MirrorMismatch
 from catan_env.jsettlers_bridge.match import main as jsettlers_main
 from catan_env.jsettlers_bridge.match import play_game_on_server
 from catan_env.jsettlers_bridge.server import LocalJSettlersServer, jsettlers_available
@@ -68,6 +69,11 @@ def test_a_domestic_trade_is_made_with_a_robot(random_game):
     accepted = [t for d, t in client.transcript if d == "S" and t.startswith(f"{P.ACCEPTOFFER}|")]
     ours = [t for t in accepted if str(client.js_seat) in t.split(",")[1:3]]
     assert len(ours) == res["trades"]
+    # every trade the server made is in the mirror: the core's confirm with a partner, or an edit
+    confirms = [e for e in client.mirror.entries if e.kind == "act" and any(A.CONFIRM0 <= a < A.TRADE_CANCEL
+                                                                             for a, _ in e.actions)]
+    trades = [e for e in client.mirror.entries if e.kind == "edit" and e.args[0] == "trade"]
+    assert len(confirms) + len(trades) == len(accepted)
 
 
 @needs_server
@@ -189,7 +195,28 @@ def test_wire_messages_and_resources():
     assert P.core_to_js(vec) == [1, 5, 3, 4, 2]  # clay, ore, sheep, wheat, wood
     with pytest.raises(P.ProtocolError, match="type number"):
         P.split("hello|x")
-    assert os.path.basename(__file__)
+
+
+def test_the_wire_frames_like_java_writeutf():
+    """Two-byte big-endian lengths; a message split across reads waits for its rest; a
+    zero timeout reads only what has already arrived."""
+    import struct
+    a, b = socket.socketpair()
+    conn = MessageConnection.__new__(MessageConnection)
+    conn.sock, conn.timeout, conn.buf, conn.transcript = a, 1.0, b"", []
+    conn.send("1025|g,20")
+    raw = b.recv(100)
+    assert raw == struct.pack(">H", 9) + b"1025|g,20"
+    text = "1009|g,0,1,107 é".encode()
+    b.sendall(struct.pack(">H", len(text)) + text[:5])
+    assert conn.read(0.1) is None  # half a message
+    b.sendall(text[5:])
+    assert conn.read(0.0) == "1009|g,0,1,107 é"
+    assert conn.transcript == [("C", "1025|g,20"), ("S", "1009|g,0,1,107 é")]
+    b.close()
+    with pytest.raises(ConnectionError):
+        conn.read(0.5)
+    a.close()
 
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "jsettlers")
@@ -201,7 +228,7 @@ def _replayed(name):
 
 @pytest.mark.parametrize("name,edits,check", [
     # a 7 where the server discarded at random for our slow seat (and the others hid theirs)
-    ("forced-discards.txt", [], lambda c: c.forced_discards == 2),
+    ("forced-discards.txt", [], lambda c: c.forced_discards == 1 and c.fallbacks == 1),
     # more ore in play than the core's 19: production granted, then a bank trade for ore
     ("bank-never-short.txt", ["grant", "grant", "grant", "bank_swap"], lambda c: True),
     # our draw was a knight the mirror had given away in an old guessed draw of another seat
@@ -230,3 +257,111 @@ def test_a_robot_forced_out_of_its_set_up_stops_the_game():
     the core has no set-up without that road, so the game stops at the next event, named."""
     with pytest.raises(MirrorMismatch, match="roll 8"):
         _replayed("robot-forced-in-setup.txt")
+
+
+# ---- the client's trade and robber flows, against scripted server messages (no server)
+class _FakeConn:
+    def __init__(self):
+        self.sent = []
+
+    def send(self, text):
+        self.sent.append(text)
+
+    def read(self, timeout=None):
+        return None
+
+    def close(self):
+        pass
+
+
+class _Scripted:
+    """An agent that makes the first legal offer once, confirms a counter-offer, and
+    otherwise plays ``then`` (an action kind: its first legal id)."""
+
+    def __init__(self, then=None):
+        self.offered, self.then = False, then
+
+    def act(self, obs, info):
+        legal = np.flatnonzero(obs["action_mask"])
+        pick = [a for a in legal if A.CONFIRM0 <= a < A.TRADE_CANCEL]
+        if not pick and not self.offered and self.then is None:
+            pick = [a for a in legal if A.OFFER0 <= a < A.TRADE_ACCEPT]
+            self.offered = bool(pick)
+        if not pick and self.then is not None:
+            lo, hi = self.then
+            pick = [a for a in legal if lo <= a < hi]
+        return int(pick[0] if pick else legal[0])
+
+
+def _our_turn(agent):
+    """A client at our turn (PLAY1, 4 grain in hand) from a recorded session, acting
+    through a connection that records what it sends."""
+    from catan_env.jsettlers_bridge.transcripts import _ReplayClient
+    lines = read_transcript(os.path.join(DATA, "old-draw-guess.txt"))
+    c = _ReplayClient("t", 0, agent=agent, name="x")
+    c.conn = _FakeConn()
+    for d, t in lines[:294]:
+        if d == "S":
+            c.on_message(t)
+    assert c.gs == P.PLAY1 and c.current == c.js_seat and c.mirror.decider() == c.seat
+    c.conn.sent.clear()
+    return c
+
+
+def _act(c):
+    JSettlersClient._maybe_act(c)
+
+
+def test_a_counter_offer_is_confirmed_with_one_accept():
+    c = _our_turn(_Scripted())
+    g, me = c.game, c.js_seat
+    _act(c)
+    offer = c.conn.sent[-1]
+    assert offer.startswith(f"{P.MAKEOFFER}|{g},{me},")
+    c.on_message(offer)  # the server's echo
+    c.on_message(f"{P.CLEARTRADEMSG}|{g},-1")
+    others = [p for p in range(4) if p != me]
+    flags = offer.split(",")[2:6]
+    give = P.ints(offer.split(",")[6:11])
+    want = [i for i in range(5) if give[i]][0]  # the robot asks 1 of what we offered
+    robot_gives = [0] * 5
+    robot_gives[(want + 1) % 5] = 1
+    robot_wants = [0] * 5
+    robot_wants[want] = 1
+    to = ",".join("true" if p == me else "false" for p in range(4))
+    assert flags.count("true") == 3
+    c.on_message(f"{P.MAKEOFFER}|{g},{others[0]},{to},{','.join(map(str, robot_gives))},{','.join(map(str, robot_wants))}")
+    c.on_message(f"{P.REJECTOFFER}|{g},{others[1]}")
+    c.on_message(f"{P.REJECTOFFER}|{g},{others[2]}")
+    _act(c)
+    assert c.conn.sent[-1] == f"{P.ACCEPTOFFER}|{g},{me},{others[0]}"
+    c.on_message(f"{P.CLEARTRADEMSG}|{g},-1")  # the server's next message is not the trade yet
+    for _ in range(3):
+        _act(c)
+    assert sum(t.startswith(f"{P.ACCEPTOFFER}|") for t in c.conn.sent) == 1
+
+
+def test_a_refused_bank_trade_is_rejected_and_banned():
+    c = _our_turn(_Scripted(then=(A.MARITIME0, A.OFFER0)))
+    _act(c)
+    sent = c.conn.sent[-1]
+    assert sent.startswith(f"{P.BANKTRADE}|{c.game},")
+    action = c.pending["action"]
+    c.on_message(f"{P.REJECTOFFER}|{c.game},-1,1")  # the server refuses, reason 1
+    assert c.pending is None and len(c.rejected) == 1 and action in c.banned
+
+
+def test_the_robbery_victim_is_one_the_server_offers():
+    c = _our_turn(_Scripted())
+    g = c.game
+    mine = [p for p in range(4) if p != c.seat]
+    c.rob_victim = mine[1]
+    flags = ["true" if p != c.js_seat and c.cs(p) in mine[:2] else "false" for p in range(4)]
+    c.on_message(f"{P.CHOOSEPLAYERREQUEST}|{g},{','.join(flags)}")
+    _act(c)
+    assert c.conn.sent[-1] == f"{P.CHOOSEPLAYER}|{g},{c.js(mine[1])}" and c.fallbacks == 0
+    c.rob_victim = mine[2]  # not among the server's: the first it offers, counted
+    c.on_message(f"{P.CHOOSEPLAYERREQUEST}|{g},NONE,{','.join(flags)}")
+    _act(c)
+    first = next(p for p in range(4) if flags[p] == "true")  # (in the server's seat order)
+    assert c.conn.sent[-1] == f"{P.CHOOSEPLAYER}|{g},{first}" and c.fallbacks == 1

@@ -1,7 +1,9 @@
 """Direct edits of a mirror's state for events the core's actions cannot express, and
 the card-type changes that make an event fit when no change of guesses does.  Every
-edit changes only what the observing seat cannot see, keeps every resource and card
-conserved, and leaves every knowledge row a true lower bound."""
+edit changes only what the observing seat cannot see or the server showed, and leaves
+every knowledge row a true lower bound; every edit but those of a bank that never runs
+short (``grant``, ``bank_swap``, and ``plenty`` past the core's bank: JSettlers) keeps
+every resource and card conserved."""
 from typing import Any, Callable, List, Mapping, Optional, Protocol, Sequence, Tuple
 
 import numpy as np

@@ -1,5 +1,5 @@
-"""A seat's mirror of a Pioneers game: the game as the core plays it, rebuilt from what
-the server tells that seat.
+"""A seat's mirror of a game played on a server (Pioneers, JSettlers): the game as the
+core plays it, rebuilt from what the server tells that seat.
 
 The mirror is a list of entries (groups of core actions with their chance outcomes) and
 the state they replay to; every server event becomes one entry, applied with the core's
@@ -36,6 +36,7 @@ from .edits import apply_edit, first_need
 from .seat import menu_index
 
 GUESS_STEAL, GUESS_DRAW, GUESS_DISCARD = "steal", "draw", "discard"
+UNSEEN = "unseen"  # Entry.args of a discard the other seats do not see (after a "forget")
 MAX_REPAIR_CANDIDATES = 40
 # guess values tried by the backtracking repair.  4,000 was too few: in game 16180-35 two
 # hidden steals by one AI sat behind ten other guesses, and the assignment that explains
@@ -92,6 +93,28 @@ def _guess_choices(s: np.ndarray, a: int, kind: str) -> List[int]:
     return sorted((r for r in range(L.N_RES) if hand[r] > 0), key=lambda r: -hand[r])
 
 
+def _discard_unseen(s: np.ndarray, a: int) -> bool:
+    """Discard a as the core does, except that the other seats' knowledge of the
+    discarder loses an unknown card, whatever the type (the server hides it, and a
+    "forget" before made at least that many unknown): their rows never depend on a guess."""
+    p = int(s[L.DECIDER])
+    n = int(s[L.OPT_PLAYERS])
+    observers = [o for o in list(range(n)) + [L.PUBLIC] if o != p]
+    rows = {o: [int(s[L.know_i(o, p, r)]) for r in range(L.KNOW_W)] for o in observers}
+    if any(row[L.UNKNOWN] <= 0 for row in rows.values()):
+        return False
+    buf = np.empty(A.N_ACTIONS, dtype=np.int64)
+    if a not in buf[:R.legal_actions(s, buf)]:
+        return False
+    R.apply_action(s, a, -1)
+    for o, row in rows.items():
+        for r in range(L.N_RES):
+            s[L.know_i(o, p, r)] = min(row[r], int(s[L.hand_i(p, r)]))
+        s[L.know_i(o, p, L.UNKNOWN)] = sum(int(x) for x in L.view(s, "hand")[p]) - sum(
+            int(s[L.know_i(o, p, r)]) for r in range(L.N_RES))
+    return True
+
+
 def apply_entry(s: np.ndarray, e: Entry, reguess: bool = False) -> bool:
     """Apply entry e to s in place; False (s then undefined) when it is illegal or the
     state before it misses the fact it requires.  With reguess, a guessed outcome that
@@ -126,7 +149,10 @@ def apply_entry(s: np.ndarray, e: Entry, reguess: bool = False) -> bool:
                 if not choices:
                     return False
                 e.actions[i][1] = outcome = choices[0]
-            R.apply_action(s, A.DISCARD0 + outcome, -1)
+            a, outcome = A.DISCARD0 + outcome, -1
+        if e.args == UNSEEN and A.DISCARD0 <= a < A.MARITIME0:
+            if not _discard_unseen(s, a):
+                return False
             continue
         n = R.legal_actions(s, buf)
         if a not in buf[:n]:
@@ -383,29 +409,28 @@ class Mirror:
         tries += [([a, b], alts) for k, a in enumerate(slots[:6]) for b in slots[k + 1:6]
                   for alts in _alternatives(self.entries, [a, b])]
         for combo, alts in tries:
-            if True:
-                first = min(i for i, _ in combo)
-                trial = [e.copy() for e in self.entries[first:]]
-                for (i, j), v in zip(combo, alts):
-                    trial[i - first].actions[j][1] = v
-                replay = self._replay_from(first, trial)
-                if replay is None:
-                    continue
-                befores, s = replay
-                t = s.copy()
-                if require is not None and require(t):
-                    continue
-                if not apply_entry(t, entry):
-                    continue
-                self.entries[first:] = trial
-                self.before[first:] = befores
-                if append:
-                    self.before.append(s)
-                    self.entries.append(entry)
-                    self.state = t
-                else:
-                    self.state = s
-                return True
+            first = min(i for i, _ in combo)
+            trial = [e.copy() for e in self.entries[first:]]
+            for (i, j), v in zip(combo, alts):
+                trial[i - first].actions[j][1] = v
+            replay = self._replay_from(first, trial)
+            if replay is None:
+                continue
+            befores, s = replay
+            t = s.copy()
+            if require is not None and require(t):
+                continue
+            if not apply_entry(t, entry):
+                continue
+            self.entries[first:] = trial
+            self.before[first:] = befores
+            if append:
+                self.before.append(s)
+                self.entries.append(entry)
+                self.state = t
+            else:
+                self.state = s
+            return True
         return False
 
     def push_trade(self, caller: int, partner: int, give: Sequence[int], get: Sequence[int]) -> None:

@@ -8,12 +8,13 @@ robots.
 The seat connects as a third-party robot (``IMAROBOT`` with the server's robot cookie):
 the server then asks it to sit in a game it starts, and the game counts as robots-only,
 so the built-in robots play at the server's fast pace.  The client keeps a
-:class:`~catan_env.pioneers.mirror.Mirror` of the game rebuilt from the server's
+:class:`~catan_env.bridge.mirror.Mirror` of the game rebuilt from the server's
 messages (the seats rotated so that the first to place is the core's seat 0), gives the
 agent the observation, mask and information set of its seat at every decision, and
 turns the agent's action ids into messages.  The server is the referee: a request it
-declines is logged as rejected, the action is banned for that decision, and the agent
-decides again.  A message the mirror cannot follow stops the game (MirrorMismatch).
+declines (DECLINEPLAYERREQUEST, a refused trade, a card it cannot play) is logged as
+rejected, the action is banned for that decision, and the agent decides again.  A
+message the mirror cannot follow stops the game (MirrorMismatch).
 """
 import time
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
@@ -21,7 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 import numpy as np
 
 from ..agent_specs import AgentProtocol
-from ..bridge.mirror import GUESS_DISCARD, GUESS_DRAW, GUESS_STEAL, Entry, Mirror
+from ..bridge.mirror import GUESS_DISCARD, GUESS_DRAW, GUESS_STEAL, UNSEEN, Entry, Mirror
 from ..bridge.seat import AgentSeat, menu_index, menu_vectors, response_state
 from ..core import actions as A
 from ..core import layout as L
@@ -84,7 +85,7 @@ class JSettlersClient(AgentSeat):
         self.discard_asked = 0.0
         self.forced_discards = 0   # our discards the server made for us (we were too slow)
         self.late_answers = 0      # answers to offers withdrawn while our agent thought
-        self.choose_victim = False
+        self.choose_victim: Optional[List[int]] = None  # the server asks which of these we rob
         self.incoming: Optional[Dict[str, Any]] = None  # a robot's offer to us
         self.call: Optional[Dict[str, Any]] = None      # our open offer
         self.plenty: Optional[int] = None   # mirror seat whose Year of Plenty awaits its pick
@@ -110,15 +111,15 @@ class JSettlersClient(AgentSeat):
         """Connect as a third-party robot; returns once the server accepted us."""
         self.conn = MessageConnection(self.host, self.port, self.timeout, self.transcript)
         self.conn.send(P.VERSION)
-        self.conn.send(f"1022|{self.name},{self.cookie},{ROBOT_CLASS}")
+        self.conn.send(P.im_a_robot(self.name, self.cookie, ROBOT_CLASS))
         while True:
             text = self.conn.read()
             if text is None:
                 raise TimeoutError(f"the server did not accept {self.name} as a robot within {self.timeout} s")
             kind, f = P.split(text)
-            if kind == 1071:  # UPDATEROBOTPARAMS: accepted
+            if kind == P.UPDATEROBOTPARAMS:  # accepted
                 return
-            if kind in (P.REJECTCONNECTION, P.STATUSMESSAGE) and kind == P.REJECTCONNECTION:
+            if kind == P.REJECTCONNECTION:
                 raise P.ProtocolError(f"the server refused {self.name}: {','.join(f)} "
                                       "(is the robot cookie right?)")
 
@@ -174,8 +175,12 @@ class JSettlersClient(AgentSeat):
                 wait = max(0.0, self.call["t0"] + OFFER_WAIT_S - time.monotonic())
             text = self.conn.read(wait)
             if text is None:
-                if self.call is not None:
+                if self.call is not None and "accepting" not in self.call:
                     self._close_call()
+                    continue
+                if self.call is not None:  # our accept of a counter-offer went unanswered
+                    self.call = self.pending = None
+                    self.rejected.append((len(self._m().entries), "accept a counter-offer", "no answer"))
                     continue
                 raise TimeoutError(f"no message from the server within {self.timeout} s")
             self.on_message(text)
@@ -208,7 +213,7 @@ class JSettlersClient(AgentSeat):
         self.conn.send(P.join_game(self.name, self.game))
 
     def _on_join_auth(self, f: List[str]) -> None:  # 1021 JOINGAMEAUTH
-        self.conn.send(P.sit_down(self.game, P.EMPTY, self.js_seat).replace(",false", ",true"))
+        self.conn.send(P.sit_down(self.game, P.EMPTY, self.js_seat, robot=True))
 
     def _on_board(self, f: List[str]) -> None:  # 1014 BOARDLAYOUT
         self._board_fields = f[1:]
@@ -227,6 +232,9 @@ class JSettlersClient(AgentSeat):
         self.offers_this_turn = 0
         self.incoming = None
         self.pending = None
+        self.call = None          # (a turn the server ended for us ends our offer too)
+        self.choose_victim = None
+        self.must_discard = 0
         if gs == P.OVER:
             self._game_over()
 
@@ -378,6 +386,7 @@ class JSettlersClient(AgentSeat):
         self.discard_buffer[self.cs(pn)] = (P.js_to_core(v[:5]), v[5])
         if pn == self.js_seat:
             self.must_discard = 0
+            self.discard_asked = 0.0
 
     def _flush_discards(self) -> None:
         """The discards of a 7, in the core's order (seat by seat, one card an action); a
@@ -416,7 +425,8 @@ class JSettlersClient(AgentSeat):
             if p not in told:  # the others do not see p's discards (the core shows them)
                 told.add(p)
                 self._m().push(Entry(kind="forget", args=(p, counts[p]), note=f"seat {p} discards unseen"))
-            self._push([act], "discard", guesses={0: GUESS_DISCARD} if i in guesses else None)
+            self._m().push(Entry([list(act)], guesses={0: GUESS_DISCARD} if i in guesses else None,
+                                 args=UNSEEN, note=f"seat {p} discards"))
 
     def _on_discard_request(self, f: List[str]) -> None:  # 1029: count
         self.must_discard = int(f[1])
@@ -436,9 +446,11 @@ class JSettlersClient(AgentSeat):
         else:
             vec[P.JS_TO_CORE_RES[kind]] += n
         self.discard_buffer[self.cs(pn)] = (vec, unknown)
-        if pn == self.js_seat:
+        if pn == self.js_seat and self.discard_asked:
             self.must_discard = 0
+            self.discard_asked = 0.0  # (counted once a request: the server sends one message a type)
             self.forced_discards += 1
+            self._count_fallback("server: discarded for us at its time limit")
 
     def _on_move_robber(self, f: List[str]) -> None:  # 1034: seat, hex
         assert self.board is not None
@@ -468,8 +480,9 @@ class JSettlersClient(AgentSeat):
         else:
             self._push([(a, res)], f"seat {mover} steals from {victim}")
 
-    def _on_choose_player_request(self, f: List[str]) -> None:  # 1036
-        self.choose_victim = True
+    def _on_choose_player_request(self, f: List[str]) -> None:  # 1036: [NONE,] a flag a seat
+        flags = [x for x in f[1:] if x != "NONE"]
+        self.choose_victim = [self.cs(pn) for pn, x in enumerate(flags) if x == "true"]
 
     def _on_dev_card(self, f: List[str]) -> None:  # 1046: seat, action, type
         pn, action = int(f[1]), int(f[2])
@@ -574,9 +587,16 @@ class JSettlersClient(AgentSeat):
         self.offers_received += 1
         self.incoming = {"from": p, "give": give, "get": get}
 
-    def _on_reject(self, f: List[str]) -> None:  # 1037: seat
-        if self.call is not None:
-            self.call["answered"].add(self.cs(int(f[1])))
+    def _on_reject(self, f: List[str]) -> None:  # 1037: seat[, reason]
+        """A seat rejects our offer; with a reason code, the server refuses our own trade
+        request (an offer, an accept or a bank trade)."""
+        pn = int(f[1])
+        if len(f) > 2 and int(f[2]) != 0:
+            if self.pending is not None and self.pending["kind"] in ("offer", "accept", "bank"):
+                self._refused("trade", f"refused, reason {f[2]}")
+            return
+        if self.call is not None and 0 <= pn < 4 and pn != self.js_seat:
+            self.call["answered"].add(self.cs(pn))
 
     def _on_clear_offer(self, f: List[str]) -> None:  # 1038: seat (-1: everyone)
         pn = int(f[1])
@@ -651,18 +671,21 @@ class JSettlersClient(AgentSeat):
         if self.must_discard and self.pending is None:
             self._discard(self.must_discard)
             return
-        if self.choose_victim:
-            self.choose_victim = False
-            victim = self.rob_victim if self.rob_victim is not None else next(
-                p for p in range(4) if p != self.seat)
-            self.conn.send(f"{P.CHOOSEPLAYER}|{self.game},{self.js(victim)}")
+        if self.choose_victim is not None:
+            choices, self.choose_victim = self.choose_victim, None
+            victim = self.rob_victim
+            if victim not in choices:  # (the mirror's victim is always among the server's)
+                self._count_fallback("client: our robbery victim was not among the server's")
+                victim = choices[0] if choices else None
+            if victim is not None:
+                self.conn.send(f"{P.CHOOSEPLAYER}|{self.game},{self.js(victim)}")
             return
         if self.incoming is not None and self.pending is None:
             self._answer_offer()
             return
         if self.call is not None:
-            if len(self.call["answered"]) >= 3:
-                self._close_call()
+            if "accepting" not in self.call and len(self.call["answered"]) >= 3:
+                self._close_call()  # (once: after our accept we only wait for the trade)
             return
         if self.pending is not None or m.decider() != self.seat or self.current != self.js_seat:
             return
@@ -825,10 +848,10 @@ class JSettlersClient(AgentSeat):
         self.pending = None  # the server echoes a clear without a state change
 
 
-_NOT_OF_A_GAME = (1023, P.SERVERPING)  # (BOTJOINGAMEREQUEST names the game; a ping none)
+_NOT_OF_A_GAME = (P.BOTJOINGAMEREQUEST, P.SERVERPING)  # (BOTJOINGAMEREQUEST names the game; a ping none)
 
 _HANDLERS = {
-    1023: JSettlersClient._on_join_request,
+    P.BOTJOINGAMEREQUEST: JSettlersClient._on_join_request,
     P.JOINGAMEAUTH: JSettlersClient._on_join_auth,
     P.BOARDLAYOUT: JSettlersClient._on_board,
     P.TURN: JSettlersClient._on_turn,

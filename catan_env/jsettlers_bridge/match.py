@@ -106,6 +106,8 @@ def game_line(i: int, specs: Sequence[str], results: List[Dict[str, Any]], secon
         "mismatches": sum(len(r.get("mismatches", [])) for r in results),
         "fallbacks": sum(r.get("fallbacks", 0) for r in results),
         "declined_offers": sum(r.get("declined_offers", 0) for r in results),
+        "forced_discards": sum(r.get("forced_discards", 0) for r in results),
+        "late_answers": sum(r.get("late_answers", 0) for r in results),
         "rejected_detail": [list(map(str, x)) for r in results for x in r.get("rejected", [])][:10],
         "mismatch_detail": [x for r in results for x in r.get("mismatches", [])][:10]}
     if errors:
@@ -225,7 +227,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             pool.shutdown()
         _drop_server()
     s = summarize(games, len(specs))
-    s["declined_offers"] = sum(g.get("declined_offers", 0) for g in games)
+    for key in ("declined_offers", "forced_discards", "late_answers"):
+        s[key] = sum(g.get(key, 0) for g in games)
     done = [g["seconds"] for g in games if "error" not in g]
     s["median_seconds"] = statistics.median(done) if done else None
     with open(os.path.join(args.out, "summary.json"), "w") as f:
@@ -244,7 +247,8 @@ def format_report(agents: str, s: Dict[str, Any]) -> str:
         f"{100 * lo:>5.1f}-{100 * hi:<5.1f}% {s['mean_vp']:>8.2f} {s['mean_turns']:>6.0f}",
         f"against {n_robots} JSettlers robot{'s' if n_robots != 1 else ''} (parity {100 * s['parity']:.0f}%); "
         f"failed games {s['failed']}, rejected moves {s['rejected']}, mirror mismatches {s['mismatches']}, "
-        f"fallbacks {s['fallbacks']}, declined offers {s['declined_offers']}"
+        f"fallbacks {s['fallbacks']} (forced discards {s['forced_discards']}), declined offers "
+        f"{s['declined_offers']}, answers too late {s['late_answers']}"
         + (f", median game {s['median_seconds']:.0f} s" if s.get("median_seconds") is not None else "")])
 
 

@@ -18,6 +18,7 @@ EMPTY = "\t"  # SOCMessage.EMPTYSTR: a blank field
 # message types (soc.message.SOCMessage)
 PUTPIECE, LEAVEGAME, SITDOWN, JOINGAME, BOARDLAYOUT = 1009, 1011, 1012, 1013, 1014
 DELETEGAME, NEWGAME, STARTGAME, JOINGAMEAUTH = 1015, 1016, 1018, 1021
+IMAROBOT, BOTJOINGAMEREQUEST, UPDATEROBOTPARAMS = 1022, 1023, 1071
 PLAYERELEMENT, GAMESTATE, TURN, DICERESULT, DISCARDREQUEST = 1024, 1025, 1026, 1028, 1029
 ROLLDICE, ENDTURN, DISCARD, MOVEROBBER, CHOOSEPLAYER, CHOOSEPLAYERREQUEST = 1031, 1032, 1033, 1034, 1035, 1036
 REJECTOFFER, CLEAROFFER, ACCEPTOFFER, BANKTRADE, MAKEOFFER, CLEARTRADEMSG = 1037, 1038, 1039, 1040, 1041, 1042
@@ -107,8 +108,12 @@ def join_game(nick: str, game: str) -> str:
     return f"{JOINGAME}|{nick},{EMPTY},-,{game}"
 
 
-def sit_down(game: str, nick: str, seat: int) -> str:
-    return f"{SITDOWN}|{game},{nick},{seat},false"
+def sit_down(game: str, nick: str, seat: int, robot: bool = False) -> str:
+    return f"{SITDOWN}|{game},{nick},{seat},{'true' if robot else 'false'}"
+
+
+def im_a_robot(nick: str, cookie: str, robot_class: str) -> str:
+    return f"{IMAROBOT}|{nick},{cookie},{robot_class}"
 
 
 def put_piece(game: str, seat: int, piece: int, coord: int) -> str:

@@ -2,7 +2,7 @@
 debugging a game that went wrong: ``catan-jsettlers`` saves the session of such a game)."""
 from typing import Iterable, List, Tuple, Union
 
-from .client import JSettlersClient
+from .client import JSettlersClient, MirrorMismatch
 
 
 class _Silent:
@@ -49,7 +49,6 @@ def replay_transcript(transcript: Iterable[Union[Tuple[str, str], str]], seat_na
         known = len(client.mirror.mismatches) if client.mirror is not None else 0
         client.on_message(text)
         if stop_on_mismatch and client.mirror is not None and len(client.mirror.mismatches) > known:
-            from .client import MirrorMismatch
             raise MirrorMismatch(client.mirror.mismatches[known])
         if client.done:
             break

@@ -30,12 +30,12 @@ class MessageConnection:
         self.sock.sendall(struct.pack(">H", len(data)) + data)
 
     def read(self, timeout: Optional[float] = None) -> Optional[str]:
+        """The next message, or None after timeout seconds without a whole one (0: only
+        what has already arrived)."""
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         while len(self.buf) < 2 or len(self.buf) < 2 + struct.unpack(">H", self.buf[:2])[0]:
             left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            ready, _, _ = select.select([self.sock], [], [], left)
+            ready, _, _ = select.select([self.sock], [], [], max(0.0, left))  # (0: one poll)
             if not ready:
                 return None
             chunk = self.sock.recv(65536)
