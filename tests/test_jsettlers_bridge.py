@@ -145,7 +145,7 @@ def test_a_dropped_connection_fails_the_game_and_keeps_its_session(tmp_path, mon
     monkeypatch.setattr(MessageConnection, "read", dropping)
     job = (0, ["random"], 21, None, 0, None, None, "", str(tmp_path))
     game = M._job(job)
-    assert game["failed"] and "closed the connection" in game["error"]
+    assert game["failed"] and "the connection to the server dropped" in game["error"]
     assert (tmp_path / "session-00001-0.txt").exists()
     monkeypatch.setattr(MessageConnection, "read", real_read)
     again = M._job((1, ["random"], 21, None, 0, None, None, "", str(tmp_path)))

@@ -130,6 +130,10 @@ class JSettlersClient(AgentSeat):
         try:
             self._loop()
             self._read_final_scores()
+        except TimeoutError:
+            raise
+        except OSError as exc:  # reset, broken pipe, closed: one name for a dropped connection
+            raise ConnectionError(f"the connection to the server dropped ({exc})") from exc
         finally:
             self.conn.close()
         return self.result()
