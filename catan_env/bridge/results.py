@@ -1,7 +1,20 @@
 """A match's results on a server, as the bridges' commands report them."""
-from typing import Any, Dict, List
+import json
+import os
+from typing import Any, Callable, Dict, List
 
 from ..agents.arena import wilson
+
+
+def games_so_far(out: str, same_match: Callable[[Dict[str, Any]], bool]) -> List[Dict[str, Any]]:
+    """The lines of ``out/games.jsonl`` (a resumable match's file, made if missing) that
+    belong to this match: a run resumes after them."""
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, "games.jsonl")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [g for g in (json.loads(line) for line in f if line.strip()) if same_match(g)]
 
 
 def summarize(games: List[Dict[str, Any]], ours: int) -> Dict[str, Any]:

@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..agents.arena import play_game
 from ..agents.registry import make_agent
 from ..cli import UserError, compile_notice, parser, positive_int, user_errors
-from ..bridge.results import summarize
+from ..bridge.results import games_so_far, summarize
 from .client import GameHost, JSettlersClient
 from .server import LocalJSettlersServer, jsettlers_available
 
@@ -191,13 +191,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         reason = jsettlers_available(args.jar)
         if reason is not None:
             raise UserError(f"cannot start a local JSettlers server: {reason}")
-    os.makedirs(args.out, exist_ok=True)
+    games = games_so_far(args.out, lambda g: g.get("agents") == specs)
     path = os.path.join(args.out, "games.jsonl")
-    games: List[Dict[str, Any]] = []
-    if os.path.exists(path):
-        with open(path) as f:
-            games = [json.loads(line) for line in f if line.strip()]
-        games = [g for g in games if g.get("agents") == specs]
     start = len(games)
     compiled = compile_notice() if start < args.games else None
     if compiled is not None:  # compile before a server waits on us

@@ -20,7 +20,7 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..agents.arena import play_game
-from ..bridge.results import summarize
+from ..bridge.results import games_so_far, summarize
 from ..agents.registry import make_agent
 from ..core import layout as L
 from ..cli import UserError, compile_notice, parser, positive_int, user_errors
@@ -149,13 +149,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     reason = pioneers_available()
     if reason is not None:
         raise UserError(f"cannot start a local Pioneers server: {reason}")
-    os.makedirs(args.out, exist_ok=True)
+    games = games_so_far(args.out, lambda g: g.get("agent") == args.agent and g.get("ours") == args.ours)
     path = os.path.join(args.out, "games.jsonl")
-    games: List[Dict[str, Any]] = []
-    if os.path.exists(path):
-        with open(path) as f:
-            games = [json.loads(line) for line in f if line.strip()]
-        games = [g for g in games if g.get("agent") == args.agent and g.get("ours") == args.ours]
     start = len(games)
     compiled = compile_notice() if start < args.games else None
     if compiled is not None:  # compile before the first server starts waiting on us
