@@ -107,17 +107,19 @@ class JSettlersClient(AgentSeat):
         return (cs + self.first) % 4
 
     # ================================================================== run
-    def connect(self) -> None:
-        """Connect as a third-party robot; returns once the server accepted us."""
-        self.conn = MessageConnection(self.host, self.port, self.timeout, self.transcript)
+    def connect(self, timeout: float = 30.0) -> None:
+        """Connect as a third-party robot; returns once the server accepted us (TimeoutError
+        after ``timeout`` seconds: a server that is up accepts at once)."""
+        self.conn = MessageConnection(self.host, self.port, timeout, self.transcript)
         self.conn.send(P.VERSION)
         self.conn.send(P.im_a_robot(self.name, self.cookie, ROBOT_CLASS))
         while True:
             text = self.conn.read()
             if text is None:
-                raise TimeoutError(f"the server did not accept {self.name} as a robot within {self.timeout} s")
+                raise TimeoutError(f"the server did not accept {self.name} as a robot within {timeout:.0f} s")
             kind, f = P.split(text)
             if kind == P.UPDATEROBOTPARAMS:  # accepted
+                self.conn.timeout = self.timeout
                 return
             if kind == P.REJECTCONNECTION:
                 raise P.ProtocolError(f"the server refused {self.name}: {','.join(f)} "

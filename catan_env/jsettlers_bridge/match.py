@@ -38,10 +38,11 @@ GAME_TIMEOUT_S = 3600
 _server: Optional[LocalJSettlersServer] = None  # this process's local server
 
 
-def _local_server(robots: int, jar: Optional[str], pace: int) -> LocalJSettlersServer:
+def _local_server(robots: int, jar: Optional[str], pace: int, log_dir: Optional[str] = None) -> LocalJSettlersServer:
     global _server
     if _server is None or _server.proc is None or _server.proc.poll() is not None:
-        _server = LocalJSettlersServer(robots=robots, jar=jar, pause_percent=pace)
+        log = os.path.join(log_dir, f"server-{os.getpid()}.log") if log_dir else None
+        _server = LocalJSettlersServer(robots=robots, jar=jar, pause_percent=pace, log_path=log)
         _server.start()
         # a pool's worker leaves through os._exit: its server ends with multiprocessing's
         # finalizers (atexit would not run there)
@@ -131,13 +132,21 @@ def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Opt
     i, specs, seed, jar, pace, host, port, cookie, out = args
     t0 = time.time()
     try:
-        if port is None:
-            srv = _local_server(4 - len(specs), jar, pace)
-            host_, port_, cookie_ = "127.0.0.1", srv.port, srv.cookie
-        else:
-            host_, port_, cookie_ = host or "127.0.0.1", port, cookie
-        results, clients = play_game_on_server(specs, host_, port_, cookie_, f"catan-{seed}-{i + 1}",
-                                               seed * 100003 + i)
+        for attempt in (1, 2):  # a local server that never seats us is restarted once
+            if port is None:
+                srv = _local_server(4 - len(specs), jar, pace, log_dir=out)
+                host_, port_, cookie_ = "127.0.0.1", srv.port, srv.cookie
+            else:
+                host_, port_, cookie_ = host or "127.0.0.1", port, cookie
+            try:
+                results, clients = play_game_on_server(specs, host_, port_, cookie_, f"catan-{seed}-{i + 1}",
+                                                       seed * 100003 + i)
+                break
+            except TimeoutError as exc:  # (raised before the game started: nothing was played)
+                if port is not None or attempt == 2:
+                    raise
+                print(f"game {i + 1}: the local server did not seat us ({exc}); restarting it", flush=True)
+                _drop_server()
     except Exception as exc:  # the server did not start, or refused us
         _drop_server()
         return {"game": i + 1, "agents": list(specs), "agent": ",".join(specs), "ours": len(specs),
