@@ -93,7 +93,10 @@ class LocalJSettlersServer:
                  "jsettlers.bots.timeout.turn": self.turn_timeout_s}
         # (the server reads these from its own command line, after the jar: as JVM -D
         # properties they are ignored)
-        return ["java", "-jar", str(self.jar), *[f"-D{k}={v}" for k, v in props.items()],
+        # (a small heap and the serial collector: four robots need little, and several
+        # servers run side by side with --workers)
+        return ["java", "-Xmx384m", "-XX:+UseSerialGC", "-jar", str(self.jar),
+                *[f"-D{k}={v}" for k, v in props.items()],
                 str(self.port), str(self.max_connections)]
 
     def __enter__(self) -> "LocalJSettlersServer":
