@@ -84,7 +84,7 @@ class JSettlersClient(AgentSeat):
         self.must_discard = 0
         self.discard_asked = 0.0
         self.forced_discards = 0   # our discards the server made for us (we were too slow)
-        self.late_answers = 0      # answers to offers withdrawn while our agent thought
+        self.late_answers = 0      # answers not sent: the offer was withdrawn or taken meanwhile
         self.choose_victim: Optional[List[int]] = None  # the server asks which of these we rob
         self.incoming: Optional[Dict[str, Any]] = None  # a robot's offer to us
         self.call: Optional[Dict[str, Any]] = None      # our open offer
@@ -801,8 +801,8 @@ class JSettlersClient(AgentSeat):
             self.conn.send(f"{P.REJECTOFFER}|{g},{self.js_seat}")
 
     def _withdrawn_while_thinking(self, caller: int) -> bool:
-        """Whether caller's offer was cleared, or the turn moved on, in the messages that
-        came while our agent decided (they are followed now, in order)."""
+        """Whether caller's offer was cleared, taken by another seat, or the turn moved on,
+        in the messages that came while our agent decided (followed now, in order)."""
         turn = self.current
         self.incoming = {"from": caller, "pending": True}
         while True:
