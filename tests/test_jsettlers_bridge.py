@@ -365,3 +365,38 @@ def test_the_robbery_victim_is_one_the_server_offers():
     _act(c)
     first = next(p for p in range(4) if flags[p] == "true")  # (in the server's seat order)
     assert c.conn.sent[-1] == f"{P.CHOOSEPLAYER}|{g},{first}" and c.fallbacks == 1
+
+
+def test_the_front_page_shows_the_results_file():
+    """The README's rows against the real robots are the results file's, as the strength
+    script writes them (it rewrites both)."""
+    import importlib.util
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location("jsettlers_strength", os.path.join(root, "benchmarks",
+                                                                                   "jsettlers_strength.py"))
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    with open(bench.RESULTS) as f:
+        doc = json.load(f)
+    with open(bench.README) as f:
+        text = f.read()
+    block = text.split(bench.README_START, 1)[1].split(bench.README_END, 1)[0].strip()
+    assert block == bench.readme_rows(doc)
+    assert len(doc["lineups"]) >= 1
+    with open(bench.TABLE) as f:
+        assert f.read() == bench.table(doc)
+
+
+def test_a_stale_discard_request_is_ignored():
+    """Our discard came after the server had made it for us; the server refused it and
+    asked again in our next turn, when nobody discards.  The seat moves the robber instead
+    of discarding (a discard there was refused without an answer: the game hung)."""
+    from catan_env.jsettlers_bridge.transcripts import _ReplayClient
+    c = _ReplayClient("t", 0, agent=_Scripted(then=(A.ROBBER0, A.DISCARD0)), name="x")
+    c.conn = _FakeConn()
+    for d, t in read_transcript(os.path.join(DATA, "stale-discard-request.txt")):
+        if d == "S":
+            c.on_message(t)
+    assert c.gs == P.PLACING_ROBBER and c.must_discard == 0 and c.mirror.decider() == c.seat
+    _act(c)
+    assert c.conn.sent[-1].startswith(f"{P.MOVEROBBER}|{c.game},{c.js_seat},")

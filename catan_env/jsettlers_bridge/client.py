@@ -171,6 +171,7 @@ class JSettlersClient(AgentSeat):
             raise MirrorMismatch(f"the mirror disagrees with the server ({first}); the game stops here")
 
     def _loop(self) -> None:
+        progress = time.monotonic()  # the last message that was not a ping
         while not self.done:
             self._maybe_act()
             self._check_mismatch()
@@ -189,6 +190,12 @@ class JSettlersClient(AgentSeat):
                     self.rejected.append((len(self._m().entries), "accept a counter-offer", "no answer"))
                     continue
                 raise TimeoutError(f"no message from the server within {self.timeout} s")
+            if text.startswith(f"{P.SERVERPING}|"):
+                if time.monotonic() - progress > self.timeout:  # pings alone: a game stuck
+                    raise TimeoutError(f"only pings from the server for {self.timeout:.0f} s; "
+                                       f"our request waiting: {(self.pending or {}).get('text')}")
+            else:
+                progress = time.monotonic()
             self.on_message(text)
             self._check_mismatch()
 
@@ -264,6 +271,8 @@ class JSettlersClient(AgentSeat):
         if self.robber is not None and gs != P.WAITING_FOR_ROB_CHOOSE_PLAYER:
             self._flush_robber(None, None)
         self.gs = gs
+        if gs != P.WAITING_FOR_DISCARDS:
+            self.must_discard = 0  # (the discards are over, ours made or made for us)
         if gs == P.OVER:
             self._game_over()
             return
@@ -435,6 +444,10 @@ class JSettlersClient(AgentSeat):
                                  args=UNSEEN, note=f"seat {p} discards"))
 
     def _on_discard_request(self, f: List[str]) -> None:  # 1029: count
+        """Only while the server waits for discards: it also re-sends a request after
+        refusing a discard that came too late (its own made already), which we ignore."""
+        if self.gs != P.WAITING_FOR_DISCARDS:
+            return
         self.must_discard = int(f[1])
         self.discard_asked = time.monotonic()
 
