@@ -20,6 +20,9 @@ from catan_env.bridge.results import summarize
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results", "jsettlers_strength.json")
 TABLE = os.path.join(ROOT, "docs", "results", "jsettlers_strength_table.txt")  # docs/jsettlers.md includes it
+README = os.path.join(ROOT, "README.md")
+README_START, README_END = "<!-- jsettlers-strength: written by benchmarks/jsettlers_strength.py -->", \
+    "<!-- /jsettlers-strength -->"
 
 # the papers' figures against three JSettlers robots, beside the line-up that plays their method
 PAPERS = {
@@ -85,7 +88,30 @@ def write_summary(out: str, command: str) -> Dict[str, Any]:
         json.dump(doc, f, indent=1)
     with open(TABLE, "w") as f:
         f.write(table(doc))
+    update_readme(doc)
     return doc
+
+
+def readme_rows(doc: Dict[str, Any]) -> str:
+    """The README's rows of the results file: each line-up's games and win rate."""
+    lines = ["| our agent | games | win rate [95% CI] | the papers |", "|---|---:|---|---|"]
+    for r in doc["lineups"]:
+        lo, hi = r["ci95"]
+        lines.append(f"| `{r['agent']}` | {r['games']} | {r['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] "
+                     f"| {PAPERS.get(r['agent'], '')} |")
+    return "\n".join(lines)
+
+
+def update_readme(doc: Dict[str, Any]) -> None:
+    """Rewrite the README's block between the markers (if it has them) from doc."""
+    with open(README) as f:
+        text = f.read()
+    if README_START not in text or README_END not in text:
+        return
+    head, rest = text.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    with open(README, "w") as f:
+        f.write(head + README_START + "\n" + readme_rows(doc) + "\n" + README_END + tail)
 
 
 def table(doc: Dict[str, Any]) -> str:
