@@ -237,6 +237,10 @@ def _replayed(name):
     ("monopoly-counts.txt", ["trade", "resync"], lambda c: True),
     # unseen discards guessed, then a bank trade needing the cards guessed away
     ("hidden-discards.txt", ["retype", "retype"], lambda c: True),
+    # a monopoly of 24 ore with 22 in play by the core's count: the bank pays the rest
+    ("monopoly-past-19.txt", ["trade", "grant", "grant", "grant", "grant", "resync"], lambda c: True),
+    # a counter-offer bundle (3 brick for 1 wool) needing a card the guesses gave elsewhere
+    ("bundle-trade-retype.txt", ["retype", "trade"], lambda c: True),
 ])
 def test_recorded_sessions_replay_without_a_disagreement(name, edits, check):
     """Sessions from real games that once stopped with a disagreement: each replays to its

@@ -85,14 +85,16 @@ def _unknown(s: np.ndarray, o: int, p: int, r: int) -> int:
     return int(s[L.hand_i(p, r)] - s[L.know_i(o, p, r)])
 
 
-def _resync(s: np.ndarray, me: int, res: int, counts: Mapping[int, int], balance: int) -> bool:
+def _resync(s: np.ndarray, me: int, res: int, counts: Mapping[int, int], balance: int,
+            bank_hidden: bool = False) -> bool:
     """Set the announced exact counts of res by changing the types of cards the observer
     me cannot place, pairing every change with an opposite one (the balancing seat takes
-    what no announced seat can), so every resource stays conserved."""
+    what no announced seat can), so every resource stays conserved; where the server
+    never shows its bank (JSettlers, never short), the bank takes the rest instead."""
     plus = [(p, n - int(s[L.hand_i(p, res)])) for p, n in counts.items() if n > s[L.hand_i(p, res)]]
     minus = [(p, int(s[L.hand_i(p, res)]) - n) for p, n in counts.items() if n < s[L.hand_i(p, res)]]
     need = sum(d for _, d in plus) - sum(d for _, d in minus)
-    if need > 0:
+    if need > 0 and not bank_hidden:
         minus.append((balance, need))
     elif need < 0:
         plus.append((balance, -need))
@@ -112,8 +114,12 @@ def _resync(s: np.ndarray, me: int, res: int, counts: Mapping[int, int], balance
             x = moves.pop()
             s[L.hand_i(p, res)] -= 1
             s[L.hand_i(p, x)] += 1
-    if moves:
+    if moves and not bank_hidden:
         return False
+    for x in moves:  # the bank pays the announced cards, taking the types they were
+        s[L.BANK + res] = max(int(s[L.BANK + res]), 1)
+        s[L.BANK + res] -= 1
+        s[L.BANK + x] += 1
     _clamp_knowledge(s)
     return True
 
@@ -180,11 +186,31 @@ def _retype_dev(s: np.ndarray, me: int, p: int, t: int) -> bool:
     return True
 
 
+def _edit_need(s: np.ndarray, args: Sequence[Any]) -> Optional[Tuple[str, int, int, Tuple[int, ...]]]:
+    """What a trade edit's paying seat lacks first: ("res", seat, resource, what it pays)."""
+    if args[0] == "trade":
+        _, p, q, give, get = args
+        pays = [(p, list(give)), (q, list(get))]
+    elif args[0] == "bank_swap":
+        pays = [(args[1], list(args[2]))]
+    else:  # maritime (p, r1, n, r2)
+        cost = [0] * L.N_RES
+        cost[args[2]] = args[3]
+        pays = [(args[1], cost)]
+    for p, vec in pays:
+        for r in range(L.N_RES):
+            if s[L.hand_i(p, r)] < vec[r]:
+                return ("res", int(p), r, tuple(int(x) for x in vec))
+    return None
+
+
 def first_need(s: np.ndarray, entry: _ActionGroup,
                outcome_ok: Callable[[np.ndarray, int, int], bool]) -> Optional[Tuple[str, int, int, Tuple[int, ...]]]:
     """(kind "res" | "dev", seat, resource or card type) that the first failing action of
     entry lacks, or None when it fails for another reason.  outcome_ok(s, a, outcome):
     whether a forced chance outcome is possible (the mirror's test)."""
+    if entry.kind == "edit" and entry.args[0] in ("trade", "bank_swap", "maritime"):
+        return _edit_need(s, entry.args)
     if entry.kind != "act":
         return None
     s = s.copy()

@@ -460,7 +460,7 @@ class Mirror:
 
         entry = Entry([(A.MONOPOLY0 + res, -1)], note=note or f"monopoly on {L.RESOURCE_NAMES[res]}")
         if not self.push(entry, require=exact, quiet=True):
-            self.push(Entry(kind="edit", args=("resync", self.seat, res, got, thief),
+            self.push(Entry(kind="edit", args=("resync", self.seat, res, got, thief, self.bank_hidden),
                             note=f"counts of {L.RESOURCE_NAMES[res]} from the monopoly"))
             self.push(entry)
 
