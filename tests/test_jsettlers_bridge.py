@@ -404,3 +404,21 @@ def test_a_stale_discard_request_is_ignored():
     assert c.gs == P.PLACING_ROBBER and c.must_discard == 0 and c.mirror.decider() == c.seat
     _act(c)
     assert c.conn.sent[-1].startswith(f"{P.MOVEROBBER}|{c.game},{c.js_seat},")
+
+
+def test_a_counter_to_our_previous_offer_is_not_taken_for_one_to_this():
+    """A robot's counter that arrives before the server echoes our new offer answered the
+    previous one (the server clears it): accepting it was refused in a strength run."""
+    c = _our_turn(_Scripted())
+    g, me = c.game, c.js_seat
+    _act(c)
+    offer = c.conn.sent[-1]
+    others = [p for p in range(4) if p != me]
+    to = ",".join("true" if p == me else "false" for p in range(4))
+    c.on_message(f"{P.MAKEOFFER}|{g},{others[0]},{to},0,0,1,0,0,1,0,0,0,0")  # stale: before the echo
+    c.on_message(offer)
+    for p in others:
+        c.on_message(f"{P.REJECTOFFER}|{g},{p}")
+    _act(c)
+    assert not any(t.startswith(f"{P.ACCEPTOFFER}|") for t in c.conn.sent)
+    assert c.conn.sent[-1] == f"{P.CLEAROFFER}|{g},{me}"

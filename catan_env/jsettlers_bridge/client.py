@@ -595,13 +595,16 @@ class JSettlersClient(AgentSeat):
         if frm == self.js_seat:
             if self.pending is not None and self.pending["kind"] == "offer":
                 self.pending = None
+            if self.call is not None:
+                self.call["sent"] = True  # answers from here on are to this offer
             return
         if not to[self.js_seat]:
             return
         p = self.cs(frm)
         if self.call is not None:  # a counter-offer to our open offer
-            self.call["counters"][p] = (give, get)
-            self.call["answered"].add(p)
+            if self.call.get("sent"):  # (before its echo: a counter to our previous offer)
+                self.call["counters"][p] = (give, get)
+                self.call["answered"].add(p)
             return
         self.offers_received += 1
         self.incoming = {"from": p, "give": give, "get": get}
@@ -614,7 +617,7 @@ class JSettlersClient(AgentSeat):
             if self.pending is not None and self.pending["kind"] in ("offer", "accept", "bank"):
                 self._refused("trade", f"refused, reason {f[2]}")
             return
-        if self.call is not None and 0 <= pn < 4 and pn != self.js_seat:
+        if self.call is not None and self.call.get("sent") and 0 <= pn < 4 and pn != self.js_seat:
             self.call["answered"].add(self.cs(pn))
 
     def _on_clear_offer(self, f: List[str]) -> None:  # 1038: seat (-1: everyone)
