@@ -1,10 +1,11 @@
 """Our agents against three real JSettlers robots, the papers' own yardstick: a resumable
 round-robin over the line-ups (``--chunk`` games each per round, until each has its
-target), each game appended to ``OUT/<line-up>/games.jsonl`` by ``catan-jsettlers``, and
+target), each game appended to ``OUT/<line-up>/games.jsonl`` by ``catan-jsettlers`` (kept
+in the repository, so a later session resumes the run), and
 after every chunk the summaries written to ``docs/results/jsettlers_strength.json``
 (date, machine, command, games actually played, wins with 95% Wilson intervals).
 
-    nice -n 19 python benchmarks/jsettlers_strength.py --out results/jsettlers_strength
+    nice -n 19 python benchmarks/jsettlers_strength.py     # resumes: benchmarks/results/jsettlers_strength
 """
 import argparse
 import json
@@ -131,7 +132,7 @@ def table(doc: Dict[str, Any]) -> str:
 
 def main(argv: List[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--out", default="results/jsettlers_strength",
+    p.add_argument("--out", default="benchmarks/results/jsettlers_strength",
                    help="folder of the line-ups' games.jsonl (one subfolder each)")
     p.add_argument("--chunk", type=int, default=10, help="games per line-up per round")
     p.add_argument("--only", default="", help="comma-separated line-up specs to run (default: all)")
