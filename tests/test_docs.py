@@ -78,7 +78,7 @@ def test_the_readme_is_a_front_page():
                     reason="the [docs] extra (MkDocs) is not installed here; .ci/run installs it")
 def test_the_site_builds_strictly(tmp_path):
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q",
+    out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict",
                           "-d", str(tmp_path / "site")], cwd=ROOT, capture_output=True, text=True,
                          env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
