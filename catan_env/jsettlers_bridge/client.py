@@ -88,7 +88,6 @@ class JSettlersClient(AgentSeat):
         self.choose_victim: Optional[List[int]] = None  # the server asks which of these we rob
         self.incoming: Optional[Dict[str, Any]] = None  # a robot's offer to us
         self.call: Optional[Dict[str, Any]] = None      # our open offer
-        self.plenty: Optional[int] = None   # mirror seat whose Year of Plenty awaits its pick
         self.monopoly_counts: Optional[Dict[int, int]] = None  # victims' counts after a monopoly
         self.expect_totals: Dict[int, int] = {}
         self.expect_hand: Optional[Dict[int, int]] = None
@@ -526,9 +525,8 @@ class JSettlersClient(AgentSeat):
                 self._push([(A.PLAY_KNIGHT, -1)], f"seat {p} plays a knight")
             elif card == P.DEV_ROADS:
                 self._push([(A.PLAY_ROAD_BUILDING, -1)], f"seat {p} plays road building")
-            elif card == P.DEV_DISCOVERY:
-                self.plenty = p
             elif card == P.DEV_MONOPOLY:  # each victim's new count, then RSRC_TYPE_MONOPOLIZED
+                # (a Year of Plenty's cards come as PICKRESOURCES)
                 self.monopoly_counts = {}
 
     def _on_pick(self, f: List[str]) -> None:  # 1052: 5 counts, seat, reason
@@ -545,7 +543,6 @@ class JSettlersClient(AgentSeat):
         else:
             i = next(i for i in range(A.N_YOP) if A.YOP_R1[i] == rs[0] and A.YOP_R2[i] == rs[1])
             self._push([(A.YOP0 + i, -1)], f"seat {p} plays year of plenty")
-        self.plenty = None
 
     def _on_simple_action(self, f: List[str]) -> None:  # 1090: seat, type, v1, v2
         pn, t, v1, v2 = P.ints(f[1:5])
