@@ -116,9 +116,10 @@ class SB3PolicyAgent(Agent):
     @property
     def model(self) -> Any:
         if self._model is None:
-            algo = self._algo
+            algo: Any = self._algo
             if algo is None:
-                from sb3_contrib import MaskablePPO as algo
+                import sb3_contrib
+                algo = sb3_contrib.MaskablePPO
             source = io.BytesIO(self._blob) if self._blob is not None else self._path
             self._model = algo.load(source, device="cpu")
         return self._model

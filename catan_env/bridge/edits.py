@@ -22,6 +22,7 @@ class _ActionGroup(Protocol):
     """What first_need reads of a mirror Entry (mirror.py imports this module)."""
     kind: str
     actions: List[List[int]]
+    args: Any
 
 
 def apply_edit(s: np.ndarray, args: Sequence[Any]) -> bool:
