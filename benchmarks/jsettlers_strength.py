@@ -16,7 +16,7 @@ import time
 from typing import Any, Dict, List, Tuple
 
 from catan_env.jsettlers_bridge.match import main as jsettlers_main
-from catan_env.bridge.results import summarize
+from catan_env.bridge.results import SEAT_FIGURES, compare_seats, summarize
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results", "jsettlers_strength.json")
@@ -77,13 +77,20 @@ def write_summary(out: str, command: str) -> Dict[str, Any]:
         s = summarize(games, 1)
         done = sorted(g["seconds"] for g in games if "error" not in g)
         s.update(agent=spec, target=target, declined_offers=sum(g.get("declined_offers", 0) for g in games),
-                 median_seconds=done[len(done) // 2] if done else None)
+                 median_seconds=done[len(done) // 2] if done else None, seats=compare_seats(games))
         rows.append(s)
+    # games stamped with their finishing time ran under this session's client (every cause
+    # of the earlier failures fixed): the issue's count of games with no failure
+    stamped = [g for spec, _ in LINEUPS for g in played(out, spec) if "finished" in g]
     doc = {"what": "our agent in one seat against three JSettlers2 2.7.00 robots on a local server, "
                    "seats assigned by the server at random, robots at pace 0 (no pauses); the win rate "
                    "is of the games played to the end (failed games counted apart)",
            "date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
-           "command": command, "lineups": rows}
+           "command": command, "lineups": rows,
+           "stamped_games": {"games": len(stamped), "failed": sum("error" in g for g in stamped),
+                             "rejected": sum(g["rejected"] for g in stamped),
+                             "mismatches": sum(g["mismatches"] for g in stamped),
+                             "first": min((g["finished"] for g in stamped), default=None)}}
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
     with open(RESULTS, "w") as f:
         json.dump(doc, f, indent=1)
@@ -127,7 +134,28 @@ def table(doc: Dict[str, Any]) -> str:
         lines.append(f"| `{r['agent']}` | {r['games']} | {r['wins']} | {100 * r['win_rate']:.1f}% "
                      f"[{100 * lo:.1f}, {100 * hi:.1f}] | {r['mean_vp']:.2f} | {r['failed']} | {r['rejected']} "
                      f"| {r['mismatches']} | {med} | {PAPERS.get(r['agent'], '')} |")
+    st = doc.get("stamped_games")
+    if st and st["games"]:
+        lines += ["", f"Since {st['first'].replace('T', ' ')} (games stamped with their end time): "
+                      f"{st['games']} games, {st['failed']} failed, {st['rejected']} rejected moves, "
+                      f"{st['mismatches']} mirror mismatches."]
+    lines += ["", "What the seats built, per seat and game (means over the games that record it; "
+                  "opening = pips of the two set-up settlements, LA / LR = share of seats holding "
+                  "the card at the end): our seat, then the robots'.", "",
+              "| our agent | games | " + " | ".join(_FIGURE_NAMES[k] for k in SEAT_FIGURES) + " |",
+              "|---|---:|" + "---:|" * len(SEAT_FIGURES)]
+    for r in doc["lineups"]:
+        seats = r.get("seats") or {}
+        if not seats.get("games"):
+            continue
+        cells = [f"{seats['ours'][k]:.2f} / {seats['theirs'][k]:.2f}" for k in SEAT_FIGURES]
+        lines.append(f"| `{r['agent']}` | {seats['games']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+_FIGURE_NAMES = {"opening_pips": "opening", "settlements": "settlements", "cities": "cities",
+                 "roads": "roads", "knights": "knights", "largest_army": "LA", "longest_road": "LR",
+                 "public_vp": "public VP"}
 
 
 def main(argv: List[str]) -> int:

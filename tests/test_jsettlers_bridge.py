@@ -162,6 +162,11 @@ def test_catan_jsettlers_writes_resumable_results(tmp_path, capsys):
     g = lines[0]
     for key in ("winner", "our_seats", "final_vp", "our_vp", "rejected", "mismatches", "declined_offers"):
         assert key in g
+    # every seat's public pieces, as the server scored them (VP cards are the rest)
+    assert len(g["seat_stats"]) == 4
+    for vp, x in zip(g["final_vp"], g["seat_stats"]):
+        built = x["settlements"] + 2 * x["cities"] + 2 * x["largest_army"] + 2 * x["longest_road"]
+        assert built == x["public_vp"] <= vp and x["opening_pips"] > 0
     text = capsys.readouterr().out
     assert "95% CI" in text and "mirror mismatches 0" in text and "rejected moves 0" in text
     # a second run with the same target plays nothing more

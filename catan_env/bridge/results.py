@@ -32,3 +32,25 @@ def summarize(games: List[Dict[str, Any]], ours: int) -> Dict[str, Any]:
             "mismatches": sum(g["mismatches"] for g in games),
             "fallbacks": sum(g.get("fallbacks", 0) for g in games), "ours": ours,
             "parity": ours / 4}
+
+
+SEAT_FIGURES = ("opening_pips", "settlements", "cities", "roads", "knights", "largest_army",
+                "longest_road", "public_vp")
+
+
+def compare_seats(games: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """Means of each per-seat figure (``seat_stats``) over the finished games that record
+    them, for our seats and for the server's seats apart: what our agents build that the
+    server's players do not (``largest_army`` and ``longest_road`` as the share of seats
+    holding the card at the end)."""
+    done = [g for g in games if "error" not in g and g.get("seat_stats")]
+    sums = {"ours": dict.fromkeys(SEAT_FIGURES, 0.0), "theirs": dict.fromkeys(SEAT_FIGURES, 0.0)}
+    seats = {"ours": 0, "theirs": 0}
+    for g in done:
+        for p, stats in enumerate(g["seat_stats"]):
+            side = "ours" if p in g["our_seats"] else "theirs"
+            seats[side] += 1
+            for k in SEAT_FIGURES:
+                sums[side][k] += stats[k]
+    return {"games": len(done), **{side: {k: v / seats[side] if seats[side] else 0.0 for k, v in sums[side].items()}
+                                   for side in sums}}

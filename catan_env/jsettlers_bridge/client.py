@@ -24,6 +24,7 @@ import numpy as np
 from ..agent_specs import AgentProtocol
 from ..bridge.mirror import GUESS_DISCARD, GUESS_DRAW, GUESS_STEAL, UNSEEN, Entry, Mirror
 from ..bridge.seat import AgentSeat, menu_index, menu_vectors, response_state
+from ..bridge.seat_stats import seat_statistics, setup_settlements
 from ..core import actions as A
 from ..core import layout as L
 from ..core import rules as R
@@ -158,7 +159,8 @@ class JSettlersClient(AgentSeat):
                 "fallback_reasons": dict(self.fallback_reasons), "decisions": self.decisions,
                 "declined_offers": self.declined_offers, "offers_received": self.offers_received,
                 "offers_made": self.offers_made, "trades": self.trades_done,
-                "forced_discards": self.forced_discards, "late_answers": self.late_answers}
+                "forced_discards": self.forced_discards, "late_answers": self.late_answers,
+                "seat_stats": seat_statistics(m.state, setup_settlements(m.entries, int(m.state[L.OPT_PLAYERS])))}
 
     def _check_mismatch(self) -> None:
         """Stop at the first disagreement (found while following a message or while our

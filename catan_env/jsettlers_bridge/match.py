@@ -124,7 +124,8 @@ def game_line(i: int, specs: Sequence[str], results: List[Dict[str, Any]], secon
                 decisions=sum(r["decisions"] for r in results),
                 offers_received=sum(r["offers_received"] for r in results),
                 offers_made=sum(r["offers_made"] for r in results),
-                trades=sum(r["trades"] for r in results))
+                trades=sum(r["trades"] for r in results),
+                seat_stats=first["seat_stats"])  # public: every seat's mirror has the same
     return game
 
 
@@ -217,6 +218,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         stream = map(_job, jobs)
     try:
         for game in stream:
+            game["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S")  # which fixes a game ran under
             games.append(game)
             with open(path, "a") as f:
                 f.write(json.dumps(game) + "\n")
