@@ -90,6 +90,8 @@ def write_summary(out: str, command: str) -> Dict[str, Any]:
            "stamped_games": {"games": len(stamped), "failed": sum("error" in g for g in stamped),
                              "rejected": sum(g["rejected"] for g in stamped),
                              "mismatches": sum(g["mismatches"] for g in stamped),
+                             "robot_forced_ends": sum(g.get("robot_forced_ends", 0) for g in stamped),
+                             "counted_forced_ends": sum("robot_forced_ends" in g for g in stamped),
                              "first": min((g["finished"] for g in stamped), default=None)}}
     os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
     with open(RESULTS, "w") as f:
@@ -138,7 +140,8 @@ def table(doc: Dict[str, Any]) -> str:
     if st and st["games"]:
         lines += ["", f"Since {st['first'].replace('T', ' ')} (games stamped with their end time): "
                       f"{st['games']} games, {st['failed']} failed, {st['rejected']} rejected moves, "
-                      f"{st['mismatches']} mirror mismatches."]
+                      f"{st['mismatches']} mirror mismatches; robot turns the server ended for time: "
+                      f"{st['robot_forced_ends']} in the {st['counted_forced_ends']} games that count them."]
     lines += ["", "What the seats built, per seat and game (means over the games that record it; "
                   "opening = pips of the two set-up settlements, LA / LR = share of seats holding "
                   "the card at the end): our seat, then the robots'.", "",

@@ -15,7 +15,7 @@ from catan_env.core import layout as L
 from catan_env.jsettlers_bridge import protocol as P
 from catan_env.jsettlers_bridge.client import JSettlersClient, MirrorMismatch
 from catan_env.jsettlers_bridge.match import main as jsettlers_main
-from catan_env.jsettlers_bridge.match import play_game_on_server
+from catan_env.jsettlers_bridge.match import forced_ends, play_game_on_server
 from catan_env.jsettlers_bridge.server import LocalJSettlersServer, jsettlers_available
 from catan_env.jsettlers_bridge.transcripts import read_transcript, replay_transcript
 from catan_env.jsettlers_bridge.wire import MessageConnection
@@ -167,6 +167,7 @@ def test_catan_jsettlers_writes_resumable_results(tmp_path, capsys):
     for vp, x in zip(g["final_vp"], g["seat_stats"]):
         built = x["settlements"] + 2 * x["cities"] + 2 * x["largest_army"] + 2 * x["longest_road"]
         assert built == x["public_vp"] <= vp and x["opening_pips"] > 0
+    assert g["robot_forced_ends"] >= 0  # read from the local server's log
     text = capsys.readouterr().out
     assert "95% CI" in text and "mirror mismatches 0" in text and "rejected moves 0" in text
     # a second run with the same target plays nothing more
@@ -262,9 +263,10 @@ def test_recorded_sessions_replay_without_a_disagreement(name, edits, check):
 
 
 def test_a_robot_forced_out_of_its_set_up_stops_the_game():
-    """The server ended a starved robot's set-up turn before its last road (its 8-s limit):
-    the core has no set-up without that road, so the game stops at the next event, named."""
-    with pytest.raises(MirrorMismatch, match="roll 8"):
+    """The server ended a starved robot's set-up turn before its last road (its 8-s limit)
+    and took back that settlement: the core has no set-up without it, so the game stops
+    there, saying why."""
+    with pytest.raises(MirrorMismatch, match="took back seat .'s set-up settlement .* time limit"):
         _replayed("robot-forced-in-setup.txt")
 
 
@@ -427,3 +429,14 @@ def test_a_counter_to_our_previous_offer_is_not_taken_for_one_to_this():
     _act(c)
     assert not any(t.startswith(f"{P.ACCEPTOFFER}|") for t in c.conn.sent)
     assert c.conn.sent[-1] == f"{P.CLEAROFFER}|{g},{me}"
+
+
+def test_the_robots_turns_the_server_ended_are_counted_per_game(tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text("For robot robot 1: force end turn in game catan-7-5 pn=2 state 20\n"
+                   "For robot robot 3: force end turn in game catan-7-51 pn=0 state 20\n"
+                   "For robot cat12x0: force discard/pick in game catan-7-5 pn=1 state 50\n"
+                   "For robot robot 2: force end turn in game catan-7-5 pn=3 state 15 (stubborn)\n")
+    assert forced_ends(str(log), "catan-7-5") == 2
+    assert forced_ends(str(log), "catan-7-51") == 1
+    assert forced_ends(str(tmp_path / "missing.log"), "catan-7-5") == 0

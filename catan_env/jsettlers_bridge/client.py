@@ -649,6 +649,18 @@ class JSettlersClient(AgentSeat):
         vp = P.ints(f[1:5])
         self.final_vp = [vp[self.js(c)] for c in range(4)]
 
+    def _on_cancel_build(self, f: List[str]) -> None:  # 1044 CANCELBUILDREQUEST: piece type
+        """The server takes back a set-up settlement only when it ends a robot's turn that
+        ran past its time limit (8 s for its own robots): the core has no set-up with a
+        settlement missing, so the game stops here, saying so.  Later in the game a
+        cancelled placement was never in the mirror (pieces enter it when placed)."""
+        m = self.mirror
+        if m is not None and int(m.state[L.TURN]) == 0:
+            raise MirrorMismatch(
+                f"the server took back seat {self.current + 1}'s set-up settlement (it ended that "
+                "seat's turn when its time limit ran out: a slow robot on a busy machine); the core "
+                "has no set-up without it, so the game stops here")
+
     def _on_decline(self, f: List[str]) -> None:  # 1104 DECLINEPLAYERREQUEST
         self._refused("request", ",".join(f[1:])[:120])
 
@@ -900,6 +912,7 @@ _HANDLERS = {
     P.ACCEPTOFFER: JSettlersClient._on_accept,
     P.GAMESTATS: JSettlersClient._on_stats,
     P.DECLINEPLAYERREQUEST: JSettlersClient._on_decline,
+    P.CANCELBUILDREQUEST: JSettlersClient._on_cancel_build,
     P.LEAVEGAME: JSettlersClient._on_leave,
 }
 

@@ -154,6 +154,8 @@ def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Opt
                 "seconds": round(time.time() - t0, 1), "rejected": 0, "mismatches": 0,
                 "error": f"{type(exc).__name__}: {exc}", "failed": True}
     game = game_line(i, specs, results, time.time() - t0)
+    if port is None and _server is not None and _server.log_path:
+        game["robot_forced_ends"] = forced_ends(_server.log_path, f"catan-{seed}-{i + 1}")
     if "error" in game or game["rejected"] or game["mismatches"]:
         for k, c in enumerate(clients):  # the session, to replay and debug offline
             with open(os.path.join(out, f"session-{i + 1:05d}-{k}.txt"), "w") as f:
@@ -161,6 +163,18 @@ def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Opt
     if "error" in game:
         _drop_server()
     return game
+
+
+def forced_ends(log_path: str, game: str) -> int:
+    """Turns the server ended for one of its own robots in game (its time limit ran out:
+    "For robot robot 2: force end turn in game ..." in the server's log).  A robot that
+    loses turns this way plays below its strength, so the count is kept beside each result."""
+    try:
+        with open(log_path, errors="replace") as f:
+            return sum(1 for line in f if line.startswith("For robot robot ")
+                       and f" in game {game} " in line and ": force end turn" in line)
+    except OSError:
+        return 0
 
 
 @user_errors("catan-jsettlers")

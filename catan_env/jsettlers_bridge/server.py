@@ -108,7 +108,7 @@ class LocalJSettlersServer:
 
     def start(self) -> None:
         self.port = free_port()
-        log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
+        log = open(self.log_path, "a") if self.log_path else subprocess.DEVNULL
         self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True,
                                      preexec_fn=_server_priority)
