@@ -19,6 +19,7 @@ import pytest
 
 pytest.importorskip("aiohttp")
 
+import aiohttp  # noqa: E402
 from aiohttp.test_utils import TestClient, TestServer  # noqa: E402
 
 import catan_env  # noqa: E402
@@ -29,7 +30,7 @@ from catan_env.core.record import GameRecord  # noqa: E402
 from catan_env.infoset import InfoSet  # noqa: E402
 from catan_env.web.limits import Limits  # noqa: E402
 from catan_env.web.roster import Roster  # noqa: E402
-from catan_env.web.server import PlayServer  # noqa: E402
+from catan_env.web.server import SECURITY_HEADERS, PlayServer  # noqa: E402
 from catan_env.web.session import WebGame  # noqa: E402
 from catan_env.web.view import board_message, state_message  # noqa: E402
 
@@ -83,8 +84,13 @@ def serve(game, delay=0.0, **kw):
     return server, TestClient(TestServer(server.app()))
 
 
+def token_protocols(token):
+    """How a page hands its token over: a subprotocol offered beside the server's own."""
+    return ("catan", f"token.{token}")
+
+
 async def connect(client, token):
-    ws = await client.ws_connect(f"/ws?token={token}")
+    ws = await client.ws_connect("/ws", protocols=token_protocols(token))
     board = await ws.receive_json()
     assert board["type"] == "board" and len(board["vertices"]) == 54
     return ws
@@ -105,35 +111,66 @@ async def next_error(ws):
     return await next_of(ws, "error")
 
 
+async def latest_state(ws, quiet=0.3):
+    """The last state a page was sent (its seq is the one a move must carry)."""
+    last = None
+    while True:
+        try:
+            msg = await asyncio.wait_for(ws.receive_json(), last and quiet or 60)
+        except asyncio.TimeoutError:
+            return last
+        if msg["type"] == "state":
+            last = msg
+
+
 def test_bad_requests_are_refused_with_a_reason_and_change_nothing():
     async def go():
         game = WebGame(["human", "random", "human"], seed=5)
         server, client = serve(game)
         async with client:
-            assert (await client.get("/")).status == 403
-            assert (await client.get("/?token=nope")).status == 403
-            assert (await client.get("/?token=%C3%A9t%C3%A9")).status == 403  # not ASCII: refused, no crash
-            assert (await client.get(f"/?token={server.host_token}")).status == 200
-            assert (await client.get(f"/static/app.js?token={server.host_token}")).status == 200
+            page = await client.get("/")  # the page holds no secret: its token stays in the fragment
+            assert page.status == 200 and server.host_token not in await page.text()
+            for name, value in SECURITY_HEADERS.items():
+                assert page.headers[name] == value
+            assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
+            assert (await client.get("/static/app.js")).status == 200
             assert (await client.get("/static/../session.py")).status == 404
-            assert (await client.get(f"/record.json?token={server.host_token}")).status == 409  # not over yet
+            for protocols in ((), ("catan",), token_protocols("nope"), token_protocols("\u00e9t\u00e9")):
+                with pytest.raises(aiohttp.WSServerHandshakeError, match="403"):
+                    await client.ws_connect("/ws", protocols=protocols)
+            with pytest.raises(aiohttp.WSServerHandshakeError, match="403"):  # another site's page
+                await client.ws_connect("/ws", protocols=token_protocols(server.host_token),
+                                        headers={"Origin": "http://evil.example"})
+            assert (await client.get(f"/ws?token={server.host_token}")).status == 403  # never in the address
+            assert (await client.get(f"/record.json?token={server.host_token}")).status == 403
+            refused = await client.get("/record.json", headers={"X-Catan-Token": "nope"})
+            assert refused.status == 403 and refused.headers["X-Frame-Options"] == "DENY"
+            record = await client.get("/record.json", headers={"X-Catan-Token": server.host_token})
+            assert record.status == 409  # not over yet
             me = await connect(client, server.host_token)
             other = await connect(client, game.token(2))
             watcher = await connect(client, server.spectator_token)
-            state = await next_state(me)
+            state = await latest_state(me)
+            other_seq, watcher_seq = (await latest_state(other))["seq"], (await latest_state(watcher))["seq"]
             assert state["decider"] == 0 and state["legal"] and state["role"] == "host"
             before = game.true_state()
-            for bad, reason in (("{", "JSON"), ({"action": 1}, "type"), ({"type": "act", "action": "74"}, "integer"),
-                                ({"type": "act", "action": 1.0}, "integer"), ({"type": "act", "action": True}, "integer"),
-                                ({"type": "act", "action": A.END_TURN}, "not possible now"),
-                                ({"type": "act", "action": 9999}, "integer"),
+            seq = state["seq"]
+            for bad, reason in (("{", "JSON"), ({"action": 1}, "type"),
+                                ({"type": "act", "action": "74", "seq": seq}, "integer"),
+                                ({"type": "act", "action": 1.0, "seq": seq}, "integer"),
+                                ({"type": "act", "action": True, "seq": seq}, "integer"),
+                                ({"type": "act", "action": A.END_TURN, "seq": seq}, "not possible now"),
+                                ({"type": "act", "action": 9999, "seq": seq}, "integer"),
                                 ({"type": "pause", "paused": "no"}, "true or false"),
-                                ({"type": "discard", "cards": [1, 0, 0, 0, 0]}, "nothing to discard"),
+                                ({"type": "discard", "cards": [1, 0, 0, 0, 0], "seq": seq}, "nothing to discard"),
                                 ({"type": "speed", "delay": 1e9}, "0-10"),
                                 ({"type": "act", "action": 1, "pad": "x" * 5000}, "at most 4096 bytes"),
                                 ("[" * 2000 + "]" * 2000, "one JSON object"),
-                                ({"type": "act", "action": A.CONFIRM0}, "not possible now"),
-                                ({"type": "act", "action": legal_id(state), "seq": state["seq"] - 1}, "moved on"),
+                                ({"type": "act", "action": A.CONFIRM0, "seq": seq}, "not possible now"),
+                                ({"type": "act", "action": legal_id(state), "seq": seq - 1}, "moved on"),
+                                ({"type": "act", "action": legal_id(state)}, "seq"),  # a move says which state
+                                ({"type": "act", "action": legal_id(state), "seq": True}, "seq"),
+                                ({"type": "discard", "cards": [1, 0, 0, 0, 0]}, "seq"),
                                 ({"type": "step"}, "while the agents are paused"),
                                 ({"type": "fly"}, "unknown message")):
                 await (me.send_str(bad) if isinstance(bad, str) else me.send_json(bad))
@@ -142,15 +179,15 @@ def test_bad_requests_are_refused_with_a_reason_and_change_nothing():
             assert "binary frames are not accepted" in (await next_error(me))["reason"]
             assert not server.paused  # pause "no" paused nothing
             legal = state["legal"][0]["id"]
-            await other.send_json({"type": "act", "action": legal})
+            await other.send_json({"type": "act", "action": legal, "seq": other_seq})
             assert "not your move" in (await next_error(other))["reason"]
-            await watcher.send_json({"type": "act", "action": legal})
+            await watcher.send_json({"type": "act", "action": legal, "seq": watcher_seq})
             assert "does not play a seat" in (await next_error(watcher))["reason"]
             for msg in ({"type": "pause", "paused": True}, {"type": "step"}, {"type": "speed", "delay": 0}):
                 await watcher.send_json(msg)
                 assert "only watches" in (await next_error(watcher))["reason"]
             assert np.array_equal(game.true_state(), before)  # nothing changed
-            await me.send_json({"type": "act", "action": legal})
+            await me.send_json({"type": "act", "action": legal, "seq": seq})
             await asyncio.sleep(0.1)
             assert game.executed()[0] == {"seat": 0, "action": legal}
             for ws in (me, other, watcher):
@@ -184,8 +221,9 @@ def test_the_spectator_link_never_plays_a_seat_and_nobody_wipes_another_persons_
             seen = await next_state(watcher)
             while len(seen["players"]) != 2:
                 seen = await next_state(watcher)
+            seen = await latest_state(watcher) or seen
             assert seen["seat"] is None and seen["hand"] is None and seen["legal"] == []
-            await watcher.send_json({"type": "act", "action": A.SETTLEMENT0})
+            await watcher.send_json({"type": "act", "action": A.SETTLEMENT0, "seq": seen["seq"]})
             assert "does not play a seat" in (await next_error(watcher))["reason"]
             # Orange's old page watches the new game and plays nothing in it
             assert server.role(game.token(2)) == "watcher" and new.seat_of(game.token(2)) is None
@@ -232,11 +270,11 @@ def test_pages_messages_and_their_rate_are_capped():
             a = await connect(client, server.host_token)
             b = await connect(client, server.host_token)
             with pytest.raises(Exception) as refused:
-                await client.ws_connect(f"/ws?token={server.host_token}")
+                await client.ws_connect("/ws", protocols=token_protocols(server.host_token))
             assert "429" in str(refused.value)
             c = await connect(client, server.spectator_token)
             with pytest.raises(Exception) as full:
-                await client.ws_connect(f"/ws?token={server.spectator_token}")
+                await client.ws_connect("/ws", protocols=token_protocols(server.spectator_token))
             assert "503" in str(full.value)
             for _ in range(8):  # a burst of 5 passes, then the rate refuses
                 await c.send_json({"type": "fly"})
@@ -255,6 +293,35 @@ def test_pages_messages_and_their_rate_are_capped():
     run(go())
 
 
+def test_one_spectator_link_cannot_hold_every_spectator_slot():
+    async def go():
+        game = WebGame(["human", "random", "human"], seed=3)
+        server, client = serve(game, limits=Limits(watcher_pages=3, watcher_pages_per_token=2))
+        async with client:
+            a = await connect(client, server.spectator_token)
+            b = await connect(client, server.spectator_token)
+            with pytest.raises(aiohttp.WSServerHandshakeError, match="429"):
+                await client.ws_connect("/ws", protocols=token_protocols(server.spectator_token))
+            # a person of an earlier game watches through their own link: a slot is left for them
+            server.tokens.retire(["a-person-of-an-earlier-game"], [])
+            assert server.role("a-person-of-an-earlier-game") == "watcher"
+            c = await connect(client, "a-person-of-an-earlier-game")
+            for ws in (a, b, c):
+                await ws.close()
+    run(go())
+
+
+def test_earlier_games_people_are_remembered_up_to_a_bound():
+    from catan_env.web.roles import MAX_FORMER, Tokens
+    tokens = Tokens("host", "spectator")
+    for k in range(MAX_FORMER + 10):
+        tokens.retire([f"t{k}", "host"], kept=[])
+    assert len(tokens.former) == MAX_FORMER and not tokens.watches("t0") and tokens.watches(f"t{MAX_FORMER + 9}")
+    assert not tokens.watches("host") or tokens.is_host("host")
+    tokens.retire(["again"], kept=["again"])  # a person of the next game plays: not a watcher
+    assert "again" not in tokens.former
+
+
 def test_a_reloaded_page_resumes_its_seat_with_the_whole_log_and_a_gone_person_ends_the_game():
     async def go():
         game = WebGame(["human", "random"], seed=11)
@@ -265,7 +332,7 @@ def test_a_reloaded_page_resumes_its_seat_with_the_whole_log_and_a_gone_person_e
             while played < 6:
                 msg = await next_state(me)
                 if msg["decider"] == 0 and msg["legal"]:
-                    await me.send_json({"type": "act", "action": msg["legal"][0]["id"]})
+                    await me.send_json({"type": "act", "action": msg["legal"][0]["id"], "seq": msg["seq"]})
                     played += 1
                     await asyncio.sleep(0.06)
             await asyncio.sleep(0.2)
@@ -485,9 +552,10 @@ def test_a_person_plays_a_whole_game_and_the_end_screen_agrees_with_the_record(t
                     discard = [m for m in msg["legal"] if m["kind"] == "DISCARD"]
                     if discard:
                         pick = greedy_discard(msg["hand"], msg["players"][0]["discards"])
-                        await me.send_json({"type": "discard", "cards": pick})
+                        await me.send_json({"type": "discard", "cards": pick, "seq": msg["seq"]})
                     else:
-                        await me.send_json({"type": "act", "action": int(rng.choice([a["id"] for a in msg["legal"]]))})
+                        await me.send_json({"type": "act", "action": int(rng.choice([a["id"] for a in msg["legal"]])),
+                                            "seq": msg["seq"]})
                     moves += 1
                     await asyncio.sleep(0.006)  # a (quick) person's pace, under the rate cap
             final = msg["final"]
@@ -500,7 +568,7 @@ def test_a_person_plays_a_whole_game_and_the_end_screen_agrees_with_the_record(t
             assert final["vp"][final["winner"]]["total"] >= 6
             rolls = [e for e in game.log if e["roll"]]
             assert rolls and all(1 <= d <= 6 for e in rolls for d in e["roll"])
-            text = await (await client.get(f"/record.json?token={server.spectator_token}")).text()
+            text = await (await client.get("/record.json", headers={"X-Catan-Token": server.spectator_token})).text()
             record = GameRecord.from_json(text)
             assert np.array_equal(record.final_state(), game.true_state())
             chart = await next_of(me, "win_chart", timeout=300)
@@ -526,23 +594,24 @@ def test_catan_play_web_binds_localhost_prints_pages_and_exits_promptly_on_sigte
     proc, port = start_cli("--players", "human,random", "--vp", "6", "--no-trade", "--board", "beginner")
     try:
         lines = [proc.stdout.readline() for _ in range(2)]
-        assert lines[0].startswith(f"host, playing Red: http://127.0.0.1:{port}/?token=")
-        assert lines[1].startswith(f"spectators: http://127.0.0.1:{port}/?token=")
+        assert lines[0].startswith(f"host, playing Red: http://127.0.0.1:{port}/#token=")
+        assert lines[1].startswith(f"spectators: http://127.0.0.1:{port}/#token=")
         url = lines[0].split(": ", 1)[1].strip()
+        token = url.split("#token=", 1)[1]
         for _ in range(200):  # until the server listens
             try:
                 page = urllib.request.urlopen(url, timeout=5).read().decode()
                 break
             except urllib.error.URLError:
                 time.sleep(0.1)
-        assert "static/app.js" in page
-        with pytest.raises(urllib.error.HTTPError, match="403"):
-            urllib.request.urlopen(re.sub(r"token=.*", "token=wrong", url), timeout=5)
+        assert "static/app.js" in page and token not in page
 
         async def open_page_then_terminate():
             import aiohttp
             async with aiohttp.ClientSession() as session:
-                async with session.ws_connect(url.replace("http", "ws").replace("/?", "/ws?")) as ws:
+                with pytest.raises(aiohttp.WSServerHandshakeError, match="403"):
+                    await session.ws_connect(f"ws://127.0.0.1:{port}/ws", protocols=token_protocols("wrong"))
+                async with session.ws_connect(f"ws://127.0.0.1:{port}/ws", protocols=token_protocols(token)) as ws:
                     assert (await ws.receive_json())["type"] == "board"
                     t0 = time.monotonic()
                     proc.send_signal(signal.SIGTERM)
@@ -562,14 +631,15 @@ def test_sigterm_stops_the_server_at_once_while_an_agent_thinks():
     proc, port = start_cli("--players", "mcts:playouts=400000,random", "--delay", "0")
     try:
         lines = [proc.stdout.readline() for _ in range(2)]
-        url = lines[0].split(": ", 1)[1].strip()
+        token = lines[0].split("#token=", 1)[1].strip()
 
         async def watch_then_terminate():
             import aiohttp
             for _ in range(300):
                 try:
                     async with aiohttp.ClientSession() as session:
-                        async with session.ws_connect(url.replace("http", "ws").replace("/?", "/ws?")) as ws:
+                        async with session.ws_connect(f"ws://127.0.0.1:{port}/ws",
+                                                      protocols=token_protocols(token)) as ws:
                             assert (await ws.receive_json())["type"] == "board"
                             await asyncio.sleep(2.0)  # the agent is thinking now
                             t0 = time.monotonic()
@@ -593,3 +663,10 @@ def test_catan_play_web_names_an_unknown_agent_in_one_line():
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert out.startswith("host, watching:") and "spectators:" in out
+
+
+def test_a_page_shows_an_agents_kind_never_its_options_or_markup():
+    roster = Roster()
+    assert roster.describe("value:path=/home/me/nets/round-3.npz") == "value"
+    assert roster.describe('<img src=x onerror="alert(1)">:a=b') == "agent"
+    assert roster.describe("jsettlers") == "JSettlers-style robot"

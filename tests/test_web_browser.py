@@ -64,7 +64,7 @@ class Served:
         ready.wait(30)
 
     def url(self, token):
-        return f"http://127.0.0.1:{self.port}/?token={token}"
+        return f"http://127.0.0.1:{self.port}/#token={token}"
 
     def close(self):
         asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(30)
@@ -153,16 +153,16 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(served.url(served.server.host_token))
-        page.wait_for_function("document.body.dataset.yourMove === '1'")
+        page.wait_for_function("() => document.body.dataset.yourMove === '1'")
         shoot(page, "web_opening.png")
         # a move that is not legal (ending the turn while placing a settlement) is refused, in words
         page.evaluate(f"act({A.END_TURN})")
-        page.wait_for_function("document.getElementById('error').textContent.length > 0")
+        page.wait_for_function("() => document.getElementById('error').textContent.length > 0")
         assert "that move is not possible now (Your turn: place your first settlement" in page.inner_text("#error")
         rng = np.random.default_rng(0)
         clicks, shown, shots, t0 = 0, [], set(), time.monotonic()
         while True:
-            page.wait_for_function("document.body.dataset.yourMove === '1' || document.body.dataset.over === '1'",
+            page.wait_for_function("() => document.body.dataset.yourMove === '1' || document.body.dataset.over === '1'",
                                    timeout=120_000)
             if page.get_attribute("body", "data-over") == "1":
                 break
@@ -177,13 +177,13 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
             if seen:
                 shown.append(seen)
             clicks += 1
-            page.wait_for_function(f"document.body.dataset.version !== '{version}' || "
+            page.wait_for_function(f"() => document.body.dataset.version !== '{version}' || "
                                    "document.getElementById('error').textContent.length > 0 || "
                                    "document.querySelector('#choose button') !== null")
             if clicks == 30:  # a reload in mid-game: the seat and the whole log come back
                 lines = page.locator("#log li").count()
                 page.reload()
-                page.wait_for_function(f"document.querySelectorAll('#log li').length >= {lines}")
+                page.wait_for_function(f"() => document.querySelectorAll('#log li').length >= {lines}")
                 assert not game.over and "Red (you)" in page.inner_text("#players")
         elapsed = time.monotonic() - t0
         assert clicks > 20 and not game.result()["abandoned"]
@@ -224,25 +224,50 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
         served.close()
 
 
+def test_a_hostile_agent_name_runs_no_script_and_shows_no_path(browser):
+    """An agent spec typed on the command line reaches every page as that seat's label:
+    markup in it stays text, a path in it is never shown, and the page's policy refuses
+    inline script even where markup did get in."""
+    hostile = ['value:path=/tmp/secret/<img src=x onerror="window.pwned=1">.npz', "random"]
+    game = WebGame(["random", "random"], seed=4, labels=hostile)
+    served = Served(game, delay=0.05)
+    try:
+        page = browser.new_page()
+        blocked = []
+        page.on("console", lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None)
+        page.goto(served.url(served.server.spectator_token))
+        page.wait_for_function("() => Number(document.body.dataset.version) > 2")
+        players = page.inner_text("#players")
+        assert "/tmp/secret" not in page.content() and "Red (value)" in players  # the kind, never its path
+        assert page.locator("#players img").count() == 0
+        page.evaluate("""() => { document.getElementById('log').insertAdjacentHTML('beforeend',
+            '<li><img src=x onerror="window.pwned=1"></li>'); }""")
+        page.wait_for_timeout(500)
+        assert page.evaluate("window.pwned") is None and blocked  # the policy stopped the handler
+        assert page.evaluate("document.referrer") == "" and "token" not in page.evaluate("location.search")
+    finally:
+        served.close()
+
+
 def test_the_spectator_page_only_watches_and_the_form_offers_no_free_specs(browser):
     game = WebGame(["random", "random", "random"], seed=4)
     served = Served(game, delay=0.05)
     try:
         watcher = browser.new_page()
         watcher.goto(served.url(served.server.spectator_token))
-        watcher.wait_for_function("Number(document.body.dataset.version) > 5")
+        watcher.wait_for_function("() => Number(document.body.dataset.version) > 5")
         assert "You are watching" in watcher.inner_text("#mine") and watcher.locator("#actions button").count() == 0
         assert not watcher.is_visible("#newgame") and not watcher.is_visible("#controls")
         watcher.evaluate("send({type: 'new_game', players: ['human', 'random'], you: 0})")
-        watcher.wait_for_function("document.getElementById('error').textContent.includes('only the host')")
-        watcher.evaluate(f"send({{type: 'act', action: {A.ROLL}}})")
-        watcher.wait_for_function("document.getElementById('error').textContent.includes('does not play a seat')")
+        watcher.wait_for_function("() => document.getElementById('error').textContent.includes('only the host')")
+        watcher.evaluate(f"send({{type: 'act', action: {A.ROLL}, seq: state.seq}})")
+        watcher.wait_for_function("() => document.getElementById('error').textContent.includes('does not play a seat')")
         host = browser.new_page()
         host.on("dialog", lambda dialog: dialog.accept())  # "the game now running ends": yes
         host.goto(served.url(served.server.host_token))
-        host.wait_for_function("Number(document.body.dataset.version) > 1")
+        host.wait_for_function("() => Number(document.body.dataset.version) > 1")
         host.click("#pause")
-        host.wait_for_function("document.getElementById('pause').textContent === 'resume'")
+        host.wait_for_function("() => document.getElementById('pause').textContent === 'resume'")
         frozen = len(game.log)
         host.wait_for_timeout(300)
         assert len(game.log) == frozen
@@ -256,7 +281,7 @@ def test_the_spectator_page_only_watches_and_the_form_offers_no_free_specs(brows
             const o = document.createElement('option'); o.value = 'value:path=/etc/passwd'; s.appendChild(o);
             s.value = o.value; }""")
         host.click("#newform button[type=submit]")
-        host.wait_for_function("document.getElementById('error').textContent.includes('not an agent this server offers')")
+        host.wait_for_function("() => document.getElementById('error').textContent.includes('not an agent this server offers')")
         assert served.server.game is game
         host.select_option("#newform select[name=seat0]", "random")
         host.select_option("#newform select[name=seat1]", "weighted")
@@ -265,12 +290,12 @@ def test_the_spectator_page_only_watches_and_the_form_offers_no_free_specs(brows
         chosen = host.evaluate("[...document.querySelectorAll('#seats select')].map((s) => s.value)")
         assert chosen == ["random", "weighted"]
         host.click("#newform button[type=submit]")
-        host.wait_for_function("document.querySelectorAll('#players tbody tr').length === 2")
-        host.wait_for_function("document.querySelectorAll('#log li').length > 3")
+        host.wait_for_function("() => document.querySelectorAll('#players tbody tr').length === 2")
+        host.wait_for_function("() => document.querySelectorAll('#log li').length > 3")
         assert served.server.game.labels == ["random", "weighted"]  # what the form sent is what sits
         # the form's words for weighted (the table follows the new game's board message)
-        host.wait_for_function("document.getElementById('players').innerText.includes('random moves, builds first')")
-        watcher.wait_for_function("document.querySelectorAll('#players tbody tr').length === 2")
+        host.wait_for_function("() => document.getElementById('players').innerText.includes('random moves, builds first')")
+        watcher.wait_for_function("() => document.querySelectorAll('#players tbody tr').length === 2")
         assert watcher.locator("#actions button").count() == 0  # still only watching
         host.close()
         watcher.close()

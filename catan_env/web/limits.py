@@ -11,7 +11,8 @@ class Limits:
 
     pages: int = 32                  # WebSockets open at once, all tokens together
     pages_per_token: int = 4         # WebSockets open at once for one person's token (tabs of one seat)
-    watcher_pages: int = 16          # spectators' WebSockets open at once, all together
+    watcher_pages: int = 16          # spectators' WebSockets open at once, all together ...
+    watcher_pages_per_token: int = 8  # ... and for one address (so one link cannot hold them all)
     message_bytes: int = 4096        # a page's message, as text
     messages_per_second: float = 20.0  # sustained rate per page ...
     burst: int = 40                  # ... after a burst of this many
@@ -20,7 +21,7 @@ class Limits:
     send_seconds: float = 5.0        # a page that takes longer to take a message is dropped
 
     def __post_init__(self) -> None:
-        for name in ("pages", "pages_per_token", "watcher_pages", "message_bytes", "burst", "refused_before_close"):
+        for name in ("pages", "pages_per_token", "watcher_pages", "watcher_pages_per_token", "message_bytes", "burst", "refused_before_close"):
             if getattr(self, name) < 1:
                 raise ValueError(f"limit {name} must be at least 1, got {getattr(self, name)}")
         if self.messages_per_second <= 0 or self.grace_seconds < 0 or self.send_seconds <= 0:

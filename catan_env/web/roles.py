@@ -2,7 +2,7 @@
 games, compared in constant time (a token is only ever compared as bytes, so an odd
 character in a request cannot raise)."""
 import secrets
-from typing import Iterable, Optional, Set
+from typing import Dict, Iterable, Optional
 
 HOST, PERSON, WATCHER = "host", "person", "watcher"
 
@@ -19,19 +19,29 @@ def new_token() -> str:
     return secrets.token_urlsafe(18)
 
 
+MAX_FORMER = 64  # earlier games' people who may still watch: the most recent ones
+
+
 class Tokens:
     """The server's long-lived tokens: the host's, the spectators', and those of people
-    of earlier games (they watch the game now served)."""
+    of earlier games (they watch the game now served; the last ``MAX_FORMER`` of them, so
+    a long-running server's list stays bounded)."""
 
     def __init__(self, host: Optional[str] = None, spectator: Optional[str] = None) -> None:
         self.host = host or new_token()
         self.spectator = spectator or new_token()
-        self.former: Set[str] = set()
+        self.former: Dict[str, None] = {}  # insertion-ordered: the oldest go first
 
     def retire(self, tokens: Iterable[str], kept: Iterable[str]) -> None:
         """People of a finished game watch from now on (``kept``: tokens of the next game)."""
-        self.former |= {t for t in tokens if not same_token(t, self.host)}
-        self.former -= set(kept)
+        for t in tokens:
+            if not same_token(t, self.host):
+                self.former.pop(t, None)
+                self.former[t] = None
+        for t in kept:
+            self.former.pop(t, None)
+        while len(self.former) > MAX_FORMER:
+            del self.former[next(iter(self.former))]
 
     def is_host(self, token: Optional[str]) -> bool:
         """Whether the token is the host's."""

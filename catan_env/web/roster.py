@@ -53,9 +53,14 @@ class Roster:
         return next((n for n, (spec, _) in self._agents.items() if spec == label), None)
 
     def describe(self, label: str) -> str:
-        """What a player reads for a seat's agent: its description, else the label."""
+        """What a player reads for a seat's agent: its description, else the agent's kind
+        (a spec typed on the command line may hold a file path or anything else: a page
+        shows none of it, only the name before its first option)."""
         name = self.name_of(label)
-        return self._agents[name][1] if name is not None else label
+        if name is not None:
+            return self._agents[name][1]
+        kind = label.split(":", 1)[0]
+        return kind if kind.replace("_", "").isalnum() else "agent"
 
     def choices(self) -> List[Dict[str, str]]:
         """The names and descriptions the page's form offers."""

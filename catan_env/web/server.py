@@ -5,7 +5,10 @@ fetched from the internet) and one WebSocket per page; it is one small, well-kep
 giving both the HTTP routes and WebSockets on asyncio, with no separate ASGI server to
 run.  Binds 127.0.0.1 unless ``--host`` says otherwise.
 
-Who may do what (each page's address carries a secret token):
+Who may do what (each page's address carries a secret token, in the fragment ``#token=``:
+a browser never sends a fragment to any server, so no Referer, log or proxy sees it; the
+page hands it over as a WebSocket subprotocol ``token.<token>`` and, for the record's
+download, in an ``X-Catan-Token`` header):
 - the **host** (whoever started the server) plays a seat or watches, sets the agents'
   pace and starts new games (only once nobody else's game would be cut short);
 - each other **person** plays their own seat and sets the pace;
@@ -21,6 +24,7 @@ import asyncio
 import json
 import logging
 import os
+import queue
 import threading
 import webbrowser
 from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Set, TypeVar
@@ -32,14 +36,55 @@ from .roles import HOST, PERSON, WATCHER, Tokens, new_token
 from .roster import HUMAN, Roster, new_game_settings
 from .session import WebGame
 
+PROTOCOL = "catan"             # the WebSocket subprotocol the server speaks ...
+TOKEN_PROTOCOL = "token."      # ... and the one, offered beside it, that carries the page's token
+TOKEN_HEADER = "X-Catan-Token"  # the token of a plain request (the record's download)
+# What a page may load and who may frame it: only this server's own script and style
+# (inline styles for the board's colours), no frames, and no Referer to anyone.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                               "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+                               "frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+}
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 FILES = {"app.js": "application/javascript", "style.css": "text/css"}
 log = logging.getLogger("catan_env.web")
 T = TypeVar("T")
 
 
+class DaemonWorkers:
+    """A fixed set of daemon threads fed from one queue: the work done off the event loop
+    (an agent thinking, a game being built) reuses them instead of starting a thread a
+    call, and, being daemons, they never hold up a server told to stop (a
+    ``ThreadPoolExecutor`` joins its threads at exit, however long an agent thinks)."""
+
+    def __init__(self, workers: int = 2) -> None:
+        self._jobs: "queue.SimpleQueue[Callable[[], None]]" = queue.SimpleQueue()
+        self._started = 0
+        self._workers = workers
+        self._lock = threading.Lock()
+
+    def submit(self, job: Callable[[], None]) -> None:
+        """Queue job; a worker thread runs it (started on first need, at most ``workers``)."""
+        with self._lock:
+            if self._started < self._workers:
+                self._started += 1
+                threading.Thread(target=self._work, name=f"catan-web-{self._started}", daemon=True).start()
+        self._jobs.put(job)
+
+    def _work(self) -> None:
+        while True:
+            self._jobs.get()()
+
+
+WORKERS = DaemonWorkers(2)  # an agent's move and a new game's build can run side by side
+
+
 def off_loop(fn: Callable[[], T]) -> Awaitable[T]:
-    """Run ``fn`` in a daemon thread (an agent thinking, a game being built) and await its
+    """Run ``fn`` on a worker thread (an agent thinking, a game being built) and await its
     result: the event loop never waits on it, and a server told to stop does not either."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future = loop.create_future()
@@ -59,7 +104,7 @@ def off_loop(fn: Callable[[], T]) -> Awaitable[T]:
             loop.call_soon_threadsafe(settle, *outcome)
         except RuntimeError:
             pass  # the loop closed: the server has stopped
-    threading.Thread(target=run, daemon=True).start()
+    WORKERS.submit(run)
     return future
 
 
@@ -136,10 +181,10 @@ class PlayServer:
         game = self.game
         host_seat = self.seat(self.host_token)
         out = [[f"host, playing {W.player_name(host_seat)}" if host_seat is not None else "host, watching",
-                f"{base}?token={self.host_token}"]]
-        out += [[f"{W.player_name(s)}'s seat", f"{base}?token={game.token(s)}"]
+                f"{base}#token={self.host_token}"]]
+        out += [[f"{W.player_name(s)}'s seat", f"{base}#token={game.token(s)}"]
                 for s in game.people if s != host_seat]
-        out.append(["spectators", f"{base}?token={self.spectator_token}"])
+        out.append(["spectators", f"{base}#token={self.spectator_token}"])
         return out
 
     def _spawn(self, coro: Any) -> None:
@@ -263,7 +308,9 @@ class PlayServer:
         if role is None:
             return "this page's token is no longer valid"
         if kind in ("act", "discard"):
-            seen = msg.get("seq", page.seq)
+            seen = msg.get("seq")
+            if isinstance(seen, bool) or not isinstance(seen, int):
+                return f"{kind}: seq, the number of the state the move answers, is required"
             if seen != page.seq:
                 return "the game moved on since your page last updated: look again"
             seat = self.seat(page.token)
@@ -316,22 +363,29 @@ class PlayServer:
         self._serve(game)
         for p in self.pages.values():
             self.presence.arrive(self.seat(p.token))
-        pages = {str(s): f"/?token={game.token(s)}" for s in game.people if s != you}
+        pages = {str(s): f"/#token={game.token(s)}" for s in game.people if s != you}
         await self._send(page, {"type": "new_game", "pages": pages})
         await asyncio.gather(*(self._send_board(p) for p in list(self.pages.values())))
         return None
 
     # ---- HTTP and WebSocket routes
     def _token(self, request: Any) -> str:
+        """The request's token (a WebSocket's ``token.<token>`` subprotocol, else the
+        ``X-Catan-Token`` header); 403 for an unknown or missing one.  Never the URL: an
+        address's query ends up in logs and Referer headers."""
         from aiohttp import web
-        token = request.query.get("token")
+        token = request.headers.get(TOKEN_HEADER)
+        for offered in request.headers.get("Sec-WebSocket-Protocol", "").split(","):
+            offered = offered.strip()
+            if offered.startswith(TOKEN_PROTOCOL):
+                token = offered[len(TOKEN_PROTOCOL):]
         if self.role(token) is None:
             raise web.HTTPForbidden(text="unknown or missing token")
         return token
 
     async def _index(self, request: Any) -> Any:
+        """The page itself holds no secret (its token stays in the address's fragment)."""
         from aiohttp import web
-        self._token(request)
         with open(os.path.join(STATIC, "index.html"), encoding="utf-8") as f:
             return web.Response(text=f.read(), content_type="text/html")
 
@@ -362,17 +416,25 @@ class PlayServer:
         if self.role(token) == WATCHER:
             if sum(self.role(p.token) == WATCHER for p in pages) >= self.limits.watcher_pages:
                 return web.HTTPTooManyRequests(text=f"at most {self.limits.watcher_pages} spectator pages")
+            if sum(p.token == token for p in pages) >= self.limits.watcher_pages_per_token:
+                return web.HTTPTooManyRequests(
+                    text=f"at most {self.limits.watcher_pages_per_token} spectator pages per address")
         elif sum(p.token == token for p in pages) >= self.limits.pages_per_token:
             return web.HTTPTooManyRequests(text=f"at most {self.limits.pages_per_token} pages per address")
         return None
 
     async def _socket(self, request: Any) -> Any:
         from aiohttp import WSMsgType, web
+        origin = request.headers.get("Origin")
+        if origin is not None and origin not in (f"http://{request.host}", f"https://{request.host}"):
+            # another site's page opening a socket here (a browser always names its origin)
+            raise web.HTTPForbidden(text=f"pages of {origin[:80]} may not connect here")
         token = self._token(request)
         refused = self._refuse_page(token)
         if refused is not None:
             raise refused
-        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=4 * self.limits.message_bytes, compress=False)
+        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=4 * self.limits.message_bytes, compress=False,
+                                   protocols=(PROTOCOL,))
         page = Page(ws, token, self.limits)
         self.pages[ws] = page  # counted before the handshake's await: the caps hold
         seat = self.seat(token)
@@ -430,7 +492,19 @@ class PlayServer:
     def app(self) -> Any:
         """The aiohttp application serving this server's games."""
         from aiohttp import web
-        app = web.Application(client_max_size=self.limits.message_bytes)
+
+        @web.middleware
+        async def headers(request: Any, handler: Any) -> Any:
+            try:
+                response = await handler(request)
+            except web.HTTPException as e:  # refusals carry the headers too
+                e.headers.update(SECURITY_HEADERS)
+                raise
+            if not getattr(response, "prepared", False):  # a WebSocket's were sent at its handshake
+                response.headers.update(SECURITY_HEADERS)
+            return response
+
+        app = web.Application(client_max_size=self.limits.message_bytes, middlewares=[headers])
         app.router.add_get("/", self._index)
         app.router.add_get("/static/{name}", self._static)
         app.router.add_get("/ws", self._socket)

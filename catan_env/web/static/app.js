@@ -1,7 +1,9 @@
 // The page of one seat (or a spectator): draws what the server sends, sends clicks back.
 // Everything a person reads comes from the server in words; ids only travel back.
 "use strict";
-const token = new URLSearchParams(location.search).get("token") || "";
+// The token sits in the address's fragment (#token=...), which a browser sends to no server:
+// it travels only as the socket's subprotocol and, for the record's download, a header.
+const token = new URLSearchParams(location.hash.slice(1)).get("token") || "";
 const SVG = "http://www.w3.org/2000/svg";
 const DICE = ["", "\u2680", "\u2681", "\u2682", "\u2683", "\u2684", "\u2685"];
 const $ = (id) => document.getElementById(id);
@@ -9,7 +11,7 @@ let board = null, state = null, version = 0, lastSeq = 0, ws = null, retry = 0;
 let logEntries = [];  // the whole game's log, as this page may read it
 
 function connect() {
-  ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws?token=${encodeURIComponent(token)}`);
+  ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`, ["catan", `token.${token}`]);
   ws.onmessage = (ev) => receive(JSON.parse(ev.data));
   ws.onopen = () => { retry = 0; };
   ws.onclose = () => {  // a dropped connection: come back (the seat waits for us a while)
@@ -47,7 +49,16 @@ function moveButton(move, parent, label) {
   return b;
 }
 function name(seat) { return seat === state.seat ? "you" : board.names[seat]; }
-function swatch(seat) { return `<span class="swatch" style="background:${board.colours[seat]}"></span>`; }
+function swatch(seat, parent) {  // a seat's colour (built as a node: no markup from data)
+  const s = html("span", {class: "swatch"}, parent);
+  s.style.background = board.colours[seat];
+  return s;
+}
+function withSwatch(parent, seat, text) {  // a colour swatch, then text (as text, never markup)
+  swatch(seat, parent);
+  parent.appendChild(document.createTextNode(` ${text}`));
+  return parent;
+}
 
 // ---- the board: pieces with dark outlines (white stays visible), hollow rings for legal spots
 function drawPieces() {
@@ -215,12 +226,13 @@ function drawSide() {
   const body = $("players").querySelector("tbody"); body.innerHTML = "";
   state.players.forEach((p, i) => {
     const tr = html("tr", {class: (i === state.decider ? "deciding " : "") + (i === state.seat ? "me" : "")}, body);
-    const badges = (p.longest_road ? ' <span class="badge" title="longest road (2 VP)">road</span>' : "") +
-      (p.largest_army ? ' <span class="badge" title="largest army (2 VP)">army</span>' : "");
+    const who = withSwatch(html("td", {}, tr), i, `${board.names[i]} `);
+    html("span", {class: "label"}, who, `(${board.labels[i]})`);
+    if (p.longest_road) { who.append(" "); html("span", {class: "badge", title: "longest road (2 VP)"}, who, "road"); }
+    if (p.largest_army) { who.append(" "); html("span", {class: "badge", title: "largest army (2 VP)"}, who, "army"); }
     const vp = state.final ? state.final.vp[i].total : p.vp;
-    tr.innerHTML = `<td>${swatch(i)} ${board.names[i]} <span class="label">(${board.labels[i]})</span>${badges}</td>` +
-      `<td>${vp}</td><td>${p.cards}</td><td>${p.devs}</td><td>${p.knights}</td><td>${p.road}</td>` +
-      `<td title="roads, settlements, cities">${p.pieces_left.join(" / ")}</td>`;
+    for (const v of [vp, p.cards, p.devs, p.knights, p.road]) html("td", {}, tr, String(v));
+    html("td", {title: "roads, settlements, cities"}, tr, p.pieces_left.join(" / "));
   });
   $("bank").textContent = "Bank: " + board.resources.map((r, k) => `${state.bank[k]} ${r}`).join(", ") +
     ` \u2014 development cards left: ${state.deck}`;
@@ -239,7 +251,7 @@ function drawSide() {
   if (state.offer) {
     html("div", {class: "panel-title"}, offer, state.offer.words);
     const ul = html("ul", {}, offer);
-    for (const a of state.offer.answers) html("li", {}, ul).innerHTML = `${swatch(a.seat)} ${escape(a.words)}`;
+    for (const a of state.offer.answers) withSwatch(html("li", {}, ul), a.seat, a.words);
   }
   drawLog();
   $("pause").textContent = state.paused ? "resume" : "pause";
@@ -249,8 +261,6 @@ function drawSide() {
   $("newform").querySelector("button[type=submit]").disabled = !state.can_start;
   drawEnd();
 }
-
-function escape(text) { const d = document.createElement("div"); d.textContent = text; return d.innerHTML; }
 
 function subject(line, fallback) {  // whose line it is: the player it starts with
   if (/^You\b/.test(line) && state.seat !== null) return state.seat;
@@ -284,8 +294,7 @@ function drawLog() {
       turn = l.turn;
       html("li", {class: "sep"}, log, turn ? `Turn ${turn} \u2014 ${board.names[l.seat]}` : "Set-up");
     }
-    const li = html("li", {class: /\byou\b/i.test(l.text) ? "private" : ""}, log);
-    li.innerHTML = `${swatch(subject(l.text, l.seat))} ${escape(l.text)}`;
+    withSwatch(html("li", {class: /\byou\b/i.test(l.text) ? "private" : ""}, log), subject(l.text, l.seat), l.text);
   }
   log.scrollTop = log.scrollHeight;
 }
@@ -301,7 +310,7 @@ function drawEnd() {
   const t = html("table", {id: "breakdown"}, res);
   const head = html("tr", {}, html("thead", {}, t));
   html("th", {}, head, "victory points");
-  board.names.slice(0, f.vp.length).forEach((nm, i) => { html("th", {}, head).innerHTML = `${swatch(i)} ${nm}`; });
+  board.names.slice(0, f.vp.length).forEach((nm, i) => { withSwatch(html("th", {}, head), i, nm); });
   const tb = html("tbody", {}, t);
   for (const [key, label] of board.vp_parts) {
     const tr = html("tr", {class: key === "total" ? "total" : ""}, tb);
@@ -314,10 +323,17 @@ function drawEnd() {
     for (const v of values) html("td", {}, tr, String(v));
   }
   html("p", {}, res, f.game.map(([label, v]) => `${label}: ${v}`).join(", "));
-  const a = html("a", {id: "record", href: `record.json?token=${encodeURIComponent(token)}`, download: "catan-game.json"},
-                 res, "Download the game's record");
+  const a = html("a", {id: "record", href: "#", download: "catan-game.json"}, res, "Download the game's record");
+  a.onclick = (ev) => { ev.preventDefault(); downloadRecord(); };
   html("span", {}, res, " (replay it with catan-render game.json --html game.html)");
-  void a;
+}
+
+async function downloadRecord() {  // the token goes in a header, not in a link's address
+  const reply = await fetch("record.json", {headers: {"X-Catan-Token": token}});
+  if (!reply.ok) { $("error").textContent = await reply.text(); return; }
+  const link = html("a", {href: URL.createObjectURL(await reply.blob()), download: "catan-game.json"});
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
 }
 
 // ---- the new-game form (the host's page): seats chosen among the server's agents by name
@@ -372,8 +388,12 @@ function receive(msg) {
   }
   if (msg.type === "error") { $("error").textContent = msg.reason; sent = 0; return; }
   if (msg.type === "win_chart") {
-    $("chart").innerHTML = msg.svg ? "<h3>How the game swung: each player's chance to win, as the win-probability network saw it from their own seat</h3>" + msg.svg
-                                   : `<p>${escape(msg.error)}</p>`;
+    const chart = $("chart");
+    chart.innerHTML = "";
+    if (msg.svg) {  // drawn by the server from numbers and its own words (win_chart.py escapes them)
+      html("h3", {}, chart, "How the game swung: each player's chance to win, as the win-probability network saw it from their own seat");
+      chart.insertAdjacentHTML("beforeend", msg.svg);
+    } else html("p", {}, chart, msg.error);
     if (msg.svg && msg.swings.length) {
       const ol = html("ol", {id: "swings"}, $("chart"));
       for (const sw of msg.swings) {
@@ -410,4 +430,6 @@ function receive(msg) {
 $("speed").onchange = (e) => send({type: "speed", delay: parseFloat(e.target.value)});
 $("pause").onclick = () => send({type: "pause", paused: !(state && state.paused)});
 $("step").onclick = () => send({type: "step"});
-connect();
+window.addEventListener("hashchange", () => location.reload());  // another seat's address: that page
+if (!token) $("status").textContent = "This address lacks its token: open the address the server printed (it ends in #token=...).";
+else connect();
