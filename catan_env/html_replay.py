@@ -269,8 +269,8 @@ function show(i) {
   const li = moves.children[cur]; li.classList.add("cur");
   li.scrollIntoView({block: "nearest"});
   if (wcCursor) {
-    const x0 = +wcSvg.dataset.x0, x1 = +wcSvg.dataset.x1, np = +wcSvg.dataset.points;
-    const x = (x0 + (np > 1 ? Math.min(cur, np - 1) / (np - 1) : 0) * (x1 - x0)).toFixed(1);
+    const xs = wcSvg.dataset.xs.split(",");  // each step's x (turns equally wide)
+    const x = xs[Math.min(cur, xs.length - 1)];
     wcCursor.setAttribute("x1", x); wcCursor.setAttribute("x2", x);
     document.getElementById("wc-now").textContent = "at step " + cur + ", each seat's own estimate: "
       + G.win.pct.map((c, k) => G.names[k] + " " + c[cur] + "%").join(", ");

@@ -118,11 +118,31 @@ def chart_layout(width: int, height: int) -> Tuple[float, float, float, float]:
     return 44.0, float(width - 12), 30.0, float(height - 30)
 
 
+def step_positions(turns: Sequence[int]) -> List[float]:
+    """Where each step sits on a chart's x axis, 0-1: turns equally wide (so turn ticks are
+    evenly spaced and a step lies between its turn's tick and the next), the steps of a
+    turn spread evenly across it."""
+    if len(turns) < 2:
+        return [0.0] * len(turns)
+    counts: Dict[int, int] = {}
+    for t in turns:
+        counts[int(t)] = counts.get(int(t), 0) + 1
+    seen: Dict[int, int] = {}
+    raw = []
+    for t in turns:
+        k = seen.get(int(t), 0)
+        seen[int(t)] = k + 1
+        raw.append(int(t) + k / counts[int(t)])
+    lo, hi = raw[0], raw[-1]
+    return [(x - lo) / (hi - lo) if hi > lo else 0.0 for x in raw]
+
+
 def chart_svg(timeline: Mapping[str, Any], names: Sequence[str], colours: Sequence[str],
               width: int = 720, height: int = 230) -> str:
     """A self-contained SVG line chart of a :func:`win_timeline`: one line per seat in its
     colour over a dark outline (a white seat stays visible on a light background), y 0-100%,
-    x the steps with the turns marked, numbered swing markers (class ``swing``, a
+    x the turns (equally wide, a turn's steps spread across it; ``data-xs`` gives each
+    step's x), numbered swing markers (class ``swing``, a
     ``data-step`` attribute, a ``<title>`` in words) and a cursor line (class
     ``wc-cursor``) a page can move.  Pure: no I/O, no plotting library."""
     chances = timeline["chances"]
@@ -130,8 +150,10 @@ def chart_svg(timeline: Mapping[str, Any], names: Sequence[str], colours: Sequen
     n_points = len(turns)
     x0, x1, yt, yb = chart_layout(width, height)
 
+    positions = step_positions([int(t) for t in turns])
+
     def x_of(i: int) -> float:
-        return x0 + (x1 - x0) * (i / (n_points - 1) if n_points > 1 else 0.0)
+        return x0 + (x1 - x0) * positions[i]
 
     def y_of(v: float) -> float:
         return yb - (yb - yt) * min(max(float(v), 0.0), 1.0)
@@ -139,7 +161,8 @@ def chart_svg(timeline: Mapping[str, Any], names: Sequence[str], colours: Sequen
     esc = html.escape
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="win-chart" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11" '
-             f'data-x0="{x0}" data-x1="{x1}" data-points="{n_points}" role="img" '
+             f'data-x0="{x0}" data-x1="{x1}" data-points="{n_points}" '
+             f'data-xs="{",".join(f"{x_of(i):.1f}" for i in range(n_points))}" role="img" '
              f'aria-label="each seat\'s chance to win along the game, from its own view">',
              f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fff" rx="4"/>']
     for k in range(5):  # y grid 0, 25, ..., 100%

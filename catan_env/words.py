@@ -5,7 +5,7 @@ steal from Orange"), never through action ids ("MOVE_ROBBER(h7,+2)").  Pure Pyth
 state vectors; every encoding is read through its name (``core.layout``, ``core.actions``),
 and rates come from the rules' own kernel, so the words cannot drift from the rules.
 
-Places: a hex is its resource and number ("grain 6", "the desert"; a twin gets "(top)" or
+Places: a hex is its resource and number ("grain 6", "the desert"; a twin gets "(upper)" or
 "(left)"), a vertex the hexes around it ("grain 6, ore 8, brick 5", or "the top corner of
 wool 4" on the coast), an edge the hexes along it.  Event lines (``event_words``) tell a
 reader only what that reader may know: a stolen card is named to thief and victim alone, a
@@ -92,7 +92,8 @@ def _side(dx: int, dy: int) -> str:
 
 def hex_words(state: np.ndarray, h: int) -> str:
     """A hex as players name it: "grain 6", "the desert"; when the board has a twin (same
-    resource and number), "(top)"/"(bottom)" or "(left)"/"(right)" tells them apart."""
+    resource and number), "(upper)"/"(lower)" or "(left)"/"(right)" tells them apart:
+    words relative to the twin ("top" would name a board row, and a twin may sit mid-board)."""
     h = int(h)
     terrain, number = int(state[L.HEX_TERRAIN + h]), int(state[L.HEX_NUMBER + h])
     if terrain == L.DESERT:
@@ -101,7 +102,8 @@ def hex_words(state: np.ndarray, h: int) -> str:
     for g in range(N_HEXES):
         if g != h and int(state[L.HEX_TERRAIN + g]) == terrain and int(state[L.HEX_NUMBER + g]) == number:
             dy = int(HEX_XY[h, 1] - HEX_XY[g, 1])
-            return f"{text} ({_side(0, dy) if dy else _side(int(HEX_XY[h, 0] - HEX_XY[g, 0]), 0)})"
+            side = ("upper" if dy < 0 else "lower") if dy else _side(int(HEX_XY[h, 0] - HEX_XY[g, 0]), 0)
+            return f"{text} ({side})"
     return text
 
 

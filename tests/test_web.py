@@ -670,3 +670,29 @@ def test_a_page_shows_an_agents_kind_never_its_options_or_markup():
     assert roster.describe("value:path=/home/me/nets/round-3.npz") == "value"
     assert roster.describe('<img src=x onerror="alert(1)">:a=b') == "agent"
     assert roster.describe("jsettlers") == "JSettlers-style robot"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_offer_you_cannot_pay_says_why_there_is_no_accept(seed):
+    """Whenever the page shows no Accept for an offer to you, it says what you lack, and
+    it says nothing when Accept is there."""
+    rng = np.random.default_rng(seed)
+    s = G.new_game(seed=seed)
+    said = 0
+    for _ in range(3000):
+        if G.is_over(s):
+            break
+        seat = int(s[L.DECIDER])
+        if int(s[L.PHASE]) == L.PH_TRADE_RESPONSE:
+            msg = state_message(InfoSet(s, seat, 1))
+            can = any(m["kind"] == "TRADE_ACCEPT" for m in msg["legal"])
+            r, n = int(s[L.TRADE_GET_RES]), int(s[L.TRADE_GET_N])
+            assert can == (int(s[L.hand_i(seat, r)]) >= n)
+            if can:
+                assert "cannot_accept" not in msg["offer"]
+            else:
+                assert msg["offer"]["cannot_accept"].startswith("You cannot accept:") and \
+                    f"you have {int(s[L.hand_i(seat, r)])}" in msg["offer"]["cannot_accept"]
+                said += 1
+        G.step(s, int(rng.choice(G.legal_actions(s))))
+    assert said > 0

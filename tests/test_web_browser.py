@@ -12,6 +12,7 @@ CATAN_WEB_FULL_GAME=1 to play the default 4-player 10-VP game against ``pretrain
 two JSettlersAgents instead (the time it takes is printed)."""
 import asyncio
 import json
+import re
 import os
 import shutil
 import socket
@@ -182,9 +183,15 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
                                    "document.querySelector('#choose button') !== null")
             if clicks == 30:  # a reload in mid-game: the seat and the whole log come back
                 lines = page.locator("#log li").count()
+                page.uncheck("#log-filter input[value=rolls]")  # the page's own choices come back too
+                page.check("#autodecline")
                 page.reload()
-                page.wait_for_function(f"() => document.querySelectorAll('#log li').length >= {lines}")
+                page.wait_for_function("() => Number(document.body.dataset.version) >= 1")
                 assert not game.over and "Red (you)" in page.inner_text("#players")
+                assert page.is_checked("#autodecline") and not page.is_checked("#log-filter input[value=rolls]")
+                page.uncheck("#autodecline")
+                page.check("#log-filter input[value=rolls]")
+                page.wait_for_function(f"() => document.querySelectorAll('#log li').length >= {lines}")
         elapsed = time.monotonic() - t0
         assert clicks > 20 and not game.result()["abandoned"]
         # every trade the person's clicks executed moved the cards the page showed
@@ -218,7 +225,18 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
         path = tmp_path / "game.json"
         download.value.save_as(path)
         assert np.array_equal(GameRecord.load(path).final_state(), game.true_state())
-        print(f"\n{clicks} clicks, {len(shown)} trade clicks ({checked} executed trades checked), {elapsed:.0f} s")
+        # the log: one line per trade round, the offer with its answers and outcome
+        entries = page.locator("#log li:not(.sep)").all_inner_texts()
+        offers = sum(A.action_kind(e["action"]) == "TRADE_OFFER" for e in game.executed())
+        assert sum(" offered " in e for e in entries) == offers > 0
+        answer = re.compile(r"rejected the offer|\baccepted\b|countered:|offer lapsed|cancelled the offer")
+        assert all(" offered " in e for e in entries if answer.search(e)), [e for e in entries if answer.search(e)][:3]
+        page.uncheck("#log-filter input[value=trades]")  # a filter hides its lines, and only those
+        left = page.locator("#log li:not(.sep)").all_inner_texts()
+        assert not any(" offered " in e or "with the bank" in e for e in left) and len(left) < len(entries)
+        page.check("#log-filter input[value=trades]")
+        print(f"\n{clicks} clicks, {len(shown)} trade clicks ({checked} executed trades checked), {elapsed:.0f} s, "
+              f"{len(entries)} log lines for {offers} offers")
         page.close()
     finally:
         served.close()

@@ -160,10 +160,19 @@ def test_the_chart_is_svg_with_a_line_per_seat_markers_and_a_cursor(game):
     assert len(root.findall(f".//{SVG}line[@class='wc-cursor']")) == 1
     x0, x1 = float(root.get("data-x0")), float(root.get("data-x1"))
     assert 0 < x0 < x1 <= 600 and int(root.get("data-points")) == len(tl["steps"])
-    # a marker sits on its step's x
+    # a marker sits on its step's x, between its turn's tick and the next; ticks evenly spaced
+    xs = [float(x) for x in root.get("data-xs").split(",")]
+    assert len(xs) == len(tl["steps"]) and xs == sorted(xs) and xs[0] == pytest.approx(x0) and xs[-1] == pytest.approx(x1)
+    first = {}
+    for i, turn in enumerate(tl["turns"]):
+        first.setdefault(int(turn), xs[i])
+    widths = [first[t + 1] - first[t] for t in sorted(first)[:-1] if t + 1 in first]
+    assert max(widths) - min(widths) < 0.25  # every turn equally wide (0.1 px rounding)
     for m, sw in zip(markers, tl["swings"]):
         cx = float(m.find(f"{SVG}circle").get("cx"))
-        assert cx == pytest.approx(x0 + (x1 - x0) * sw["step"] / (len(tl["steps"]) - 1), abs=0.06)
+        assert cx == pytest.approx(xs[sw["step"]], abs=0.06)
+        t = int(tl["turns"][sw["step"]])
+        assert first[t] <= cx + 0.06 and (t + 1 not in first or cx < first[t + 1])
     # names are escaped
     ET.fromstring(chart_svg(tl, ["<a&b>", "b", "c", "d"], colours))
 

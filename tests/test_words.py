@@ -380,3 +380,23 @@ def test_phase_words_name_who_the_game_waits_for(games):
                             f"{int(s[L.TRADE_GET_N])} {L.RESOURCE_NAMES[int(s[L.TRADE_GET_RES])]}" in text
                             or ph == L.PH_TRADE_CONFIRM and viewer == d), text
     assert phases == set(range(L.N_PHASES))
+
+
+def test_twin_hexes_are_told_apart_by_words_relative_to_each_other():
+    import catan_env.core as C
+    from catan_env.core import layout as L
+    from catan_env.core.topology import HEX_XY
+    from catan_env.words import hex_words
+    seen = 0
+    for seed in range(40):
+        s = C.new_game(seed=seed)
+        for h in range(19):
+            for g in range(19):
+                if g != h and s[L.HEX_TERRAIN + h] == s[L.HEX_TERRAIN + g] != L.DESERT \
+                        and s[L.HEX_NUMBER + h] == s[L.HEX_NUMBER + g]:
+                    a, b = hex_words(s, h), hex_words(s, g)
+                    assert a != b and "top" not in a and "bottom" not in a
+                    if HEX_XY[h, 1] < HEX_XY[g, 1]:
+                        assert a.endswith("(upper)") and b.endswith("(lower)")
+                    seen += 1
+    assert seen > 0

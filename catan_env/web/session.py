@@ -17,7 +17,7 @@ from ..core.actions import CONFIRM0, DISCARD0, MARITIME0, N_ACTIONS, ROBBER0, RO
 from ..core.layout import N_RES
 from .roles import same_token
 from .roster import HUMAN
-from .view import board_message, final_message, state_message
+from .view import board_message, final_message, log_category, state_message
 
 __all__ = ["HUMAN", "WebGame"]
 
@@ -122,7 +122,8 @@ class WebGame:
             msg = state_message(info, spectator=seat is None)
             column = self.n_players if seat is None else seat
             msg["log_from"] = log_from
-            msg["log"] = [{"turn": e["turn"], "seat": e["seat"], "roll": e["roll"], "lines": e["lines"][column]}
+            msg["log"] = [{"turn": e["turn"], "seat": e["seat"], "roll": e["roll"], "lines": e["lines"][column],
+                           "kind": A.action_kind(e["action"]), "category": log_category(e["action"])}
                           for e in self.log[log_from:]]
             msg["log_size"] = len(self.log)
             msg["final"] = final_message(self.env.game_state, self.result()) if self.over else None

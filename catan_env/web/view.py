@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import words as W
 from ..core import layout as L
-from ..core.actions import DISCARD0, action_args, action_kind
+from ..core.actions import DISCARD0, action_args, action_kind, robber_victim_seat
 from ..core.topology import EDGE_VERTICES, HEX_XY, VERTEX_XY
 from ..html_replay import board_svg, board_viewbox, pixel
 from ..infoset import InfoSet
@@ -38,6 +38,22 @@ def board_message(info: InfoSet) -> Dict[str, Any]:
             "names": [W.player_name(p) for p in range(n)],
             "resources": list(W.RESOURCE_WORDS), "dev_cards": list(W.DEV_CARD_NAMES),
             "vp_parts": [list(p) for p in VP_PARTS]}
+
+
+# What a log entry is about, for the page's filter: one category per action kind.
+LOG_CATEGORIES = {
+    "ROLL": "rolls", "END_TURN": "rolls",
+    "BUILD_ROAD": "building", "BUILD_SETTLEMENT": "building", "BUILD_CITY": "building", "BUY_DEV": "building",
+    "MOVE_ROBBER": "robber", "DISCARD": "robber", "PLAY_KNIGHT": "robber",
+    "PLAY_ROAD_BUILDING": "cards", "PLAY_YEAR_OF_PLENTY": "cards", "PLAY_MONOPOLY": "cards",
+    "MARITIME_TRADE": "trades", "TRADE_OFFER": "trades", "TRADE_ACCEPT": "trades", "TRADE_REJECT": "trades",
+    "TRADE_COUNTER": "trades", "TRADE_CONFIRM": "trades", "TRADE_CANCEL": "trades",
+}
+
+
+def log_category(action: int) -> str:
+    """The filter category of a move's log lines: rolls, building, robber, cards or trades."""
+    return LOG_CATEGORIES[action_kind(action)]
 
 
 def _target(action: int) -> Optional[List[Any]]:
@@ -66,6 +82,10 @@ def legal_moves(info: InfoSet) -> List[Dict[str, Any]]:
             move["terms"] = terms
         if action_kind(a) == "DISCARD":
             move["resource"] = a - DISCARD0
+        if action_kind(a) == "MOVE_ROBBER":
+            victim = int(robber_victim_seat(a, info.seat, info.n_players))
+            if victim >= 0:  # the chooser shows how many cards each victim holds
+                move["victim"] = victim
         moves.append(move)
     return moves
 
@@ -91,7 +111,10 @@ def state_message(info: InfoSet, spectator: bool = False) -> Dict[str, Any]:
         "v_owner": L.view(s, "v_owner").tolist(), "v_level": L.view(s, "v_level").tolist(),
         "e_owner": L.view(s, "e_owner").tolist(), "players": players,
         "bank": [int(x) for x in info.bank()], "deck": info.deck_size(),
-        "offer": _offer(s, viewer), "hand": None, "dev_hand": None, "dev_new": None, "legal": []}
+        "offer": _offer(s, viewer, None if spectator else info.hand()),
+        "hand": None, "dev_hand": None, "dev_new": None, "legal": [],
+        # the turn's domestic offers: made so far and the most a turn allows (the page says so)
+        "offers_made": int(s[L.OFFERS_MADE]), "max_offers": int(s[L.OPT_MAX_OFFERS])}
     if not spectator:
         dev, new = info.dev_cards()
         msg.update(hand=[int(x) for x in info.hand()], dev_hand=[int(x) for x in dev],
@@ -99,16 +122,23 @@ def state_message(info: InfoSet, spectator: bool = False) -> Dict[str, Any]:
     return msg
 
 
-def _offer(s: np.ndarray, viewer: Optional[int]) -> Optional[Dict[str, Any]]:
+def _offer(s: np.ndarray, viewer: Optional[int], hand: Optional[np.ndarray] = None) -> Optional[Dict[str, Any]]:
     """The domestic offer on the table (public), in words: the proposer's terms and each
     partner's answer, a counter with the terms it would execute for the proposer."""
     words = W.offer_words(s, viewer)
     if words is None:
         return None
     proposer = int(s[L.TURN_PLAYER])
-    return {"proposer": proposer, "words": words,
-            "answers": [{"seat": p, "words": W.answer_words(s, p, viewer)}
-                        for p in range(int(s[L.OPT_PLAYERS])) if p != proposer]}
+    offer: Dict[str, Any] = {"proposer": proposer, "words": words,
+                             "answers": [{"seat": p, "words": W.answer_words(s, p, viewer)}
+                                         for p in range(int(s[L.OPT_PLAYERS])) if p != proposer]}
+    if viewer is not None and viewer != proposer:
+        r, n = int(s[L.TRADE_GET_RES]), int(s[L.TRADE_GET_N])  # what the proposer asks of us
+        held = int(hand[r]) if hand is not None else n
+        if held < n:  # why the page shows no Accept
+            offer["cannot_accept"] = (f"You cannot accept: {W.player_name(proposer)} asks for "
+                                      f"{W.cards_words(n, r)} and you have {held}")
+    return offer
 
 
 def final_message(state: np.ndarray, stats: Dict[str, Any]) -> Dict[str, Any]:

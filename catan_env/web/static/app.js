@@ -118,7 +118,10 @@ function drawTargets() {
       if (moves.length === 1) { act(moves[0].id); return; }
       const box = $("choose"); box.innerHTML = "";
       html("div", {class: "hint"}, box, "Choose whom to steal from:");
-      for (const a of moves) moveButton(a, box);
+      for (const a of moves) {
+        const cards = a.victim !== undefined ? state.players[a.victim].cards : null;
+        moveButton(a, box, cards === null ? a.words : `${a.words} (${cards} card${cards === 1 ? "" : "s"})`);
+      }
     };
   }
 }
@@ -208,7 +211,17 @@ function drawActions() {
       for (const a of list) moveButton(a, d);
     } else for (const a of list) moveButton(a, buttons);
   }
-  if (offers.length) tradePanel(box, "Offer a trade to the other players", offers, "Offer");
+  const offersLeft = state.max_offers - state.offers_made;
+  if (offers.length) {
+    tradePanel(box, `Offer a trade to the other players (${offersLeft} of ${state.max_offers} offers left this turn)`,
+               offers, "Offer");
+  } else if (state.turn_player === state.seat && state.offers_made >= state.max_offers && byKind.has("END_TURN")) {
+    html("div", {class: "hint", id: "offers-used"}, box,
+         `You made ${state.offers_made} trade offers this turn, the most a turn allows: trade with the bank or end your turn.`);
+  }
+  if (state.offer && state.offer.cannot_accept && state.decider === state.seat) {
+    html("div", {class: "hint", id: "cannot-accept"}, box, state.offer.cannot_accept);
+  }
   if (counters.length) tradePanel(box, "Or counter with other terms", counters, "Counter");
   if (maritime.length) tradePanel(box, "Trade with the bank (or a harbour)", maritime, "Trade");
   for (const [, list] of byKind) for (const a of list) if (a.kind !== "END_TURN") moveButton(a, buttons);
@@ -263,15 +276,30 @@ function drawSide() {
 }
 
 function subject(line, fallback) {  // whose line it is: the player it starts with
-  if (/^You\b/.test(line) && state.seat !== null) return state.seat;
+  if (/^(You|Your)\b/.test(line) && state.seat !== null) return state.seat;
   const i = board.names.findIndex((nm) => line.startsWith(nm + " ") || line.startsWith(nm + "'s "));
   return i >= 0 ? i : fallback;
 }
 
-function logLines() {  // the whole log in order, one card discarded at a time merged into one line
+const ROUND = new Set(["TRADE_OFFER", "TRADE_ACCEPT", "TRADE_REJECT", "TRADE_COUNTER", "TRADE_CONFIRM", "TRADE_CANCEL"]);
+
+function logLines() {  // the whole log in order: one line per discard, one per trade round
   const out = [];
   for (const e of logEntries) {
     if (!e) continue;
+    const last = out[out.length - 1];
+    if (ROUND.has(e.kind)) {  // an offer opens a round; answers and the outcome join its line
+      if (e.kind !== "TRADE_OFFER" && last && last.round && !last.round.closed && last.turn === e.turn) {
+        last.round.parts.push(...e.lines);
+      } else {
+        out.push({turn: e.turn, seat: e.seat, category: e.category, round: {parts: [...e.lines], closed: false}});
+      }
+      const round = out[out.length - 1].round;
+      round.closed = e.kind === "TRADE_CONFIRM" || e.kind === "TRADE_CANCEL" || e.lines.some((l) => / offer lapsed$/.test(l));
+      const [first, ...rest] = round.parts;
+      out[out.length - 1].text = rest.length ? `${first} \u2014 ${rest.join("; ")}` : first;
+      continue;
+    }
     for (const line of e.lines) {
       const m = /^(.+) discarded (\d+) (\w+)$/.exec(line), last = out[out.length - 1];
       if (m && last && last.discard && last.discard.who === m[1] && last.turn === e.turn) {
@@ -279,7 +307,7 @@ function logLines() {  // the whole log in order, one card discarded at a time m
         last.text = `${m[1]} discarded ` + Object.entries(last.discard.cards).map(([r, k]) => `${k} ${r}`).join(", ");
         continue;
       }
-      out.push({turn: e.turn, seat: e.seat, text: line,
+      out.push({turn: e.turn, seat: e.seat, text: line, category: e.category,
                 discard: m ? {who: m[1], cards: {[m[3]]: Number(m[2])}} : null});
     }
   }
@@ -288,8 +316,10 @@ function logLines() {  // the whole log in order, one card discarded at a time m
 
 function drawLog() {
   const log = $("log"); log.innerHTML = "";
+  const shown = new Set([...document.querySelectorAll("#log-filter input:checked")].map((b) => b.value));
   let turn = null;
   for (const l of logLines()) {
+    if (!shown.has(l.category)) continue;
     if (l.turn !== turn) {
       turn = l.turn;
       html("li", {class: "sep"}, log, turn ? `Turn ${turn} \u2014 ${board.names[l.seat]}` : "Set-up");
@@ -406,7 +436,7 @@ function receive(msg) {
   if (msg.type === "state" && board) {
     const fresh = logEntries.length > 0 && msg.log_from >= logEntries.length;  // new moves, not a resent history
     msg.log.forEach((e, i) => { logEntries[msg.log_from + i] = e; });  // merged by place
-    const aboutYou = fresh ? msg.log.flatMap((e) => e.lines).filter((l) => /from you\b|^You stole|^You bought/.test(l)) : [];
+    const aboutYou = fresh ? msg.log.flatMap((e) => e.lines).filter((l) => /from you\b|^You\b.*\bstole\b|^You bought/.test(l)) : [];
     if (aboutYou.length) {  // what was taken from you (or what you got in secret), where you look
       $("notice").textContent = aboutYou.join(" \u2014 ");
       $("notice").hidden = false;
@@ -427,6 +457,13 @@ function receive(msg) {
   }
 }
 
+// the page's own choices survive a reload (they are this browser's, never the server's)
+$("autodecline").checked = localStorage.getItem("catan.autodecline") === "1";
+$("autodecline").onchange = (e) => localStorage.setItem("catan.autodecline", e.target.checked ? "1" : "0");
+for (const box of document.querySelectorAll("#log-filter input")) {
+  box.checked = localStorage.getItem(`catan.log.${box.value}`) !== "0";
+  box.onchange = () => { localStorage.setItem(`catan.log.${box.value}`, box.checked ? "1" : "0"); if (state) drawLog(); };
+}
 $("speed").onchange = (e) => send({type: "speed", delay: parseFloat(e.target.value)});
 $("pause").onclick = () => send({type: "pause", paused: !(state && state.paused)});
 $("step").onclick = () => send({type: "step"});
