@@ -402,3 +402,30 @@ def test_tiny_league_round_end_to_end(tmp_path):
     assert (out / "best.npz").exists()
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root)
     assert again.returncode == 0 and "fine-tuning" not in again.stdout  # every stage was done
+
+
+def test_asks_false_drops_the_counters_that_ask_two_for_one():
+    """The shape proposers almost never take (benchmarks/counter_offers.py): with
+    ``asks=false`` the agent never counters that way, with the default it does."""
+    import catan_env
+    from catan_env.agents.registry import make_agent
+    from catan_env.core import actions as A
+
+    def asks_made(spec):
+        made = 0
+        for g in range(3):
+            env = catan_env.raw_env()
+            env.reset(seed=70 + g)
+            agents = [make_agent(spec if p == g % 4 else "jsettlers", seed=g * 4 + p) for p in range(4)]
+            for name in env.agent_iter():
+                if any(env.terminations.values()) or any(env.truncations.values()):
+                    break
+                p = env.possible_agents.index(name)
+                a = int(agents[p].act(env.observe(name), env.infoset(name)))
+                if p == g % 4 and A.action_kind(a) == "TRADE_COUNTER":
+                    m = a - A.COUNTER0
+                    made += int(A.MENU_GIVE_N[m] == 1 and A.MENU_GET_N[m] == 2)
+                env.step(a)
+        return made
+    assert asks_made("pretrained:search=0") > 0
+    assert asks_made("pretrained:search=0:asks=false") == 0

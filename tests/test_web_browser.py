@@ -161,7 +161,7 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
         page.wait_for_function("() => document.getElementById('error').textContent.length > 0")
         assert "that move is not possible now (Your turn: place your first settlement" in page.inner_text("#error")
         rng = np.random.default_rng(0)
-        clicks, shown, shots, t0 = 0, [], set(), time.monotonic()
+        clicks, shown, shots, t0, capped = 0, [], set(), time.monotonic(), 0
         while True:
             page.wait_for_function("() => document.body.dataset.yourMove === '1' || document.body.dataset.over === '1'",
                                    timeout=120_000)
@@ -174,7 +174,19 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
                 shoot(page, "web_robber.png")
                 shots.add("robber")
             version = page.get_attribute("body", "data-version")
+            now = page.evaluate("""() => ({made: state.offers_made, max: state.max_offers,
+                mine: state.turn_player === state.seat && state.legal.some((a) => a.kind === "END_TURN"),
+                offer: state.legal.some((a) => a.kind === "TRADE_OFFER"),
+                note: document.getElementById("offers-used") !== null,
+                panel: [...document.querySelectorAll("#actions .panel-title")].map((e) => e.textContent)})""")
+            if now["mine"] and now["offer"]:  # the offers left are said ...
+                assert any(f"of {now['max']} offers left this turn" in t for t in now["panel"]), now
+            if now["mine"] and not now["offer"] and now["made"] >= now["max"]:  # ... and the cap once reached
+                assert now["note"], now
+                capped += 1
             seen = click_a_legal_move(page, rng)
+            chooser = page.locator("#choose button").all_inner_texts()
+            assert all(re.search(r"\(\d+ cards?\)$", b) for b in chooser), chooser  # each victim's cards
             if seen:
                 shown.append(seen)
             clicks += 1
@@ -225,6 +237,10 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
         path = tmp_path / "game.json"
         download.value.save_as(path)
         assert np.array_equal(GameRecord.load(path).final_state(), game.true_state())
+        stole = [e for e in game.log if e["seat"] == 0 and A.action_kind(e["action"]) == "MOVE_ROBBER"
+                 and any(" stole " in line for line in e["lines"][0])]
+        if stole:  # the thief was told in the banner, not only in the log
+            assert any(re.match(r"You moved the robber .* and stole 1 \w+ from ", n) for n in page.evaluate("noticesShown"))
         # the log: one line per trade round, the offer with its answers and outcome
         entries = page.locator("#log li:not(.sep)").all_inner_texts()
         offers = sum(A.action_kind(e["action"]) == "TRADE_OFFER" for e in game.executed())
@@ -236,7 +252,7 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
         assert not any(" offered " in e or "with the bank" in e for e in left) and len(left) < len(entries)
         page.check("#log-filter input[value=trades]")
         print(f"\n{clicks} clicks, {len(shown)} trade clicks ({checked} executed trades checked), {elapsed:.0f} s, "
-              f"{len(entries)} log lines for {offers} offers")
+              f"{len(entries)} log lines for {offers} offers, offer cap reached {capped} times, {len(stole)} steals")
         page.close()
     finally:
         served.close()

@@ -8,7 +8,8 @@ const SVG = "http://www.w3.org/2000/svg";
 const DICE = ["", "\u2680", "\u2681", "\u2682", "\u2683", "\u2684", "\u2685"];
 const $ = (id) => document.getElementById(id);
 let board = null, state = null, version = 0, lastSeq = 0, ws = null, retry = 0;
-let logEntries = [];  // the whole game's log, as this page may read it
+let logEntries = [];
+const noticesShown = [];  // every banner this page showed (a person, or a test, may look back)  // the whole game's log, as this page may read it
 
 function connect() {
   ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`, ["catan", `token.${token}`]);
@@ -439,6 +440,7 @@ function receive(msg) {
     const aboutYou = fresh ? msg.log.flatMap((e) => e.lines).filter((l) => /from you\b|^You\b.*\bstole\b|^You bought/.test(l)) : [];
     if (aboutYou.length) {  // what was taken from you (or what you got in secret), where you look
       $("notice").textContent = aboutYou.join(" \u2014 ");
+      noticesShown.push($("notice").textContent);
       $("notice").hidden = false;
       clearTimeout(receive.noticeTimer);
       receive.noticeTimer = setTimeout(() => { $("notice").hidden = true; }, 8000);
