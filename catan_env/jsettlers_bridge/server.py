@@ -47,10 +47,18 @@ SERVER_NICE = -5  # the server's robots have 8 s for a move (hard-coded), whatev
 
 def _server_priority() -> None:
     """(in the server's process) A higher priority than the agents' where allowed: a
-    starved built-in robot is ended by its own server after 8 s, which cuts a set-up short.
-    Without the permission the server keeps its parent's priority."""
+    starved built-in robot is ended by its own server after 8 s, which cuts a set-up short
+    (and costs it turns later).  The server runs in a session of its own, which Linux
+    schedules as a group of its own ("autogroup"): a process's nice value only ranks it
+    within its group, so the group's nice is set too.  Without the permission the server
+    keeps its parent's priority."""
     try:
         os.setpriority(os.PRIO_PROCESS, 0, SERVER_NICE)
+    except OSError:
+        pass
+    try:
+        with open("/proc/self/autogroup", "w") as f:
+            f.write(str(SERVER_NICE))
     except OSError:
         pass
 
