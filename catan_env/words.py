@@ -390,7 +390,7 @@ def _move_lines(before: np.ndarray, after: np.ndarray, seat: int, a: int, viewer
     if kind == "TRADE_CANCEL":
         return [f"{who} cancelled the offer"]
     if kind == "TRADE_REJECT":
-        lines = [f"{who} rejected the offer"]
+        lines = [f"{who} declined the offer"]  # the word the offer panel and its checkbox use
     else:
         trade = _trade(s, a)
         assert trade is not None, kind
@@ -402,8 +402,30 @@ def _move_lines(before: np.ndarray, after: np.ndarray, seat: int, a: int, viewer
                  f"{who} countered: {player_name(proposer, viewer)} would give {cards_words(*get)} "
                  f"and get {cards_words(*give)}"]
     if int(after[L.PHASE]) == L.PH_MAIN:  # the last answer, and nothing the proposer can take
-        lines.append(f"{possessive(int(s[L.TURN_PLAYER]), viewer).capitalize()} offer lapsed")
+        lines.append(f"{possessive(int(s[L.TURN_PLAYER]), viewer).capitalize()} offer lapsed"
+                     + _lapse_reason(s, seat, a, viewer))
     return lines
+
+
+def _lapse_reason(s: np.ndarray, seat: int, action: int, viewer: Optional[int]) -> str:
+    """Why an offer lapsed, as viewer may know it: nobody took it (public), or, told to the
+    proposer only (its hand is its own), the counters it cannot pay."""
+    proposer, n = int(s[L.TURN_PLAYER]), int(s[L.OPT_PLAYERS])
+    counters = []  # (partner, cards the proposer would give)
+    for p in range(n):
+        code = int(s[L.TRADE_RESP + p])
+        if p == seat and A.action_kind(action) == "TRADE_COUNTER":
+            code = L.RESP_COUNTER + int(action - A.COUNTER0)
+        if code >= L.RESP_COUNTER:
+            counters.append((p, _menu_terms(code - L.RESP_COUNTER)[1]))
+    if not counters:
+        return ": nobody accepted"
+    if viewer != proposer:
+        return ""
+    hand = L.view(s, "hand")[proposer]
+    lacking = [f"{player_name(p, viewer)}'s asks {cards_words(*get)} and you have {int(hand[get[1]])}"
+               for p, get in counters]
+    return f": you cannot pay the counter-offer{'s' if len(counters) > 1 else ''} ({'; '.join(lacking)})"
 
 
 def event_words(before: np.ndarray, after: np.ndarray, seat: int, action: int,

@@ -245,7 +245,7 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
         entries = page.locator("#log li:not(.sep)").all_inner_texts()
         offers = sum(A.action_kind(e["action"]) == "TRADE_OFFER" for e in game.executed())
         assert sum(" offered " in e for e in entries) == offers > 0
-        answer = re.compile(r"rejected the offer|\baccepted\b|countered:|offer lapsed|cancelled the offer")
+        answer = re.compile(r"declined the offer|\baccepted\b|countered:|offer lapsed|cancelled the offer")
         assert all(" offered " in e for e in entries if answer.search(e)), [e for e in entries if answer.search(e)][:3]
         page.uncheck("#log-filter input[value=trades]")  # a filter hides its lines, and only those
         left = page.locator("#log li:not(.sep)").all_inner_texts()

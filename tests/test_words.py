@@ -400,3 +400,33 @@ def test_twin_hexes_are_told_apart_by_words_relative_to_each_other():
                         assert a.endswith("(upper)") and b.endswith("(lower)")
                     seen += 1
     assert seen > 0
+
+
+def test_a_lapsed_offer_says_why_and_only_the_proposer_hears_about_its_hand():
+    import numpy as np
+    import catan_env.core as C
+    from catan_env.core import actions as A
+    from catan_env.core import layout as L
+    from catan_env.words import event_words
+    told = 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        s = C.new_game(seed=seed)
+        for _ in range(3000):
+            if C.is_over(s):
+                break
+            a = int(rng.choice(C.legal_actions(s)))
+            before, seat = s.copy(), int(s[L.DECIDER])
+            C.step(s, a)
+            if A.action_kind(a) in ("TRADE_REJECT", "TRADE_COUNTER", "TRADE_ACCEPT") and int(s[L.PHASE]) == L.PH_MAIN:
+                proposer = int(before[L.TURN_PLAYER])
+                for viewer in (*range(4), None):
+                    lapsed = [line for line in event_words(before, s, seat, a, viewer) if "offer lapsed" in line]
+                    assert len(lapsed) == 1
+                    line = lapsed[0]
+                    if "cannot pay" in line:
+                        assert viewer == proposer and "you have" in line
+                        told += 1
+                    else:
+                        assert line.endswith("offer lapsed") or line.endswith(": nobody accepted")
+    assert told > 0

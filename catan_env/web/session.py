@@ -123,7 +123,8 @@ class WebGame:
             column = self.n_players if seat is None else seat
             msg["log_from"] = log_from
             msg["log"] = [{"turn": e["turn"], "seat": e["seat"], "roll": e["roll"], "lines": e["lines"][column],
-                           "kind": A.action_kind(e["action"]), "category": log_category(e["action"])}
+                           "kind": A.action_kind(e["action"]),
+                           "category": "robber" if e["roll"] and sum(e["roll"]) == 7 else log_category(e["action"])}
                           for e in self.log[log_from:]]
             msg["log_size"] = len(self.log)
             msg["final"] = final_message(self.env.game_state, self.result()) if self.over else None

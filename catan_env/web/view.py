@@ -52,7 +52,8 @@ LOG_CATEGORIES = {
 
 
 def log_category(action: int) -> str:
-    """The filter category of a move's log lines: rolls, building, robber, cards or trades."""
+    """The filter category of a move's log lines: rolls, building, robber, cards or trades
+    (the page files a roll of 7, with its discards due, under robber)."""
     return LOG_CATEGORIES[action_kind(action)]
 
 

@@ -118,6 +118,8 @@ function drawTargets() {
     t.onclick = () => {
       if (moves.length === 1) { act(moves[0].id); return; }
       const box = $("choose"); box.innerHTML = "";
+      const hint = document.querySelector("#actions .hint");
+      if (hint) hint.textContent = "Choose whom to steal from, under the board.";
       html("div", {class: "hint"}, box, "Choose whom to steal from:");
       for (const a of moves) {
         const cards = a.victim !== undefined ? state.players[a.victim].cards : null;
@@ -325,7 +327,9 @@ function drawLog() {
       turn = l.turn;
       html("li", {class: "sep"}, log, turn ? `Turn ${turn} \u2014 ${board.names[l.seat]}` : "Set-up");
     }
-    withSwatch(html("li", {class: /\byou\b/i.test(l.text) ? "private" : ""}, log), subject(l.text, l.seat), l.text);
+    const who = subject(l.text, l.seat);  // your own moves, and what others did to you, stand out
+    const mine = state.seat !== null && (who === state.seat || /\b(from|with) you\b/.test(l.text));
+    withSwatch(html("li", {class: mine ? "private" : ""}, log), who, l.text);
   }
   log.scrollTop = log.scrollHeight;
 }
@@ -448,6 +452,8 @@ function receive(msg) {
     if (msg.seq < lastSeq) return;  // an older state that arrived late
     lastSeq = msg.seq;
     state = msg;
+    const pace = [...$("speed").options].find((o) => Number(o.value) === state.delay);
+    if (pace) $("speed").value = pace.value;  // the server's pace, also after a reload
     drawPieces(); drawTargets(); drawActions(); drawSide();
     const reject = state.legal.find((a) => a.kind === "TRADE_REJECT");
     if (reject && $("autodecline").checked) act(reject.id);  // the person asked for it
