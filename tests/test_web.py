@@ -702,3 +702,15 @@ def test_with_a_person_at_the_table_the_value_agent_asks_no_two_for_one():
     with_person = WebGame(["human", "pretrained:search=0", "random"], seed=2)
     agents_only = WebGame(["pretrained:search=0", "random"], seed=2)
     assert with_person.agents[1].asks is False and agents_only.agents[0].asks is True
+
+
+def test_work_off_the_event_loop_reuses_two_daemon_threads():
+    import threading
+    from catan_env.web.server import off_loop
+
+    async def go():
+        names = await asyncio.gather(*(off_loop(lambda: (time.sleep(0.02), threading.current_thread())[1])
+                                       for _ in range(12)))
+        return {t.name for t in names}, all(t.daemon for t in names)
+    names, daemons = run(go())
+    assert len(names) <= 2 and daemons

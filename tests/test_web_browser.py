@@ -247,6 +247,10 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
         assert sum(" offered " in e for e in entries) == offers > 0
         answer = re.compile(r"declined the offer|\baccepted\b|countered:|offer lapsed|cancelled the offer")
         assert all(" offered " in e for e in entries if answer.search(e)), [e for e in entries if answer.search(e)][:3]
+        red = page.evaluate("board.colours[0]")  # your rounds (and their lapses) carry your colour
+        swatches = page.evaluate("""() => [...document.querySelectorAll('#log li')]
+            .filter((li) => /^ ?You offered/.test(li.textContent)).map((li) => li.querySelector('.swatch').style.background)""")
+        assert swatches and all(s.replace(" ", "") == red.replace(" ", "") for s in swatches), (red, swatches[:3])
         page.uncheck("#log-filter input[value=trades]")  # a filter hides its lines, and only those
         left = page.locator("#log li:not(.sep)").all_inner_texts()
         assert not any(" offered " in e or "with the bank" in e for e in left) and len(left) < len(entries)
