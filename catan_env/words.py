@@ -290,7 +290,7 @@ def _action_parts(s: np.ndarray, a: int, p: int, viewer: int) -> Tuple[str, str]
     if kind == "DISCARD":
         return "discard", cards_words(1, args[0])
     if kind == "TRADE_REJECT":
-        return "reject", f"{possessive(int(s[L.TURN_PLAYER]), viewer)} offer"
+        return "decline", f"{possessive(int(s[L.TURN_PLAYER]), viewer)} offer"  # the log's and the checkbox's word
     trade = _trade(s, a)
     assert trade is not None, kind
     partner, give, get, counter = trade
@@ -423,7 +423,7 @@ def _lapse_reason(s: np.ndarray, seat: int, action: int, viewer: Optional[int]) 
     if viewer != proposer:
         return ""
     hand = L.view(s, "hand")[proposer]
-    lacking = [f"{player_name(p, viewer)}'s asks {cards_words(*get)} and you have {int(hand[get[1]])}"
+    lacking = [f"{possessive(p, viewer)} counter asks for {cards_words(*get)} and you have {int(hand[get[1]])}"
                for p, get in counters]
     return f": you cannot pay the counter-offer{'s' if len(counters) > 1 else ''} ({'; '.join(lacking)})"
 
@@ -441,7 +441,8 @@ def event_words(before: np.ndarray, after: np.ndarray, seat: int, action: int,
                                      (L.LA_HOLDER, "Largest army", L.KNIGHTS, "knights")):
         old, new = int(before[field]), int(after[field])
         if new != old:
-            lines.append(f"{what} goes to {player_name(new, viewer)} ({int(after[count + new])} {unit})"
+            taken = f", taken from {player_name(old, viewer)}" if old >= 0 else ""  # ("from you": a banner)
+            lines.append(f"{what} goes to {player_name(new, viewer)} ({int(after[count + new])} {unit}{taken})"
                          if new >= 0 else f"{what}: nobody holds it now")
     if int(after[L.PHASE]) == L.PH_GAME_OVER and int(before[L.PHASE]) != L.PH_GAME_OVER:
         w = int(after[L.WINNER])
@@ -487,7 +488,7 @@ def phase_words(state: np.ndarray, viewer: Optional[int] = None) -> str:
              f"{cards_words(int(s[L.TRADE_GET_N]), int(s[L.TRADE_GET_RES]))}")
     if ph == L.PH_TRADE_RESPONSE:
         if you:
-            return f"{player_name(tp)} offers {offer}: accept, reject or counter"
+            return f"{player_name(tp)} offers {offer}: accept, decline or counter"
         return f"{player_name(tp, viewer, capital=True)} offered {offer}: waiting for {player_name(d, viewer)}"
     return "Choose a trade partner or cancel the offer" if you else \
         f"{name} is choosing a trade partner (the offer: {offer})"

@@ -404,15 +404,17 @@ def test_tiny_league_round_end_to_end(tmp_path):
     assert again.returncode == 0 and "fine-tuning" not in again.stdout  # every stage was done
 
 
-def test_asks_false_drops_the_counters_that_ask_two_for_one():
-    """The shape proposers almost never take (benchmarks/counter_offers.py): with
-    ``asks=false`` the agent never counters that way, with the default it does."""
+def test_lopsided_false_keeps_to_trades_a_person_might_take():
+    """Offers and counters asking 2 cards for 1, and counters that withhold what the
+    proposer asked for, are what proposers almost never take (benchmarks/counter_offers.py):
+    ``lopsided=false`` never makes them, the default does."""
     import catan_env
     from catan_env.agents.registry import make_agent
     from catan_env.core import actions as A
+    from catan_env.core import layout as L
 
-    def asks_made(spec):
-        made = 0
+    def lopsided_made(spec):
+        made = trades = 0
         for g in range(3):
             env = catan_env.raw_env()
             env.reset(seed=70 + g)
@@ -422,10 +424,16 @@ def test_asks_false_drops_the_counters_that_ask_two_for_one():
                     break
                 p = env.possible_agents.index(name)
                 a = int(agents[p].act(env.observe(name), env.infoset(name)))
-                if p == g % 4 and A.action_kind(a) == "TRADE_COUNTER":
-                    m = a - A.COUNTER0
-                    made += int(A.MENU_GIVE_N[m] == 1 and A.MENU_GET_N[m] == 2)
+                kind = A.action_kind(a)
+                if p == g % 4 and kind in ("TRADE_OFFER", "TRADE_COUNTER"):
+                    trades += 1
+                    m = a - (A.OFFER0 if kind == "TRADE_OFFER" else A.COUNTER0)
+                    asks_two = A.MENU_GIVE_N[m] == 1 and A.MENU_GET_N[m] == 2
+                    withholds = kind == "TRADE_COUNTER" and A.MENU_GIVE_RES[m] != env.game_state[L.TRADE_GET_RES]
+                    made += int(asks_two or withholds)
                 env.step(a)
-        return made
-    assert asks_made("pretrained:search=0") > 0
-    assert asks_made("pretrained:search=0:asks=false") == 0
+        return made, trades
+    made, trades = lopsided_made("pretrained:search=0")
+    assert made > 0
+    made, trades = lopsided_made("pretrained:search=0:lopsided=false")
+    assert made == 0 and trades > 0

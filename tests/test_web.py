@@ -701,7 +701,7 @@ def test_an_offer_you_cannot_pay_says_why_there_is_no_accept(seed):
 def test_with_a_person_at_the_table_the_value_agent_asks_no_two_for_one():
     with_person = WebGame(["human", "pretrained:search=0", "random"], seed=2)
     agents_only = WebGame(["pretrained:search=0", "random"], seed=2)
-    assert with_person.agents[1].asks is False and agents_only.agents[0].asks is True
+    assert with_person.agents[1].lopsided is False and agents_only.agents[0].lopsided is True
 
 
 def test_work_off_the_event_loop_reuses_two_daemon_threads():

@@ -179,6 +179,9 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
                 offer: state.legal.some((a) => a.kind === "TRADE_OFFER"),
                 note: document.getElementById("offers-used") !== null,
                 panel: [...document.querySelectorAll("#actions .panel-title")].map((e) => e.textContent)})""")
+            log_box = page.evaluate("() => { const r = document.getElementById('log').getBoundingClientRect(); "
+                                    "return [r.top, r.bottom, window.innerHeight]; }")
+            assert log_box[1] <= log_box[2] + 1 and log_box[1] - log_box[0] >= 100, log_box  # the log in view
             if now["mine"] and now["offer"]:  # the offers left are said ...
                 assert any(f"of {now['max']} offers left this turn" in t for t in now["panel"]), now
             if now["mine"] and not now["offer"] and now["made"] >= now["max"]:  # ... and the cap once reached

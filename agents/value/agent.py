@@ -34,10 +34,12 @@ after the trade against the position without it: in the main phase the agent off
 the menu entry that raises its value most, by more than ``offer_margin``, at most
 ``offers`` times a turn and never the same offer twice in a turn (``offers=0``: no
 offers); it answers an offer with the accept or counter-offer that raises its value by
-more than ``accept_margin`` (``counters=false``: accept or reject only; ``asks=false``:
-no counter asking 2 cards for 1, the shape proposers almost never take, measured by
-``benchmarks/counter_offers.py``), and confirms the partner's answer (accept or counter)
-that raises its value, else cancels.
+more than ``accept_margin`` (``counters=false``: accept or reject only), and confirms the
+partner's answer (accept or counter) that raises its value, else cancels.
+``lopsided=false`` keeps to trades a person might take: no offer or counter asking 2
+cards for 1, and a counter always gives the proposer the resource it asked for (its
+counters were taken 4% of the time, ``benchmarks/counter_offers.py``; browser play sets it
+when a person sits at the table).
 ``trade_counts`` counts what it did.  ``last_values`` holds each seat's estimated chance
 to win after the chosen move (recorded as training targets).
 """
@@ -49,7 +51,7 @@ from numba import njit
 
 from catan_env.core import actions as A
 from catan_env.core.layout import (
-    PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE,
+    PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE, TRADE_GET_RES,
 )
 from catan_env.infoset import InfoSet
 from catan_env.learned.greedy import (
@@ -61,10 +63,22 @@ from ..base import Agent, Observation, legal_from
 from .net import PRETRAINED, ValueNetwork, state_win_probs
 from .search import SEARCHABLE, macro_values, move_value, search_values
 
-# counter-offers in which the counterer asks 2 cards for 1 (``asks=false`` drops them)
+# offers and counter-offers that ask 2 cards for 1 (``lopsided=false`` drops them)
 ASKS_TWO_FOR_ONE = np.zeros(A.N_ACTIONS, bool)
-ASKS_TWO_FOR_ONE[A.COUNTER0:A.COUNTER0 + A.N_MENU] = (A.MENU_GET_N == 2) & (A.MENU_GIVE_N == 1)
+for _first in (A.OFFER0, A.COUNTER0):
+    ASKS_TWO_FOR_ONE[_first:_first + A.N_MENU] = (A.MENU_GET_N == 2) & (A.MENU_GIVE_N == 1)
 ASKS_TWO_FOR_ONE.setflags(write=False)
+
+
+def polite(legal: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """Which of the legal moves a person might take (``lopsided=false``): no offer or
+    counter asking 2 cards for 1, and no counter that withholds the resource the proposer
+    asked for."""
+    keep = ~ASKS_TWO_FOR_ONE[legal]
+    counter = (legal >= A.COUNTER0) & (legal < A.COUNTER0 + A.N_MENU)
+    asked = int(view[TRADE_GET_RES])  # what the proposer wants (the counterer gives)
+    keep &= ~counter | (A.MENU_GIVE_RES[np.where(counter, legal - A.COUNTER0, 0)] == asked)
+    return keep
 _NETWORKS: Dict[Tuple[str, float], ValueNetwork] = {}  # (path, mtime) -> loaded once per process
 
 
@@ -89,7 +103,7 @@ class ValueSearchAgent(Agent):
                  beam: int = 6, determinizations: int = 2, seconds: float = 0.0, leaves: int = 0,
                  accept_margin: float = 0.02,
                  macros: bool = True, opening: str = "search", offers: int = 2, offer_margin: float = 0.02,
-                 counters: bool = True, asks: bool = True) -> None:
+                 counters: bool = True, lopsided: bool = True) -> None:
         super().__init__(seed)
         for name, value, kind in (("search", search, int), ("beam", beam, int), ("determinizations", determinizations, int),
                                   ("leaves", leaves, int), ("offers", offers, int), ("seconds", seconds, (int, float))):
@@ -126,7 +140,7 @@ class ValueSearchAgent(Agent):
         self.offers = int(offers)
         self.offer_margin = float(offer_margin)
         self.counters = bool(counters)
-        self.asks = bool(asks)
+        self.lopsided = bool(lopsided)
         self.macro_moves = 0  # trades played as the first step of a macro move
         self.trade_counts: Dict[str, int] = dict(offers=0, accepts=0, counters=0, confirms=0, cancels=0)
         self.depth_counts: Dict[int, int] = {}  # anytime mode: decisions by the deepest ply finished
@@ -156,8 +170,8 @@ class ValueSearchAgent(Agent):
     def act(self, observation: Observation, infoset: InfoSet) -> int:
         self.last_values = None
         legal = legal_from(observation).astype(np.int64)
-        if not self.asks:  # (a reject is always legal beside a counter: something is left)
-            legal = legal[~ASKS_TWO_FOR_ONE[legal]]
+        if not self.lopsided:  # (a reject, or a build or end of turn, is always left)
+            legal = legal[polite(legal, infoset.view)]
         if len(legal) == 1:
             return int(legal[0])
         net = self.network

@@ -17,9 +17,9 @@ DEFAULT_AGENTS: Dict[str, tuple] = {
     "weighted": ("weighted", "random moves, builds first"),
     "jsettlers": ("jsettlers", "JSettlers-style robot"),
     "trader": ("trader", "JSettlers-style robot that trades more"),
-    "pretrained_policy": ("pretrained_policy", "policy network (fast)"),
-    "pretrained": ("pretrained", "value network with search (strongest)"),
-    "pretrained_fast": ("pretrained:search=0", "value network, no search (fast)"),
+    "pretrained_policy": ("pretrained_policy", "policy network, fast"),
+    "pretrained": ("pretrained", "value network with search, the strongest"),
+    "pretrained_fast": ("pretrained:search=0", "value network without search, fast"),
     "mcts": ("mcts:playouts=1000", "Monte Carlo tree search, 1,000 playouts"),
 }
 MAX_ALLOWED = 32  # entries in one allow-list

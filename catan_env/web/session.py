@@ -39,10 +39,10 @@ class WebGame:
         self.env.reset(seed=seed)
         self.agents = {seat: make_agent(spec, seed=seed * 31 + seat)
                        for seat, spec in enumerate(players) if spec != HUMAN}
-        if HUMAN in players:  # a person at the table: no counter-offer asking 2 cards for 1, the
-            for agent in self.agents.values():  # shape proposers take ~4% of the time
-                if hasattr(agent, "asks"):    # (benchmarks/counter_offers.py): noise to a person
-                    agent.asks = False
+        if HUMAN in players:  # a person at the table: only trades a person might take (the value
+            for agent in self.agents.values():  # agents' counters were taken 4% of the time,
+                if hasattr(agent, "lopsided"):  # benchmarks/counter_offers.py): the rest is noise
+                    agent.lopsided = False
         for seat, agent in self.agents.items():
             if hasattr(agent, "reset"):
                 agent.reset(seed * 31 + seat)

@@ -43,7 +43,7 @@ def board_message(info: InfoSet) -> Dict[str, Any]:
 # What a log entry is about, for the page's filter: one category per action kind.
 LOG_CATEGORIES = {
     "ROLL": "rolls", "END_TURN": "rolls",
-    "BUILD_ROAD": "building", "BUILD_SETTLEMENT": "building", "BUILD_CITY": "building", "BUY_DEV": "building",
+    "BUILD_ROAD": "building", "BUILD_SETTLEMENT": "building", "BUILD_CITY": "building", "BUY_DEV": "cards",
     "MOVE_ROBBER": "robber", "DISCARD": "robber", "PLAY_KNIGHT": "robber",
     "PLAY_ROAD_BUILDING": "cards", "PLAY_YEAR_OF_PLENTY": "cards", "PLAY_MONOPOLY": "cards",
     "MARITIME_TRADE": "trades", "TRADE_OFFER": "trades", "TRADE_ACCEPT": "trades", "TRADE_REJECT": "trades",

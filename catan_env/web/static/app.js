@@ -119,7 +119,7 @@ function drawTargets() {
       if (moves.length === 1) { act(moves[0].id); return; }
       const box = $("choose"); box.innerHTML = "";
       const hint = document.querySelector("#actions .hint");
-      if (hint) hint.textContent = "Choose whom to steal from, under the board.";
+      if (hint) hint.textContent = "Choose whom to steal from, just above.";
       html("div", {class: "hint"}, box, "Choose whom to steal from:");
       for (const a of moves) {
         const cards = a.victim !== undefined ? state.players[a.victim].cards : null;
@@ -220,7 +220,7 @@ function drawActions() {
                offers, "Offer");
   } else if (state.turn_player === state.seat && state.offers_made >= state.max_offers && byKind.has("END_TURN")) {
     html("div", {class: "hint", id: "offers-used"}, box,
-         `You made ${state.offers_made} trade offers this turn, the most a turn allows: trade with the bank or end your turn.`);
+         `You made ${state.offers_made} trade offers this turn, the most a turn allows: no more offers until your next turn.`);
   }
   if (state.offer && state.offer.cannot_accept && state.decider === state.seat) {
     html("div", {class: "hint", id: "cannot-accept"}, box, state.offer.cannot_accept);
