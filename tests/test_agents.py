@@ -504,3 +504,23 @@ def test_jitted_spot_search_matches_the_python_search():
                 assert spot_road_counts(s, p, max_roads) == slow
                 checked += bool(slow)
     assert checked > 100
+
+
+def _knight_before_the_roll(robber_hex_of):
+    """Seat 0 about to roll with a Knight, a settlement on the desert, the robber moved by
+    robber_hex_of(state): whether JSettlersAgent plays the Knight first."""
+    s = game_after_setup(vertices=[24, 29, 42, 12, 44, 0, 50, 20])  # seat 0's first: vertex 24
+    desert = int(np.flatnonzero(L.view(s, "hex_terrain") == L.DESERT)[0])
+    assert 24 in HEX_VERTICES[desert]
+    s[L.dev_i(0, L.KNIGHT)] += 1
+    s[L.ROBBER] = robber_hex_of(s, desert)
+    return JSettlersAgent(seed=0).act(observation(s, 0), InfoSet(s, 0, 1)) == A.PLAY_KNIGHT
+
+
+def test_the_robot_plays_a_knight_before_rolling_only_for_a_hex_that_pays_it():
+    assert not _knight_before_the_roll(lambda s, desert: desert)  # the desert pays nothing
+
+    def producing(s, desert):
+        return next(int(h) for v in np.flatnonzero(L.view(s, "v_owner") == 0) for h in VERTEX_HEXES[v]
+                    if h >= 0 and h != desert)
+    assert _knight_before_the_roll(producing)

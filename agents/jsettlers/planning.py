@@ -213,9 +213,11 @@ def vertex_pips(s: np.ndarray, v: int) -> int:
 
 
 def producing_hexes(s: np.ndarray, p: int) -> Set[int]:
+    """The hexes p's buildings produce from (the desert, which produces nothing, is not
+    one: the robot plays a Knight before rolling only for a hex that pays it)."""
     out: Set[int] = set()
     for v in np.flatnonzero(L.view(s, "v_owner") == p):
         for h in VERTEX_HEXES[v]:
-            if h >= 0:
+            if h >= 0 and int(s[L.HEX_TERRAIN + h]) != L.DESERT:
                 out.add(int(h))
     return out
