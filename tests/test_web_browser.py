@@ -179,9 +179,11 @@ def test_a_person_plays_a_whole_game_by_clicking_and_every_trade_matches_what_wa
                 offer: state.legal.some((a) => a.kind === "TRADE_OFFER"),
                 note: document.getElementById("offers-used") !== null,
                 panel: [...document.querySelectorAll("#actions .panel-title")].map((e) => e.textContent)})""")
-            log_box = page.evaluate("() => { const r = document.getElementById('log').getBoundingClientRect(); "
-                                    "return [r.top, r.bottom, window.innerHeight]; }")
-            assert log_box[1] <= log_box[2] + 1 and log_box[1] - log_box[0] >= 100, log_box  # the log in view
+            log_box = page.evaluate("""() => { const log = document.getElementById('log'), r = log.getBoundingClientRect();
+                const last = log.lastElementChild ? log.lastElementChild.getBoundingClientRect() : r;
+                return [r.top, r.bottom, window.innerHeight, last.bottom]; }""")
+            assert log_box[1] <= log_box[2] + 1 and log_box[1] - log_box[0] >= 100, log_box  # the log in view ...
+            assert log_box[3] <= log_box[1] + 1, log_box  # ... with its newest line
             if now["mine"] and now["offer"]:  # the offers left are said ...
                 assert any(f"of {now['max']} offers left this turn" in t for t in now["panel"]), now
             if now["mine"] and not now["offer"] and now["made"] >= now["max"]:  # ... and the cap once reached
@@ -286,6 +288,26 @@ def test_a_hostile_agent_name_runs_no_script_and_shows_no_path(browser):
         page.wait_for_timeout(500)
         assert page.evaluate("window.pwned") is None and blocked  # the policy stopped the handler
         assert page.evaluate("document.referrer") == "" and "token" not in page.evaluate("location.search")
+    finally:
+        served.close()
+
+
+def test_the_logs_newest_line_stays_in_view_when_a_panel_takes_room_above_it(browser):
+    game = WebGame(["random", "random", "random"], seed=4)
+    served = Served(game, delay=0.0)
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(served.url(served.server.spectator_token))
+        page.wait_for_function("() => document.querySelectorAll('#log li').length > 120")
+
+        def newest_in_view():
+            return page.evaluate("""() => { const log = document.getElementById('log');
+                return log.lastElementChild.getBoundingClientRect().bottom <= log.getBoundingClientRect().bottom + 1; }""")
+        assert newest_in_view()
+        page.evaluate("""() => { const d = document.createElement('div'); d.style.height = '260px';
+            document.getElementById('choose').appendChild(d); }""")  # a panel opens above the log
+        page.wait_for_timeout(200)
+        assert newest_in_view()
     finally:
         served.close()
 

@@ -125,6 +125,7 @@ function drawTargets() {
         const cards = a.victim !== undefined ? state.players[a.victim].cards : null;
         moveButton(a, box, cards === null ? a.words : `${a.words} (${cards} card${cards === 1 ? "" : "s"})`);
       }
+      $("log").scrollTop = $("log").scrollHeight;  // the chooser took room from the log: its end stays in view
     };
   }
 }
@@ -260,7 +261,7 @@ function drawSide() {
     html("div", {}, mine, devs.length ? "" : "No development cards.");
     for (const [c, k, fresh] of devs) {
       html("span", {class: "card dev" + (fresh ? " new" : ""), title: fresh ? "bought this turn: playable from your next turn" : ""},
-           mine, `${k} ${c}` + (fresh ? ` (${fresh} new this turn)` : ""));
+           mine, `${c} \u00d7 ${k}` + (fresh ? ` (${fresh} new this turn)` : ""));
     }
   } else mine.textContent = state.role === "host" ? "You are watching (host)." : "You are watching.";
   const offer = $("offer"); offer.innerHTML = "";
@@ -298,7 +299,7 @@ function logLines() {  // the whole log in order: one line per discard, one per 
         out.push({turn: e.turn, seat: e.seat, category: e.category, round: {parts: [...e.lines], closed: false}});
       }
       const round = out[out.length - 1].round;
-      round.closed = e.kind === "TRADE_CONFIRM" || e.kind === "TRADE_CANCEL" || e.lines.some((l) => / offer lapsed$/.test(l));
+      round.closed = e.kind === "TRADE_CONFIRM" || e.kind === "TRADE_CANCEL" || e.lines.some((l) => / offer lapsed\b/.test(l));
       const [first, ...rest] = round.parts;
       out[out.length - 1].text = rest.length ? `${first} \u2014 ${rest.join("; ")}` : first;
       continue;
@@ -472,6 +473,14 @@ for (const box of document.querySelectorAll("#log-filter input")) {
   box.checked = localStorage.getItem(`catan.log.${box.value}`) !== "0";
   box.onchange = () => { localStorage.setItem(`catan.log.${box.value}`, box.checked ? "1" : "0"); if (state) drawLog(); };
 }
+// the log keeps its newest line in view when panels above take or give back room, unless
+// the person scrolled up to read
+let logAtEnd = true;
+$("log").addEventListener("scroll", () => {
+  const log = $("log");
+  logAtEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+});
+new ResizeObserver(() => { if (logAtEnd) $("log").scrollTop = $("log").scrollHeight; }).observe($("log"));
 $("speed").onchange = (e) => send({type: "speed", delay: parseFloat(e.target.value)});
 $("pause").onclick = () => send({type: "pause", paused: !(state && state.paused)});
 $("step").onclick = () => send({type: "step"});
