@@ -294,7 +294,7 @@ def test_a_hostile_agent_name_runs_no_script_and_shows_no_path(browser):
 
 def test_the_logs_newest_line_stays_in_view_when_a_panel_takes_room_above_it(browser):
     game = WebGame(["random", "random", "random"], seed=4)
-    served = Served(game, delay=0.0)
+    served = Served(game, delay=0.0)  # (also: the server stops while it floods a slow page)
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(served.url(served.server.spectator_token))

@@ -482,8 +482,11 @@ class PlayServer:
     async def _shutdown(self, app: Any) -> None:
         """Close every page at once, so the server exits promptly (SIGTERM, Ctrl-C)."""
         from aiohttp import WSCloseCode
-        await asyncio.gather(*(p.ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutting down")
-                               for p in list(self.pages.values())))
+        # (a page that stopped reading may fail its close: a send that timed out cancelled the
+        # socket's shared drain; the server stops all the same, so failures are collected)
+        await asyncio.gather(*(asyncio.wait_for(p.ws.close(code=WSCloseCode.GOING_AWAY,
+                                                           message=b"server shutting down"), self.limits.send_seconds)
+                               for p in list(self.pages.values())), return_exceptions=True)
 
     async def _stop(self, app: Any) -> None:
         for task in list(self._tasks):
