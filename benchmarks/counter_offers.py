@@ -67,10 +67,10 @@ def play(agent_spec: str, opponent_spec: str, games: int, seed: int) -> Dict[str
 
 def main(argv: List[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--agent", default="pretrained")
-    p.add_argument("--opponent", default="jsettlers")
-    p.add_argument("--games", type=int, default=100)
-    p.add_argument("--seed", type=int, default=4900)
+    p.add_argument("--agent", default="pretrained", help="the agent whose counters are counted (a spec)")
+    p.add_argument("--opponent", default="jsettlers", help="the spec of the three other seats")
+    p.add_argument("--games", type=int, default=100, help="games to play (the agent's seat rotates)")
+    p.add_argument("--seed", type=int, default=4900, help="seed of the first game (game g uses seed + g)")
     p.add_argument("--out", default=None, help="a JSON file for the figures (with date and command)")
     args = p.parse_args(argv)
     t0 = time.time()
