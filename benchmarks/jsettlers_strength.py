@@ -13,7 +13,7 @@ import os
 import platform
 import sys
 import time
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, NamedTuple
 
 from catan_env.jsettlers_bridge.match import main as jsettlers_main
 from catan_env.bridge.results import SEAT_FIGURES, compare_seats, summarize
@@ -37,8 +37,25 @@ PAPERS = {
     "jsettlers": "parity: 25%",
 }
 
-# (spec, target games): the issue's line-ups, the papers' presets at 1,000 and 10,000 playouts
-LINEUPS: List[Tuple[str, int]] = [
+
+
+class Lineup(NamedTuple):
+    """Our agent (a spec) against three robots of one strategy ("smart": the server's own;
+    "fast": FAST-strategy robots), played to target games."""
+    spec: str
+    target: int
+    robots: str = "smart"
+
+    @property
+    def name(self) -> str:
+        """The line-up's name in --only and the results: the spec, "@fast" appended for
+        the FAST robots."""
+        return self.spec if self.robots == "smart" else f"{self.spec}@{self.robots}"
+
+
+# the issue's line-ups, the papers' presets at 1,000 and 10,000 playouts, and the fidelity
+# check against the robot that `jsettlers` (FAST by default) imitates
+LINEUPS: List[Lineup] = [Lineup(*x) for x in [
     ("jsettlers", 200),
     ("jsettlers:strategy=smart", 100),
     ("pretrained", 200),
@@ -53,38 +70,42 @@ LINEUPS: List[Tuple[str, int]] = [
     ("mcts:variant=szita:playouts=10000", 100),
     ("mcts:variant=mp_uct:playouts=10000", 100),
     ("mcts:variant=mpt_ensemble:playouts=10000", 100),
-]
+    ("jsettlers", 200, "fast"),
+    ("jsettlers:strategy=smart", 100, "fast"),
+]]
 
 
-def slug(spec: str) -> str:
-    return spec.replace(":", "_").replace("=", "-").replace(",", "+")
+def slug(name: str) -> str:
+    return name.replace(":", "_").replace("=", "-").replace(",", "+").replace("@", "_vs_")
 
 
-def played(out: str, spec: str) -> List[Dict[str, Any]]:
-    path = os.path.join(out, slug(spec), "games.jsonl")
+def played(out: str, lineup: Lineup) -> List[Dict[str, Any]]:
+    path = os.path.join(out, slug(lineup.name), "games.jsonl")
     if not os.path.exists(path):
         return []
     with open(path) as f:
-        return [g for g in (json.loads(x) for x in f if x.strip()) if g.get("agents") == [spec]]
+        return [g for g in (json.loads(x) for x in f if x.strip())
+                if g.get("agents") == [lineup.spec] and g.get("robots", "smart") == lineup.robots]
 
 
 def write_summary(out: str, command: str) -> Dict[str, Any]:
     rows = []
-    for spec, target in LINEUPS:
-        games = played(out, spec)
+    for lineup in LINEUPS:
+        games = played(out, lineup)
         if not games:
             continue
         s = summarize(games, 1)
         done = sorted(g["seconds"] for g in games if "error" not in g)
-        s.update(agent=spec, target=target, declined_offers=sum(g.get("declined_offers", 0) for g in games),
+        s.update(agent=lineup.spec, robots=lineup.robots, target=lineup.target, declined_offers=sum(g.get("declined_offers", 0) for g in games),
                  median_seconds=done[len(done) // 2] if done else None, seats=compare_seats(games))
         rows.append(s)
     # games stamped with their finishing time ran under this session's client (every cause
     # of the earlier failures fixed): the issue's count of games with no failure
-    stamped = [g for spec, _ in LINEUPS for g in played(out, spec) if "finished" in g]
-    doc = {"what": "our agent in one seat against three JSettlers2 2.7.00 robots on a local server, "
-                   "seats assigned by the server at random, robots at pace 0 (no pauses); the win rate "
-                   "is of the games played to the end (failed games counted apart)",
+    stamped = [g for lineup in LINEUPS for g in played(out, lineup) if "finished" in g]
+    doc = {"what": "our agent in one seat against three JSettlers2 2.7.00 robots on a local server "
+                   "(the server's own SMART robots unless `robots` says fast), seats assigned by the "
+                   "server at random, robots at pace 0 (no pauses); the win rate is of the games played "
+                   "to the end (failed games counted apart)",
            "date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
            "command": command, "lineups": rows,
            "stamped_games": {"games": len(stamped), "failed": sum("error" in g for g in stamped),
@@ -102,13 +123,23 @@ def write_summary(out: str, command: str) -> Dict[str, Any]:
     return doc
 
 
+def agent_cell(r: Dict[str, Any]) -> str:
+    """A line-up's name in the tables: the spec, and the robots when they are not SMART."""
+    robots = r.get("robots", "smart")
+    return f"`{r['agent']}`" + ("" if robots == "smart" else f" vs {robots.upper()} robots")
+
+
+def papers_cell(r: Dict[str, Any]) -> str:
+    return PAPERS.get(r["agent"], "") if r.get("robots", "smart") == "smart" else ""
+
+
 def readme_rows(doc: Dict[str, Any]) -> str:
     """The README's rows of the results file: each line-up's games and win rate."""
     lines = ["| our agent | games | win rate [95% CI] | the papers |", "|---|---:|---|---|"]
     for r in doc["lineups"]:
         lo, hi = r["ci95"]
-        lines.append(f"| `{r['agent']}` | {r['games']} | {r['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] "
-                     f"| {PAPERS.get(r['agent'], '')} |")
+        lines.append(f"| {agent_cell(r)} | {r['games']} | {r['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] "
+                     f"| {papers_cell(r)} |")
     return "\n".join(lines)
 
 
@@ -133,9 +164,9 @@ def table(doc: Dict[str, Any]) -> str:
     for r in doc["lineups"]:
         lo, hi = r["ci95"]
         med = "" if r["median_seconds"] is None else f"{r['median_seconds']:.0f}"
-        lines.append(f"| `{r['agent']}` | {r['games']} | {r['wins']} | {100 * r['win_rate']:.1f}% "
+        lines.append(f"| {agent_cell(r)} | {r['games']} | {r['wins']} | {100 * r['win_rate']:.1f}% "
                      f"[{100 * lo:.1f}, {100 * hi:.1f}] | {r['mean_vp']:.2f} | {r['failed']} | {r['rejected']} "
-                     f"| {r['mismatches']} | {med} | {PAPERS.get(r['agent'], '')} |")
+                     f"| {r['mismatches']} | {med} | {papers_cell(r)} |")
     st = doc.get("stamped_games")
     if st and st["games"]:
         lines += ["", f"Since {st['first'].replace('T', ' ')} (games stamped with their end time): "
@@ -152,7 +183,7 @@ def table(doc: Dict[str, Any]) -> str:
         if not seats.get("games"):
             continue
         cells = [f"{seats['ours'][k]:.2f} / {seats['theirs'][k]:.2f}" for k in SEAT_FIGURES]
-        lines.append(f"| `{r['agent']}` | {seats['games']} | " + " | ".join(cells) + " |")
+        lines.append(f"| {agent_cell(r)} | {seats['games']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -166,22 +197,28 @@ def main(argv: List[str]) -> int:
     p.add_argument("--out", default="benchmarks/results/jsettlers_strength",
                    help="folder of the line-ups' games.jsonl (one subfolder each)")
     p.add_argument("--chunk", type=int, default=10, help="games per line-up per round")
-    p.add_argument("--only", default="", help="comma-separated line-up specs to run (default: all)")
+    p.add_argument("--only", default="", help="semicolon-separated line-ups to run (a spec, with "
+                   "@fast for the FAST robots; default: all)")
     p.add_argument("--seed", type=int, default=2026, help="seed of the run (each game's derives from it)")
     args = p.parse_args(argv)
     only = {s for s in args.only.split(";") if s} if args.only else None
+    unknown = (only or set()) - {lineup.name for lineup in LINEUPS}
+    if unknown:
+        p.error(f"unknown line-ups {sorted(unknown)}; the line-ups: "
+                + "; ".join(lineup.name for lineup in LINEUPS))
     command = "python benchmarks/jsettlers_strength.py " + " ".join(
         f'"{a}"' if ";" in a else a for a in argv)
     while True:
         progressed = False
-        for spec, target in LINEUPS:
-            if only is not None and spec not in only:
+        for lineup in LINEUPS:
+            if only is not None and lineup.name not in only:
                 continue
-            n = len(played(args.out, spec))
-            if n >= target:
+            n = len(played(args.out, lineup))
+            if n >= lineup.target:
                 continue
-            jsettlers_main(["--agents", spec, "--games", str(min(target, n + args.chunk)), "--seed",
-                            str(args.seed), "--out", os.path.join(args.out, slug(spec))])
+            jsettlers_main(["--agents", lineup.spec, "--games", str(min(lineup.target, n + args.chunk)),
+                            "--seed", str(args.seed), "--robots", lineup.robots,
+                            "--out", os.path.join(args.out, slug(lineup.name))])
             write_summary(args.out, command)
             progressed = True
         if not progressed:

@@ -143,12 +143,12 @@ def test_a_dropped_connection_fails_the_game_and_keeps_its_session(tmp_path, mon
         return real_read(self, timeout)
 
     monkeypatch.setattr(MessageConnection, "read", dropping)
-    job = (0, ["random"], 21, None, 0, None, None, "", str(tmp_path))
+    job = (0, ["random"], 21, None, 0, None, None, "", str(tmp_path), "smart")
     game = M._job(job)
     assert game["failed"] and "the connection to the server dropped" in game["error"]
     assert (tmp_path / "session-00001-0.txt").exists()
     monkeypatch.setattr(MessageConnection, "read", real_read)
-    again = M._job((1, ["random"], 21, None, 0, None, None, "", str(tmp_path)))
+    again = M._job((1, ["random"], 21, None, 0, None, None, "", str(tmp_path), "smart"))
     M._drop_server()
     assert "error" not in again, again.get("error")
 
@@ -173,6 +173,21 @@ def test_catan_jsettlers_writes_resumable_results(tmp_path, capsys):
     # a second run with the same target plays nothing more
     assert jsettlers_main(["--agents", "random", "--games", "1", "--out", str(out), "--seed", "5"]) == 0
     assert len((out / "games.jsonl").read_text().splitlines()) == 1
+    assert g["robots"] == "smart"
+    # against the FAST robots the games are counted apart: one more is played, by droids
+    assert jsettlers_main(["--agents", "random", "--games", "1", "--out", str(out), "--seed", "5",
+                           "--robots", "fast"]) == 0
+    lines = [json.loads(x) for x in (out / "games.jsonl").read_text().splitlines()]
+    assert len(lines) == 2 and lines[1]["robots"] == "fast" and "error" not in lines[1], lines[1]
+    log = "".join(p.read_text() for p in out.glob("server-*.log"))
+    assert all(f"Robot arrived: droid {k}: built-in type" in log for k in (1, 2, 3))
+
+
+def test_the_robot_strategies_are_checked():
+    with pytest.raises(ValueError, match="robot_strategy"):
+        LocalJSettlersServer(robot_strategy="clever")
+    with pytest.raises(ValueError, match="up to 3 robots"):
+        LocalJSettlersServer(robots=4)
 
 
 def _exit_code(argv):
@@ -191,6 +206,9 @@ def test_bad_arguments_are_named(tmp_path, capsys):
     assert "--cookie" in capsys.readouterr().err
     assert _exit_code(["--agents", "nosuchagent", "--out", str(tmp_path)]) == 2
     assert "nosuchagent" in capsys.readouterr().err
+    assert _exit_code(["--agents", "random", "--robots", "fast", "--host", "h", "--port", "1",
+                       "--cookie", "c", "--out", str(tmp_path)]) == 2
+    assert "running server has its own" in capsys.readouterr().err
 
 
 def test_wire_messages_and_resources():
@@ -436,7 +454,8 @@ def test_the_robots_turns_the_server_ended_are_counted_per_game(tmp_path):
     log.write_text("For robot robot 1: force end turn in game catan-7-5 pn=2 state 20\n"
                    "For robot robot 3: force end turn in game catan-7-51 pn=0 state 20\n"
                    "For robot cat12x0: force discard/pick in game catan-7-5 pn=1 state 50\n"
-                   "For robot robot 2: force end turn in game catan-7-5 pn=3 state 15 (stubborn)\n")
-    assert forced_ends(str(log), "catan-7-5") == 2
+                   "For robot robot 2: force end turn in game catan-7-5 pn=3 state 15 (stubborn)\n"
+                   "For robot droid 2: force end turn in game catan-7-5 pn=3 state 20\n")
+    assert forced_ends(str(log), "catan-7-5") == 3
     assert forced_ends(str(log), "catan-7-51") == 1
     assert forced_ends(str(tmp_path / "missing.log"), "catan-7-5") == 0

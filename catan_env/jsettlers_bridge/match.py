@@ -30,7 +30,7 @@ from ..agents.registry import make_agent
 from ..cli import UserError, compile_notice, parser, positive_int, user_errors
 from ..bridge.results import games_so_far, summarize
 from .client import GameHost, JSettlersClient
-from .server import LocalJSettlersServer, jsettlers_available
+from .server import ROBOT_STRATEGIES, LocalJSettlersServer, jsettlers_available
 
 CLIENT_TIMEOUT_S = 120     # a server silent this long has stalled
 GAME_TIMEOUT_S = 3600
@@ -38,11 +38,13 @@ GAME_TIMEOUT_S = 3600
 _server: Optional[LocalJSettlersServer] = None  # this process's local server
 
 
-def _local_server(robots: int, jar: Optional[str], pace: int, log_dir: Optional[str] = None) -> LocalJSettlersServer:
+def _local_server(robots: int, jar: Optional[str], pace: int, log_dir: Optional[str] = None,
+                  strategy: str = "smart") -> LocalJSettlersServer:
     global _server
     if _server is None or _server.proc is None or _server.proc.poll() is not None:
         log = os.path.join(log_dir, f"server-{os.getpid()}.log") if log_dir else None
-        _server = LocalJSettlersServer(robots=robots, jar=jar, pause_percent=pace, log_path=log)
+        _server = LocalJSettlersServer(robots=robots, jar=jar, pause_percent=pace, log_path=log,
+                                       robot_strategy=strategy)
         _server.start()
         # a pool's worker leaves through os._exit: its server ends with multiprocessing's
         # finalizers (atexit would not run there)
@@ -129,13 +131,14 @@ def game_line(i: int, specs: Sequence[str], results: List[Dict[str, Any]], secon
     return game
 
 
-def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Optional[int], str, str]) -> Dict[str, Any]:
-    i, specs, seed, jar, pace, host, port, cookie, out = args
+def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Optional[int], str, str, str]
+         ) -> Dict[str, Any]:
+    i, specs, seed, jar, pace, host, port, cookie, out, robots = args
     t0 = time.time()
     try:
         for attempt in (1, 2):  # a local server that never seats us is restarted once
             if port is None:
-                srv = _local_server(4 - len(specs), jar, pace, log_dir=out)
+                srv = _local_server(4 - len(specs), jar, pace, log_dir=out, strategy=robots)
                 host_, port_, cookie_ = "127.0.0.1", srv.port, srv.cookie
             else:
                 host_, port_, cookie_ = host or "127.0.0.1", port, cookie
@@ -151,9 +154,12 @@ def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Opt
     except Exception as exc:  # the server did not start, or refused us
         _drop_server()
         return {"game": i + 1, "agents": list(specs), "agent": ",".join(specs), "ours": len(specs),
+                **({"robots": robots} if port is None else {}),
                 "seconds": round(time.time() - t0, 1), "rejected": 0, "mismatches": 0,
                 "error": f"{type(exc).__name__}: {exc}", "failed": True}
     game = game_line(i, specs, results, time.time() - t0)
+    if port is None:
+        game["robots"] = robots
     if port is None and _server is not None and _server.log_path:
         game["robot_forced_ends"] = forced_ends(_server.log_path, f"catan-{seed}-{i + 1}")
     if "error" in game or game["rejected"] or game["mismatches"]:
@@ -167,11 +173,12 @@ def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Opt
 
 def forced_ends(log_path: str, game: str) -> int:
     """Turns the server ended for one of its own robots in game (its time limit ran out:
-    "For robot robot 2: force end turn in game ..." in the server's log).  A robot that
-    loses turns this way plays below its strength, so the count is kept beside each result."""
+    "For robot robot 2: force end turn in game ..." in the server's log; "droid 2" for a
+    FAST robot).  A robot that loses turns this way plays below its strength, so the count
+    is kept beside each result."""
     try:
         with open(log_path, errors="replace") as f:
-            return sum(1 for line in f if line.startswith("For robot robot ")
+            return sum(1 for line in f if line.startswith(("For robot robot ", "For robot droid "))
                        and f" in game {game} " in line and ": force end turn" in line)
     except OSError:
         return 0
@@ -190,6 +197,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="games side by side (each worker runs its own local server)")
     p.add_argument("--pace", type=int, default=0,
                    help="the robots' pauses, in percent of their human pace (0: none, 100: human)")
+    p.add_argument("--robots", choices=ROBOT_STRATEGIES, default="smart",
+                   help="the local server's robots: smart (the server's own, SOCRobotDM's SMART "
+                        "strategy) or fast (FAST-strategy robots, a JVM each)")
     p.add_argument("--jar", default=None, help="the JSettlers server jar (default: $JSETTLERS_JAR, "
                    "else ../shared/jsettlers/JSettlers-2.7.00.jar)")
     p.add_argument("--host", default=None, help="join this running server instead of starting one")
@@ -211,18 +221,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.host is not None or args.port is not None:
         if args.port is None or not args.cookie:
             p.error("joining a running server needs --port and --cookie")
+        if args.robots != "smart":
+            p.error("--robots chooses a local server's robots; a running server has its own")
     else:
         reason = jsettlers_available(args.jar)
         if reason is not None:
             raise UserError(f"cannot start a local JSettlers server: {reason}")
-    games = games_so_far(args.out, lambda g: g.get("agents") == specs)
+    # (a line without "robots" was played against the server's own SMART robots)
+    games = games_so_far(args.out, lambda g: g.get("agents") == specs
+                         and g.get("robots", "smart") == args.robots)
     path = os.path.join(args.out, "games.jsonl")
     start = len(games)
     compiled = compile_notice() if start < args.games else None
     if compiled is not None:  # compile before a server waits on us
         play_game(list(specs) + ["random"] * (4 - len(specs)), args.seed, max_turns=2)
         compiled()
-    jobs = [(i, specs, args.seed, args.jar, args.pace, args.host, args.port, args.cookie, args.out)
+    jobs = [(i, specs, args.seed, args.jar, args.pace, args.host, args.port, args.cookie, args.out, args.robots)
             for i in range(start, args.games)]
     if args.workers > 1 and len(jobs) > 1:
         pool = ProcessPoolExecutor(args.workers)

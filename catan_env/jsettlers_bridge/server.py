@@ -69,33 +69,49 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+# the robots' strategies (``SOCRobotDM``): the server gives a robot named "robot N" the
+# SMART strategy and one named "droid N" the FAST one (``SOCServer.getRobotParameters``)
+ROBOT_STRATEGIES = ("smart", "fast")
+ROBOT_CLIENT_CLASS = "soc.robot.SOCRobotClient"
+
+
 class LocalJSettlersServer:
     """``robots`` built-in robots on a fresh server; games are started by an observer and
     filled from the robot pool (``GameHost``), our seats joining as third-party robots
     with ``cookie``.  ``pause_percent`` scales the robots' pauses (0: none, 100: human
     pace); ``turn_timeout_s`` is how long the server lets a robot (ours too) think before
-    it ends the robot's turn for it."""
+    it ends the robot's turn for it.  ``robot_strategy``: "smart", the robots the server
+    starts itself (with 3 robots all of them are SMART), or "fast": the server starts
+    none, and as many FAST robots ("droid N") join from a JVM of their own each."""
 
     def __init__(self, robots: int = 3, jar: Optional[str] = None, pause_percent: int = 0,
                  turn_timeout_s: int = 3600, log_path: Optional[str] = None,
-                 max_connections: int = 20) -> None:
+                 max_connections: int = 20, robot_strategy: str = "smart") -> None:
         why = jsettlers_available(jar)
         if why is not None:
             raise RuntimeError(f"cannot start a JSettlers server: {why}")
         if not 0 <= pause_percent <= 100:
             raise ValueError(f"pause_percent must be 0..100, got {pause_percent}")
+        if robot_strategy not in ROBOT_STRATEGIES:
+            raise ValueError(f"robot_strategy must be one of {ROBOT_STRATEGIES}, got {robot_strategy!r}")
+        if robot_strategy == "smart" and robots > 3:
+            # setupLocalRobots makes 30% of a larger pool FAST, and games draw from the pool at random
+            raise ValueError(f"the server's own pool is all SMART only up to 3 robots, got {robots}")
         self.jar = find_jar(jar)
         self.robots = robots
         self.pause_percent = pause_percent
         self.turn_timeout_s = turn_timeout_s
         self.log_path = log_path
         self.max_connections = max_connections
+        self.robot_strategy = robot_strategy
         self.cookie = secrets.token_hex(12)
         self.port = 0
         self.proc: Optional[subprocess.Popen] = None
+        self.robot_procs: List[subprocess.Popen] = []
 
     def command(self) -> List[str]:
-        props = {"jsettlers.startrobots": self.robots, "jsettlers.bots.cookie": self.cookie,
+        own = self.robots if self.robot_strategy == "smart" else 0
+        props = {"jsettlers.startrobots": own, "jsettlers.bots.cookie": self.cookie,
                  "jsettlers.bots.botgames.total": -1,
                  "jsettlers.bots.fast_pause_percent": self.pause_percent,
                  "jsettlers.bots.timeout.turn": self.turn_timeout_s}
@@ -106,6 +122,11 @@ class LocalJSettlersServer:
         return ["java", "-Xmx384m", "-XX:+UseSerialGC", "-jar", str(self.jar),
                 *[f"-D{k}={v}" for k, v in props.items()],
                 str(self.port), str(self.max_connections)]
+
+    def robot_command(self, k: int) -> List[str]:
+        """The command of FAST robot k (1-based), a robot client of its own."""
+        return ["java", "-Xmx96m", "-XX:+UseSerialGC", "-cp", str(self.jar), ROBOT_CLIENT_CLASS,
+                "127.0.0.1", str(self.port), f"droid {k}", "", self.cookie]
 
     def __enter__(self) -> "LocalJSettlersServer":
         self.start()
@@ -133,17 +154,24 @@ class LocalJSettlersServer:
         else:
             self.stop()
             raise RuntimeError(f"the JSettlers server did not listen within {START_TIMEOUT_S:.0f} s")
-        time.sleep(0.3 + 0.1 * self.robots)  # the robots connect just after the port opens
+        if self.robot_strategy == "fast":
+            self.robot_procs = [subprocess.Popen(self.robot_command(k), stdout=log, stderr=subprocess.STDOUT,
+                                                 stdin=subprocess.DEVNULL, start_new_session=True,
+                                                 preexec_fn=_server_priority)
+                                for k in range(1, self.robots + 1)]
+            time.sleep(1.0 + 0.3 * self.robots)  # a JVM each: they connect once started
+        else:
+            time.sleep(0.3 + 0.1 * self.robots)  # the robots connect just after the port opens
 
     def stop(self) -> None:
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        for proc in [*self.robot_procs, *([self.proc] if self.proc is not None else [])]:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(5)
+        self.robot_procs = []
         self.proc = None
 
