@@ -183,6 +183,20 @@ def test_catan_jsettlers_writes_resumable_results(tmp_path, capsys):
     assert all(f"Robot arrived: droid {k}: built-in type" in log for k in (1, 2, 3))
 
 
+@needs_server
+def test_fast_robots_that_cannot_start_are_named(tmp_path, monkeypatch):
+    """A FAST-robot launcher that does not compile (as without a JDK) stops the start,
+    naming the robots and the log, and leaves no server behind."""
+    from catan_env.jsettlers_bridge import server as S
+    broken = tmp_path / "FastRobots.java"
+    broken.write_text("public class FastRobots { not java }\n")
+    monkeypatch.setattr(S, "FAST_ROBOTS_SOURCE", str(broken))
+    srv = LocalJSettlersServer(robot_strategy="fast", log_path=str(tmp_path / "server.log"))
+    with pytest.raises(RuntimeError, match="FAST robots exited at start"):
+        srv.start()
+    assert srv.proc is None and srv.robots_proc is None
+
+
 def test_the_robot_strategies_are_checked():
     with pytest.raises(ValueError, match="robot_strategy"):
         LocalJSettlersServer(robot_strategy="clever")

@@ -6,8 +6,9 @@ import secrets
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
-from typing import List, Optional
+from typing import Any, List, Optional
 
 JAR_NAME = "JSettlers-2.7.00.jar"
 START_TIMEOUT_S = 30.0
@@ -72,7 +73,10 @@ def free_port() -> int:
 # the robots' strategies (``SOCRobotDM``): the server gives a robot named "robot N" the
 # SMART strategy and one named "droid N" the FAST one (``SOCServer.getRobotParameters``)
 ROBOT_STRATEGIES = ("smart", "fast")
-ROBOT_CLIENT_CLASS = "soc.robot.SOCRobotClient"
+# starts the FAST robots in a JVM of their own (Java's source launcher compiles it, which
+# needs a JDK's jdk.compiler), pausing as the server's own robots do in a robots-only game
+# (a setting the server can only give the robots in its own JVM)
+FAST_ROBOTS_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "FastRobots.java")
 
 
 class LocalJSettlersServer:
@@ -82,7 +86,7 @@ class LocalJSettlersServer:
     pace); ``turn_timeout_s`` is how long the server lets a robot (ours too) think before
     it ends the robot's turn for it.  ``robot_strategy``: "smart", the robots the server
     starts itself (with 3 robots all of them are SMART), or "fast": the server starts
-    none, and as many FAST robots ("droid N") join from a JVM of their own each."""
+    none, and as many FAST robots ("droid N") join from a JVM of their own."""
 
     def __init__(self, robots: int = 3, jar: Optional[str] = None, pause_percent: int = 0,
                  turn_timeout_s: int = 3600, log_path: Optional[str] = None,
@@ -107,7 +111,8 @@ class LocalJSettlersServer:
         self.cookie = secrets.token_hex(12)
         self.port = 0
         self.proc: Optional[subprocess.Popen] = None
-        self.robot_procs: List[subprocess.Popen] = []
+        self.robots_proc: Optional[subprocess.Popen] = None
+        self._ready_file = ""
 
     def command(self) -> List[str]:
         own = self.robots if self.robot_strategy == "smart" else 0
@@ -123,10 +128,11 @@ class LocalJSettlersServer:
                 *[f"-D{k}={v}" for k, v in props.items()],
                 str(self.port), str(self.max_connections)]
 
-    def robot_command(self, k: int) -> List[str]:
-        """The command of FAST robot k (1-based), a robot client of its own."""
-        return ["java", "-Xmx96m", "-XX:+UseSerialGC", "-cp", str(self.jar), ROBOT_CLIENT_CLASS,
-                "127.0.0.1", str(self.port), f"droid {k}", "", self.cookie]
+    def robots_command(self) -> List[str]:
+        """The command that starts the FAST robots (``FastRobots.java``)."""
+        return ["java", "-Xmx192m", "-XX:+UseSerialGC", "-cp", str(self.jar), FAST_ROBOTS_SOURCE,
+                "127.0.0.1", str(self.port), self.cookie, str(self.robots), str(self.pause_percent),
+                self._ready_file]
 
     def __enter__(self) -> "LocalJSettlersServer":
         self.start()
@@ -155,16 +161,32 @@ class LocalJSettlersServer:
             self.stop()
             raise RuntimeError(f"the JSettlers server did not listen within {START_TIMEOUT_S:.0f} s")
         if self.robot_strategy == "fast":
-            self.robot_procs = [subprocess.Popen(self.robot_command(k), stdout=log, stderr=subprocess.STDOUT,
-                                                 stdin=subprocess.DEVNULL, start_new_session=True,
-                                                 preexec_fn=_server_priority)
-                                for k in range(1, self.robots + 1)]
-            time.sleep(1.0 + 0.3 * self.robots)  # a JVM each: they connect once started
+            self._start_fast_robots(log)
         else:
             time.sleep(0.3 + 0.1 * self.robots)  # the robots connect just after the port opens
 
+    def _start_fast_robots(self, log: Any) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            self._ready_file = os.path.join(tmp, "ready")
+            self.robots_proc = subprocess.Popen(self.robots_command(), stdout=log, stderr=subprocess.STDOUT,
+                                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                                preexec_fn=_server_priority)
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while not os.path.exists(self._ready_file):
+                code = self.robots_proc.poll()
+                if code is not None or time.monotonic() > deadline:
+                    self.stop()
+                    why = (f"exited at start (code {code}; the source launcher needs a JDK's jdk.compiler)"
+                           if code is not None else f"did not start within {START_TIMEOUT_S:.0f} s")
+                    raise RuntimeError(f"the FAST robots {why}"
+                                       + (f"; see {self.log_path}" if self.log_path else ""))
+                time.sleep(0.1)
+        time.sleep(0.3 + 0.1 * self.robots)  # connected: authenticated just after
+
     def stop(self) -> None:
-        for proc in [*self.robot_procs, *([self.proc] if self.proc is not None else [])]:
+        for proc in (self.robots_proc, self.proc):
+            if proc is None:
+                continue
             if proc.poll() is None:
                 proc.terminate()
                 try:
@@ -172,6 +194,6 @@ class LocalJSettlersServer:
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait(5)
-        self.robot_procs = []
+        self.robots_proc = None
         self.proc = None
 
