@@ -36,7 +36,7 @@ def find_jar(jar: Optional[str] = None) -> Optional[str]:
 def jsettlers_available(jar: Optional[str] = None) -> Optional[str]:
     """None when a local server can start here; else what is missing, in words."""
     if shutil.which("java") is None:
-        return "no `java` on PATH (install Java 17: apt-get install -y default-jre-headless)"
+        return "no `java` on PATH (install Java 17: apt-get install -y default-jdk-headless)"
     if find_jar(jar) is None:
         return ("no JSettlers server jar: pass --jar, set JSETTLERS_JAR, or keep "
                 f"{JAR_NAME} in ../shared/jsettlers/")
