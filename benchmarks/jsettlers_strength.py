@@ -15,8 +15,8 @@ import sys
 import time
 from typing import Any, Dict, List, NamedTuple
 
-from catan_env.jsettlers_bridge.match import main as jsettlers_main
-from catan_env.bridge.results import SEAT_FIGURES, compare_seats, summarize
+from catan_env.apps.jsettlers_bridge.match import main as jsettlers_main
+from catan_env.apps.bridge.results import SEAT_FIGURES, compare_seats, summarize
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results", "jsettlers_strength.json")

@@ -40,27 +40,9 @@ def resolve_agent(spec: str, seed: Optional[int] = None) -> Any:
 @functools.lru_cache(maxsize=None)
 def _resolver() -> Callable[..., Any]:
     found = {ep.name: ep for ep in entry_points(group=SPEC_GROUP)}
-    if not found:
-        return _package_registry()
-    ep = found.get(DEFAULT_RESOLVER) or found[sorted(found)[0]]
-    return ep.load()
-
-
-def _package_registry() -> Callable[..., Any]:
-    """Without the entry point (an editable install made before it existed, or a source
-    tree on sys.path): the package's own registry, found by name, with a warning saying
-    how to register it."""
-    import importlib
-    import warnings
-    name = f"{__package__}.agents.registry"
-    try:
-        registry = importlib.import_module(name)
-    except ModuleNotFoundError as e:
-        if e.name is None or not name.startswith(e.name):
-            raise  # the registry is there but one of its own imports failed: say that
+    if not found:  # a source tree on sys.path, or an install older than the entry point
         raise ValueError(f"agent specs need an agent registry under the entry-point group {SPEC_GROUP!r}; "
                          f"catan_env registers its own when installed (pip install -e . in a checkout), "
-                         f"or pass agent objects instead of specs") from None
-    warnings.warn(f"no agent registry under the entry-point group {SPEC_GROUP!r} (an install older than "
-                  f"it: reinstall with pip install -e .); using {registry.__name__}", RuntimeWarning, stacklevel=4)
-    return registry.make_agent
+                         f"or pass agent objects instead of specs")
+    ep = found.get(DEFAULT_RESOLVER) or found[sorted(found)[0]]
+    return ep.load()

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import catan_env.core as C
-from catan_env.bridge.edits import apply_edit
-from catan_env.bridge.mirror import GUESS_DISCARD, Entry, apply_entry
+from catan_env.apps.bridge.edits import apply_edit
+from catan_env.apps.bridge.mirror import GUESS_DISCARD, Entry, apply_entry
 from catan_env.core import actions as A
 from catan_env.core import edit as E
 from catan_env.core import layout as L
@@ -128,7 +128,7 @@ def test_a_never_short_bank_leaves_a_state_the_agent_can_determinize():
     """More than 19 ore in hands (granted by a JSettlers bank): the agent's copy loses the
     excess from cards our seat cannot place, so a determinization deals from a real pool
     (without it, the deal would read past its pool); the mirror keeps the true counts."""
-    from catan_env.bridge.seat import within_the_deck
+    from catan_env.apps.bridge.seat import within_the_deck
     from catan_env.infoset import InfoSet
     s = C.new_game(make_options(players=4), seed=2)
     for p in range(4):

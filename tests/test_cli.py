@@ -10,7 +10,7 @@ import os
 import pytest
 
 from catan_env.cli import Progress
-from catan_env.replays import main as render_main
+from catan_env.apps.replays import main as render_main
 
 
 def test_render_reports_user_mistakes_in_one_line(tmp_path, capsys):

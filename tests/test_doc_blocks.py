@@ -104,7 +104,7 @@ def test_the_docs_show_the_main_job():
 @pytest.mark.parametrize("where,commands", [pytest.param(w, c, id=w) for w, c in doc_command_blocks()])
 def test_doc_commands_run(where, commands, tmp_path):
     bindir = os.path.dirname(sys.executable)
-    from catan_env.pioneers.server import pioneers_available
+    from catan_env.apps.pioneers.server import pioneers_available
     for cmd in commands:
         if "rllib:path=" in cmd or "HEAD_IP" in cmd:
             continue  # needs a trained RLlib checkpoint or a cluster (tested in test_rllib, test_ray)
@@ -117,7 +117,7 @@ def test_doc_commands_run(where, commands, tmp_path):
         if cmd.startswith("catan-ladder") and "--report" not in cmd:
             cmd = re.sub(r"--games \d+", "", cmd) + " --games 1 --max-turns 20"
         if cmd.startswith("catan-jsettlers"):
-            from catan_env.jsettlers_bridge.server import jsettlers_available
+            from catan_env.apps.jsettlers_bridge.server import jsettlers_available
             if "--host" in cmd or jsettlers_available() is not None:
                 continue  # joins somebody's server / needs Java and the jar (tested in test_jsettlers_bridge)
             cmd = re.sub(r"--games \d+", "", cmd) + " --games 1"
@@ -131,3 +131,32 @@ def test_doc_commands_run(where, commands, tmp_path):
         assert out.returncode == 0, f"command {cmd!r} at {where} failed:\n{out.stderr[-3000:]}"
         if cmd.startswith("catan-baselines"):
             assert (tmp_path / "results" / "baselines" / "table.md").exists()
+
+
+def _repository_map() -> str:
+    text = open(os.path.join(ROOT, "docs", "contributing.md")).read()
+    section = text.split("## Layout of the repository", 1)[1]
+    return section.split("```", 2)[1]
+
+
+def _unmapped(block: str, roots=("catan_env", "agents", "wrappers", "examples")) -> list:
+    """Folders and source files of the tree the map does not name."""
+    missing = []
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, root)):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(("__", ".")))
+            rel = os.path.relpath(dirpath, ROOT)
+            missing += [f"{rel}/{d}/" for d in dirnames if not re.search(rf"\b{re.escape(d)}/", block)]
+            missing += [f"{rel}/{f}" for f in sorted(filenames)
+                        if f.endswith((".py", ".java")) and f != "__init__.py"
+                        and not re.search(rf"\b{re.escape(f.rsplit('.', 1)[0])}\b", block)]
+    return missing
+
+
+def test_the_repository_map_names_every_module():
+    """docs/contributing.md's map of the repository names every folder and source file of
+    the distribution and the examples: a new module must be added to the map."""
+    block = _repository_map()
+    assert _unmapped(block) == []
+    # (the check itself: a map without the applications' folder misses them)
+    assert "catan_env/apps/web/" in _unmapped(block.replace("web/", "w_e_b"))

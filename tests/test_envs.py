@@ -285,7 +285,7 @@ def test_render_modes_and_replay(tmp_path):
     rec.save(path)
     steps = list(catan_env.replay(path, render_mode="ansi"))
     assert len(steps) == 121 and np.array_equal(steps[-1].state, s)
-    from catan_env.replays import main
+    from catan_env.apps.replays import main
     main([str(path), "--out", str(tmp_path / "frames"), "--gif", str(tmp_path / "g.gif"), "--every", "40"])
     assert len(list((tmp_path / "frames").glob("*.png"))) == 4
     assert (tmp_path / "g.gif").stat().st_size > 1000

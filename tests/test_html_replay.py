@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import catan_env
-from catan_env.html_replay import write_html
+from catan_env.apps.html_replay import write_html
 
 
 def _browser():
@@ -146,7 +146,7 @@ def test_slider_moves_the_cursor_and_a_marker_jumps_in_chromium(tmp_path):
 
 
 def test_an_unfinished_game_has_no_chart_and_computes_none(tmp_path, monkeypatch):
-    import catan_env.win_chart as WC
+    import catan_env.apps.win_chart as WC
 
     def refuse(*a, **k):
         raise AssertionError("win chances computed for an unfinished game")
@@ -160,7 +160,7 @@ def test_an_unfinished_game_has_no_chart_and_computes_none(tmp_path, monkeypatch
 
 
 def test_without_a_network_the_page_says_why_and_warns(tmp_path, monkeypatch):
-    import catan_env.win_chart as WC
+    import catan_env.apps.win_chart as WC
 
     def missing():
         raise ValueError("no value network file '/nowhere/pretrained.npz'")
@@ -177,7 +177,7 @@ def test_without_a_network_the_page_says_why_and_warns(tmp_path, monkeypatch):
 def test_the_board_names_terrain_and_harbours_and_is_cropped(tmp_path):
     from catan_env.core import layout as L
     from catan_env.core.topology import VERTEX_XY
-    from catan_env.html_replay import board_svg, board_viewbox, pixel
+    from catan_env.apps.html_replay import board_svg, board_viewbox, pixel
     import xml.etree.ElementTree as ET
     record = _record(50)
     s = record.initial_state()

@@ -11,7 +11,7 @@ import pytest
 from catan_env.core.board import validate_board
 from catan_env.core.layout import RESOURCE_NAMES
 from catan_env.core.topology import COAST_EDGES, EDGE_VERTICES, VERTEX_HEXES, VERTEX_VERTICES
-from catan_env.jsettlers_bridge.board import (CORE_TO_RESOURCE, RESOURCE_TO_CORE, BoardError,
+from catan_env.apps.jsettlers_bridge.board import (CORE_TO_RESOURCE, RESOURCE_TO_CORE, BoardError,
                                               JSettlersBoard, parse_board_layout)
 
 # received from the server after the game started (game ~botsOnly~1)

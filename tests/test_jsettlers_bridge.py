@@ -12,13 +12,13 @@ import pytest
 
 from catan_env.core import actions as A
 from catan_env.core import layout as L
-from catan_env.jsettlers_bridge import protocol as P
-from catan_env.jsettlers_bridge.client import JSettlersClient, MirrorMismatch
-from catan_env.jsettlers_bridge.match import main as jsettlers_main
-from catan_env.jsettlers_bridge.match import forced_ends, play_game_on_server
-from catan_env.jsettlers_bridge.server import LocalJSettlersServer, jsettlers_available
-from catan_env.jsettlers_bridge.transcripts import read_transcript, replay_transcript
-from catan_env.jsettlers_bridge.wire import MessageConnection
+from catan_env.apps.jsettlers_bridge import protocol as P
+from catan_env.apps.jsettlers_bridge.client import JSettlersClient, MirrorMismatch
+from catan_env.apps.jsettlers_bridge.match import main as jsettlers_main
+from catan_env.apps.jsettlers_bridge.match import forced_ends, play_game_on_server
+from catan_env.apps.jsettlers_bridge.server import LocalJSettlersServer, jsettlers_available
+from catan_env.apps.jsettlers_bridge.transcripts import read_transcript, replay_transcript
+from catan_env.apps.jsettlers_bridge.wire import MessageConnection
 
 MISSING = jsettlers_available()
 needs_server = pytest.mark.skipif(MISSING is not None, reason=f"no JSettlers server here: {MISSING}")
@@ -132,7 +132,7 @@ def test_a_live_doctored_message_fails_fast(monkeypatch):
 def test_a_dropped_connection_fails_the_game_and_keeps_its_session(tmp_path, monkeypatch):
     """Our seat's connection drops mid-game: the game is marked failed, naming the drop,
     its session is saved, and the next game on the same worker plays normally."""
-    from catan_env.jsettlers_bridge import match as M
+    from catan_env.apps.jsettlers_bridge import match as M
     real_read = MessageConnection.read
     seen = {"n": 0}
 
@@ -187,7 +187,7 @@ def test_catan_jsettlers_writes_resumable_results(tmp_path, capsys):
 def test_fast_robots_that_cannot_start_are_named(tmp_path, monkeypatch):
     """A FAST-robot launcher that does not compile (as without a JDK) stops the start,
     naming the robots and the log, and leaves no server behind."""
-    from catan_env.jsettlers_bridge import server as S
+    from catan_env.apps.jsettlers_bridge import server as S
     broken = tmp_path / "FastRobots.java"
     broken.write_text("public class FastRobots { not java }\n")
     monkeypatch.setattr(S, "FAST_ROBOTS_SOURCE", str(broken))
@@ -339,7 +339,7 @@ class _Scripted:
 def _our_turn(agent):
     """A client at our turn (PLAY1, 4 grain in hand) from a recorded session, acting
     through a connection that records what it sends."""
-    from catan_env.jsettlers_bridge.transcripts import _ReplayClient
+    from catan_env.apps.jsettlers_bridge.transcripts import _ReplayClient
     lines = read_transcript(os.path.join(DATA, "old-draw-guess.txt"))
     c = _ReplayClient("t", 0, agent=agent, name="x")
     c.conn = _FakeConn()
@@ -434,7 +434,7 @@ def test_a_stale_discard_request_is_ignored():
     """Our discard came after the server had made it for us; the server refused it and
     asked again in our next turn, when nobody discards.  The seat moves the robber instead
     of discarding (a discard there was refused without an answer: the game hung)."""
-    from catan_env.jsettlers_bridge.transcripts import _ReplayClient
+    from catan_env.apps.jsettlers_bridge.transcripts import _ReplayClient
     c = _ReplayClient("t", 0, agent=_Scripted(then=(A.ROBBER0, A.DISCARD0)), name="x")
     c.conn = _FakeConn()
     for d, t in read_transcript(os.path.join(DATA, "stale-discard-request.txt")):

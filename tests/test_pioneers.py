@@ -9,10 +9,10 @@ import pytest
 from catan_env.core import actions as A
 from catan_env.core import layout as L
 from catan_env.core.record import GameRecord
-from catan_env.pioneers.board import DEFAULT_CHITS, DEFAULT_MAP, PioneersBoard
-from catan_env.pioneers import options_from_game, replay_transcript
-from catan_env.pioneers.protocol import ProtocolError, parse_game_block, to_core, to_pio
-from catan_env.pioneers.server import pioneers_available
+from catan_env.apps.pioneers.board import DEFAULT_CHITS, DEFAULT_MAP, PioneersBoard
+from catan_env.apps.pioneers import options_from_game, replay_transcript
+from catan_env.apps.pioneers.protocol import ProtocolError, parse_game_block, to_core, to_pio
+from catan_env.apps.pioneers.server import pioneers_available
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "pioneers")
 LOST = "lost_game_16180_35.txt.gz"  # the held-out game the mirror once lost (issue 37)
@@ -68,8 +68,8 @@ def test_the_lost_game_replays_without_a_mismatch(monkeypatch):
     repair now finds the steals' assignment (it needed ~7,000 tries, the budget was 4,000);
     with the old budget the disagreement comes back, and a live client stops right there,
     naming the event, instead of playing on a wrong game until a 60 s timeout."""
-    from catan_env.bridge import mirror as M
-    from catan_env.pioneers.client import MirrorMismatch
+    from catan_env.apps.bridge import mirror as M
+    from catan_env.apps.pioneers.client import MirrorMismatch
     lines = _load(LOST)
     fixed = replay_transcript(lines)
     assert fixed.mirror.mismatches == [] and fixed.mirror.edits == 0  # (the session ends on the old timeout)
@@ -144,8 +144,8 @@ def test_a_live_game_against_three_pioneers_ais():
     import threading
     import time
     from catan_env.agents.registry import make_agent
-    from catan_env.pioneers.client import PioneersClient
-    from catan_env.pioneers.server import LocalServer
+    from catan_env.apps.pioneers.client import PioneersClient
+    from catan_env.apps.pioneers.server import LocalServer
     with LocalServer(ai_players=3, max_seconds=300) as srv:
         client = PioneersClient("127.0.0.1", srv.port, make_agent("jsettlers", seed=1), timeout=60)
         out = {}
@@ -173,7 +173,7 @@ def test_a_live_game_against_three_pioneers_ais():
 def test_catan_pioneers_plays_records_and_reports(tmp_path, capsys):
     """The match command: a game on a fresh local server, one line per game (a rerun
     resumes and plays nothing more), a replayable record, and the report's last line."""
-    from catan_env.pioneers.match import main
+    from catan_env.apps.pioneers.match import main
     args = ["--agent", "jsettlers", "--games", "1", "--out", str(tmp_path), "--seed", "3"]
     assert main(args) == 0
     out = capsys.readouterr().out
@@ -194,7 +194,7 @@ def test_a_game_the_core_cannot_play_is_refused_at_connection():
     """A server offering ships: the client names the rule and never starts."""
     import socket
     import threading
-    from catan_env.pioneers.client import PioneersClient
+    from catan_env.apps.pioneers.client import PioneersClient
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
@@ -235,8 +235,8 @@ def test_after_road_building_the_server_hears_done_before_a_vp_card():
     client must say ``done`` first (a stall seen once in 99 games before the fix)."""
     from catan_env import core as C
     from catan_env.core.options import PIONEERS_RULES
-    from catan_env.pioneers.client import PioneersClient
-    from catan_env.bridge.mirror import Mirror
+    from catan_env.apps.pioneers.client import PioneersClient
+    from catan_env.apps.bridge.mirror import Mirror
     from helpers import game_after_setup, give_dev, quiet_roll
     b = PioneersBoard(DEFAULT_MAP, DEFAULT_CHITS)
     mirror = Mirror(C.make_options(board=b.board, **PIONEERS_RULES), 0)
@@ -267,7 +267,7 @@ def test_a_dropped_connection_fails_the_game_and_keeps_its_partial_record(tmp_pa
     replays."""
     import socket
     import threading
-    from catan_env.pioneers.match import main
+    from catan_env.apps.pioneers.match import main
     server_lines = [line[2:] for line in _load(LOST) if line.startswith("S ")]
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -344,7 +344,7 @@ class _FakeServer:
         self.thread.start()
 
     def _serve(self):
-        from catan_env.pioneers import replay_transcript
+        from catan_env.apps.pioneers import replay_transcript
         # the state block is built before anyone connects (a slow build under load must
         # not run into the client's handshake timeout)
         pieces, info = _state_block(replay_transcript(["S " + x for x in self.lines[:self.known]]))
@@ -462,8 +462,8 @@ def test_a_dropped_connection_is_taken_back_through_a_proxy():
     ``status reconnect NAME``, the server's state block agrees with the mirror, and the
     client follows the rest of the session to the recorded winner with one reconnect.
     The transcript stays one piece, with marker lines at the drop and the reconnect."""
-    from catan_env.pioneers import replay_transcript
-    from catan_env.pioneers.transcripts import _TranscriptClient
+    from catan_env.apps.pioneers import replay_transcript
+    from catan_env.apps.pioneers.transcripts import _TranscriptClient
     name = "tr_js_3.txt.gz"
     lines = [line[2:] for line in _load(name) if line.startswith("S ")]
     cut = next(i for i in range(len(lines) // 2, len(lines)) if " turn " in lines[i])
@@ -496,7 +496,7 @@ def test_a_reconnect_that_missed_events_fails_the_game_naming_the_disagreement(t
     """The server's state block after the reconnect shows 40 more lines of the game than
     the client saw: the game is reported failed, the reason names what disagrees, and the
     partial record is saved."""
-    from catan_env.pioneers.match import main
+    from catan_env.apps.pioneers.match import main
     lines = [line[2:] for line in _load(LOST) if line.startswith("S ")]
     cut = next(i for i in range(250, len(lines)) if " turn " in lines[i])
     server = _FakeServer(LOST, cut, known=cut + 40)
@@ -512,7 +512,7 @@ def test_a_reconnect_that_missed_events_fails_the_game_naming_the_disagreement(t
     saved = list(tmp_path.glob("joined-*-partial.json"))
     assert len(saved) == 1
     # the record holds the game up to the drop, as the session's lines before it give it
-    from catan_env.pioneers import replay_transcript
+    from catan_env.apps.pioneers import replay_transcript
     before = replay_transcript(["S " + x for x in lines[:cut]]).mirror.state
     final = GameRecord.load(saved[0]).final_state()
     assert (L.view(final, "hand") == L.view(before, "hand")).all()
@@ -524,7 +524,7 @@ def test_a_reconnect_given_another_seat_fails():
     try, the reason names both seats."""
     import socket
     import threading
-    from catan_env.pioneers.client import PioneersClient, ReconnectFailed
+    from catan_env.apps.pioneers.client import PioneersClient, ReconnectFailed
     lines = [line[2:] for line in _load(LOST) if line.startswith("S ")]
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
@@ -574,7 +574,7 @@ def test_keep_alives_are_answered_without_limit():
     recursion that a hostile server could overflow)."""
     import socket
     import threading
-    from catan_env.pioneers.connection import LineConnection
+    from catan_env.apps.pioneers.connection import LineConnection
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import catan_env.core as C
-from catan_env.bridge.mirror import Entry
-from catan_env.bridge.seat_stats import seat_statistics, setup_settlements, vertex_pips
+from catan_env.apps.bridge.mirror import Entry
+from catan_env.apps.bridge.seat_stats import seat_statistics, setup_settlements, vertex_pips
 from catan_env.core import layout as L
 from catan_env.core.tables import DICE_WAYS
 from catan_env.core.topology import HEX_VERTICES

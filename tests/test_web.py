@@ -1,4 +1,4 @@
-"""The browser play server (catan_env.web): messages carry no hidden information, every
+"""The browser play server (catan_env.apps.web): messages carry no hidden information, every
 request is validated (shape, size, rate, role), tokens cannot be turned into another
 seat, a person's seat survives a reload, a whole game is played over the WebSocket and its
 record replays.  Needs the [web] extra (aiohttp)."""
@@ -28,11 +28,11 @@ from catan_env.core import game as G  # noqa: E402
 from catan_env.core import layout as L  # noqa: E402
 from catan_env.core.record import GameRecord  # noqa: E402
 from catan_env.infoset import InfoSet  # noqa: E402
-from catan_env.web.limits import Limits  # noqa: E402
-from catan_env.web.roster import Roster  # noqa: E402
-from catan_env.web.server import SECURITY_HEADERS, PlayServer  # noqa: E402
-from catan_env.web.session import WebGame  # noqa: E402
-from catan_env.web.view import board_message, state_message  # noqa: E402
+from catan_env.apps.web.limits import Limits  # noqa: E402
+from catan_env.apps.web.roster import Roster  # noqa: E402
+from catan_env.apps.web.server import SECURITY_HEADERS, PlayServer  # noqa: E402
+from catan_env.apps.web.session import WebGame  # noqa: E402
+from catan_env.apps.web.view import board_message, state_message  # noqa: E402
 
 IDS = re.compile(r"\b[A-Z]+_[A-Z_]+\b|\([vhe]\d+|\b[vhe]\d+\b|\(\+\d\)|\+\d\)")  # BUILD_ROAD, (v45, h0, (+2)
 
@@ -312,7 +312,7 @@ def test_one_spectator_link_cannot_hold_every_spectator_slot():
 
 
 def test_earlier_games_people_are_remembered_up_to_a_bound():
-    from catan_env.web.roles import MAX_FORMER, Tokens
+    from catan_env.apps.web.roles import MAX_FORMER, Tokens
     tokens = Tokens("host", "spectator")
     for k in range(MAX_FORMER + 10):
         tokens.retire([f"t{k}", "host"], kept=[])
@@ -585,7 +585,7 @@ def free_port():
 
 def start_cli(*args):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "catan_env.play", "--web", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "catan_env.apps.play", "--web", "--port", str(port),
                              *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return proc, port
 
@@ -706,7 +706,7 @@ def test_with_a_person_at_the_table_the_value_agent_asks_no_two_for_one():
 
 def test_work_off_the_event_loop_reuses_two_daemon_threads():
     import threading
-    from catan_env.web.server import off_loop
+    from catan_env.apps.web.server import off_loop
 
     async def go():
         names = await asyncio.gather(*(off_loop(lambda: (time.sleep(0.02), threading.current_thread())[1])

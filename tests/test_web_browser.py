@@ -31,8 +31,8 @@ from playwright import sync_api as playwright  # noqa: E402
 from catan_env.core import actions as A  # noqa: E402
 from catan_env.core import layout as L  # noqa: E402
 from catan_env.core.record import GameRecord  # noqa: E402
-from catan_env.web.server import PlayServer  # noqa: E402
-from catan_env.web.session import WebGame  # noqa: E402
+from catan_env.apps.web.server import PlayServer  # noqa: E402
+from catan_env.apps.web.session import WebGame  # noqa: E402
 
 BROWSER = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 if BROWSER is None and REQUIRED:

@@ -1,4 +1,4 @@
-"""How a game swung (catan_env.win_chart): each seat's own-view win chance along a played
+"""How a game swung (catan_env.apps.win_chart): each seat's own-view win chance along a played
 game, against the network's one-state call; no hidden information read; the swings
 against a slow recomputation; the chart is well-formed SVG; the agents layer stays lazy."""
 import subprocess
@@ -13,7 +13,7 @@ from catan_env.agents.random_agents import WeightedRandomAgent
 from catan_env.core import game as G
 from catan_env.core import layout as L
 from catan_env.core.record import GameRecord
-from catan_env.win_chart import chart_svg, default_network, find_swings, own_view_chances, win_timeline
+from catan_env.apps.win_chart import chart_svg, default_network, find_swings, own_view_chances, win_timeline
 from helpers import hidden_variants
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -178,7 +178,7 @@ def test_the_chart_is_svg_with_a_line_per_seat_markers_and_a_cursor(game):
 
 
 def test_importing_the_module_does_not_import_the_agents_layer():
-    code = ("import sys, catan_env.win_chart, catan_env.html_replay\n"
+    code = ("import sys, catan_env.apps.win_chart, catan_env.apps.html_replay\n"
             "print(sorted(m for m in sys.modules if m.startswith('catan_env.agents')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]

@@ -2,7 +2,10 @@
 
 An AST scan: every ``import`` statement counts, at module level, inside a function or
 under ``TYPE_CHECKING``.  Importing a module is an edge to it alone; ``from pkg import
-name`` is an edge to ``pkg.name`` where that is a module, else to ``pkg``.  Two readers:
+name`` is an edge to ``pkg.name`` where that is a module, else to ``pkg``.  A module
+named in a string counts too (``importlib.import_module("catan_env.agents.registry")``,
+an entry point ``"catan_env.agents.registry:make_agent"``, a lazy map's relative
+``".aec_env"``): an import by string is still an import.  Two readers:
 the numba cache guard (a cached kernel is stale when its module or anything that module
 imports, transitively, changed) and the layering test (``tests/test_layers.py``).
 Standard library only: the rules core imports it.
@@ -47,7 +50,9 @@ def imports_in(source: str, name: str, is_package: bool, known: Iterable[str]) -
     package = name if is_package else name.rsplit(".", 1)[0]
     out: Set[str] = set()
     for node in ast.walk(ast.parse(source, name)):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.add(_named_in_string(node.value, package, known))
+        elif isinstance(node, ast.Import):
             out.update(_owner(a.name, known) for a in node.names if a.name.split(".")[0] == PACKAGE)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
@@ -64,6 +69,17 @@ def imports_in(source: str, name: str, is_package: bool, known: Iterable[str]) -
     out.discard("")
     out.discard(name)
     return out
+
+
+def _named_in_string(text: str, package: str, known: Set[str]) -> str:
+    """The known module a string names whole ("pkg.mod", "pkg.mod:attr", or ".mod"
+    relative to package), else ""."""
+    text = text.split(":", 1)[0]
+    if text.startswith(".") and text.strip(".") and " " not in text:
+        level = len(text) - len(text.lstrip("."))
+        parts = package.split(".")
+        text = ".".join(parts[:len(parts) - level + 1] + [text.lstrip(".")])
+    return text if text in known and "." in text else ""  # (the bare package name is a label)
 
 
 def import_graph(files: Mapping[str, str]) -> Dict[str, Set[str]]:

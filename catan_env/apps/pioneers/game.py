@@ -3,8 +3,8 @@ board, the VP target and the sevens rule; anything the core cannot represent is 
 with a ProtocolError naming it."""
 from typing import Any, Dict, Mapping, Tuple
 
-from ..core import layout as L
-from ..core.options import PIONEERS_RULES, GameOptions, make_options
+from ...core import layout as L
+from ...core.options import PIONEERS_RULES, GameOptions, make_options
 from .board import PioneersBoard
 from .protocol import DECK_KEYS, ProtocolError
 

@@ -3,7 +3,7 @@ import json
 import os
 from typing import Any, Callable, Dict, List
 
-from ..agents.arena import wilson
+from ...agents.arena import wilson
 
 
 def games_so_far(out: str, same_match: Callable[[Dict[str, Any]], bool]) -> List[Dict[str, Any]]:

@@ -6,17 +6,17 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tupl
 
 import numpy as np
 
-from ..core import actions as A
-from ..core import layout as L
-from ..core import rules as R
-from ..core.topology import EDGE_VERTICES
+from ...core import actions as A
+from ...core import layout as L
+from ...core import rules as R
+from ...core.topology import EDGE_VERTICES
 from .board import PioneersBoard
 from .connection import Connection
 from ..bridge.mirror import GUESS_DRAW, GUESS_STEAL, Entry, Mirror
 from .protocol import (DEV_CODE_TO_CORE, RESOURCE_WORD, WORD_RESOURCE, ints, split_prefix, to_core,
                        to_pio)
 
-log = logging.getLogger("catan_env.pioneers")
+log = logging.getLogger(__package__)  # the package's logger, as the other modules name it
 
 
 class ServerEvents:

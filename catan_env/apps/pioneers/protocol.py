@@ -7,7 +7,7 @@ lumber, wool, grain, ore.  Every conversion between the two goes through this mo
 import re
 from typing import Any, Dict, Iterable, List, Sequence, Tuple
 
-from ..core import layout as L
+from ...core import layout as L
 
 PIO_RESOURCES = ("brick", "grain", "ore", "wool", "lumber")
 # core resource index of each Pioneers position, and the inverse

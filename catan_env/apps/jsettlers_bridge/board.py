@@ -20,10 +20,10 @@ port facing land in direction 1..6 (NE, E, SE, SW, W, NW), and (facing << 4) + r
 from types import MappingProxyType
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
-from ..core.board import validate_board
-from ..core.layout import (BRICK, DESERT, GENERIC_PORT, GRAIN, LUMBER, ORE, PORT_NAMES, TERRAIN_NAMES,
+from ...core.board import validate_board
+from ...core.layout import (BRICK, DESERT, GENERIC_PORT, GRAIN, LUMBER, ORE, PORT_NAMES, TERRAIN_NAMES,
                            WOOL)
-from ..core.topology import (COAST_EDGES, EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_EDGES, N_HEXES,
+from ...core.topology import (COAST_EDGES, EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_EDGES, N_HEXES,
                              N_PORTS, N_VERTICES)
 
 RESOURCE_TO_CORE: Dict[int, int] = {1: BRICK, 2: ORE, 3: WOOL, 4: GRAIN, 5: LUMBER}  # CLAY..WOOD

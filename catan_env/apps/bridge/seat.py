@@ -7,13 +7,13 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..agent_specs import AgentProtocol
-from ..core import actions as A
-from ..core import layout as L
-from ..core import rules as R
-from ..core.observe import VECTOR_SIZE, encode_vector
-from ..core.tables import CARDS_PER_RESOURCE
-from ..infoset import InfoSet
+from ...agent_specs import AgentProtocol
+from ...core import actions as A
+from ...core import layout as L
+from ...core import rules as R
+from ...core.observe import VECTOR_SIZE, encode_vector
+from ...core.tables import CARDS_PER_RESOURCE
+from ...infoset import InfoSet
 
 
 class AgentSeat:

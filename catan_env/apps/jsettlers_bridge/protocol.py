@@ -5,7 +5,7 @@ game states, card and piece codes, and the resource order.  Names follow
 and each message class."""
 from typing import Dict, List, Sequence, Tuple
 
-from ..core import layout as L
+from ...core import layout as L
 
 
 class ProtocolError(ValueError):

@@ -25,9 +25,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..agents.arena import play_game
-from ..agents.registry import make_agent
-from ..cli import UserError, compile_notice, parser, positive_int, user_errors
+from ...agents.arena import play_game
+from ...agents.registry import make_agent
+from ...cli import UserError, compile_notice, parser, positive_int, user_errors
 from ..bridge.results import games_so_far, summarize
 from .client import GameHost, JSettlersClient
 from .server import ROBOT_STRATEGIES, LocalJSettlersServer, jsettlers_available

@@ -4,8 +4,8 @@ application: it sits above the agents and the web server, which import nothing o
 import sys
 from typing import List, Optional
 
-from .agents.arena import play_game
-from .cli import parser
+from ..agents.arena import play_game
+from ..cli import parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:

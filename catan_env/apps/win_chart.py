@@ -22,10 +22,10 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 import numpy as np
 
-from .core import layout as L
-from .core.record import GameRecord
-from .playback import RecordLike, replay
-from .words import event_words
+from ..core import layout as L
+from ..core.record import GameRecord
+from ..playback import RecordLike, replay
+from ..words import event_words
 
 SWING_THRESHOLD = 0.1  # a swing: some seat's own estimate moved this much in one step
 SWING_TOP = 8          # at most this many swings are marked, the largest
@@ -34,14 +34,14 @@ SWING_TOP = 8          # at most this many swings are marked, the largest
 def default_network() -> Any:
     """The shipped value network (loaded once per process).  Raises ImportError or
     ValueError (with the reason in one line) when it cannot be loaded."""
-    from .agents.value.agent import load_network  # the agents layer, lazily: see the module docstring
+    from ..agents.value.agent import load_network  # the agents layer, lazily: see the module docstring
     return load_network()
 
 
 def own_view_chances(states: np.ndarray, network: Any) -> np.ndarray:
     """chances[i, p]: seat p's chance to win in states[i] by the network, from p's own
     view; one batched call of ``learned.value.seat_win_chances`` for every (state, seat)."""
-    from .learned.value import seat_win_chances
+    from ..learned.value import seat_win_chances
     states = np.ascontiguousarray(states, np.int64)
     n = int(states[0, L.OPT_PLAYERS])
     rows = np.repeat(states, n, axis=0)

@@ -11,8 +11,8 @@ name the official clients send.
 """
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from ..core.board import validate_board
-from ..core.topology import COAST_EDGES, EDGE_VERTICES, HEX_XY, N_PORTS, VERTEX_XY
+from ...core.board import validate_board
+from ...core.topology import COAST_EDGES, EDGE_VERTICES, HEX_XY, N_PORTS, VERTEX_XY
 from .protocol import ProtocolError
 
 # corner p of a hex, as an offset from its centre (0 upper-right, 1 top, ... 5 lower-right)

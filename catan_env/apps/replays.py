@@ -8,9 +8,9 @@ CLI: ``catan-render game.json --out frames/ [--gif game.gif] [--every 10] [--htm
 import os
 from typing import List, Optional, Union
 
-from .cli import parser, positive_int, require, user_errors
-from .core.record import GameRecord
-from .playback import ReplayStep, replay  # noqa: F401  (re-exported)
+from ..cli import parser, positive_int, require, user_errors
+from ..core.record import GameRecord
+from ..playback import ReplayStep, replay  # noqa: F401  (re-exported)
 
 
 def export_frames(record: Union[GameRecord, str], out_dir: Optional[str] = None, gif: Optional[str] = None,
@@ -24,7 +24,7 @@ def export_frames(record: Union[GameRecord, str], out_dir: Optional[str] = None,
     picked = [st for st in steps if st.index % every == 0]
     if picked[-1].index != steps[-1].index:
         picked.append(steps[-1])
-    from . import render as R
+    from .. import render as R
     for st in picked:
         img = Image.fromarray(R.render_rgb(st.state))
         if out_dir:

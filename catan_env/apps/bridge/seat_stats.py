@@ -6,10 +6,10 @@ from typing import Dict, Iterable, List, Sequence
 
 import numpy as np
 
-from ..core import actions as A
-from ..core import layout as L
-from ..core.tables import DICE_WAYS
-from ..core.topology import N_EDGES, N_VERTICES, VERTEX_HEXES
+from ...core import actions as A
+from ...core import layout as L
+from ...core.tables import DICE_WAYS
+from ...core.topology import N_EDGES, N_VERTICES, VERTEX_HEXES
 
 
 def setup_settlements(entries: Iterable[object], n_players: int) -> List[List[int]]:

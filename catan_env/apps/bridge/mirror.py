@@ -24,14 +24,14 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 
 import numpy as np
 
-from ..core import actions as A
-from ..core import edit as E
-from ..core import game as G
-from ..core import layout as L
-from ..core import rules as R
-from ..core.options import GameOptions, make_options
-from ..core.record import GameRecord
-from ..infoset import InfoSet
+from ...core import actions as A
+from ...core import edit as E
+from ...core import game as G
+from ...core import layout as L
+from ...core import rules as R
+from ...core.options import GameOptions, make_options
+from ...core.record import GameRecord
+from ...infoset import InfoSet
 from .edits import apply_edit, first_need
 from .seat import menu_index
 

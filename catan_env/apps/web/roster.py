@@ -33,7 +33,7 @@ class Roster:
         for name, spec in dict(extra or {}).items():
             if not name or not name.replace("_", "").replace("-", "").isalnum() or name == HUMAN:
                 raise ValueError(f"allowed agent name {name!r}: letters, digits, '_' or '-', not 'human'")
-            from ..agents.registry import parse_spec
+            from ...agents.registry import parse_spec
             parse_spec(spec)  # an unknown agent names the known ones
             self._agents[name] = (spec, name)
         if len(self._agents) > MAX_ALLOWED:

@@ -19,10 +19,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from ..core import actions as A
-from ..core import layout as L
-from ..core import rules as R
-from ..agent_specs import AgentProtocol
+from ...core import actions as A
+from ...core import layout as L
+from ...core import rules as R
+from ...agent_specs import AgentProtocol
 from .connection import LineConnection
 from .game import options_from_game
 from ..bridge.mirror import Mirror

@@ -19,11 +19,11 @@ import threading
 import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..agents.arena import play_game
+from ...agents.arena import play_game
 from ..bridge.results import games_so_far, summarize
-from ..agents.registry import make_agent
-from ..core import layout as L
-from ..cli import UserError, compile_notice, parser, positive_int, user_errors
+from ...agents.registry import make_agent
+from ...core import layout as L
+from ...cli import UserError, compile_notice, parser, positive_int, user_errors
 from .client import MirrorMismatch, PioneersClient
 from .protocol import ProtocolError
 from .server import LocalServer, pioneers_available

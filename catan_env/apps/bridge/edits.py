@@ -8,10 +8,10 @@ from typing import Any, Callable, List, Mapping, Optional, Protocol, Sequence, T
 
 import numpy as np
 
-from ..core import actions as A
-from ..core import edit as E
-from ..core import layout as L
-from ..core import rules as R
+from ...core import actions as A
+from ...core import edit as E
+from ...core import layout as L
+from ...core import rules as R
 
 
 class MirrorError(RuntimeError):

@@ -7,14 +7,14 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
-from .. import words as W
-from ..aec_env import raw_env
-from ..agents.registry import make_agent
-from ..core import layout as L
-from ..core import actions as A
-from ..core import cards as C
-from ..core.actions import CONFIRM0, DISCARD0, MARITIME0, N_ACTIONS, ROBBER0, ROLL
-from ..core.layout import N_RES
+from ... import words as W
+from ...aec_env import raw_env
+from ...agents.registry import make_agent
+from ...core import layout as L
+from ...core import actions as A
+from ...core import cards as C
+from ...core.actions import CONFIRM0, DISCARD0, MARITIME0, N_ACTIONS, ROBBER0, ROLL
+from ...core.layout import N_RES
 from .roles import same_token
 from .roster import HUMAN
 from .view import board_message, final_message, log_category, state_message

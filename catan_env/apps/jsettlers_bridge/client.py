@@ -8,7 +8,7 @@ robots.
 The seat connects as a third-party robot (``IMAROBOT`` with the server's robot cookie):
 the server then asks it to sit in a game it starts, and the game counts as robots-only,
 so the built-in robots play at the server's fast pace.  The client keeps a
-:class:`~catan_env.bridge.mirror.Mirror` of the game rebuilt from the server's
+:class:`~catan_env.apps.bridge.mirror.Mirror` of the game rebuilt from the server's
 messages (the seats rotated so that the first to place is the core's seat 0), gives the
 agent the observation, mask and information set of its seat at every decision, and
 turns the agent's action ids into messages.  The server is the referee: a request it
@@ -21,14 +21,14 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from ..agent_specs import AgentProtocol
+from ...agent_specs import AgentProtocol
 from ..bridge.mirror import GUESS_DISCARD, GUESS_DRAW, GUESS_STEAL, UNSEEN, Entry, Mirror
 from ..bridge.seat import AgentSeat, menu_index, menu_vectors, response_state
 from ..bridge.seat_stats import seat_statistics, setup_settlements
-from ..core import actions as A
-from ..core import layout as L
-from ..core import rules as R
-from ..core.options import make_options
+from ...core import actions as A
+from ...core import layout as L
+from ...core import rules as R
+from ...core.options import make_options
 from . import protocol as P
 from .board import JSettlersBoard, parse_board_layout
 from .wire import MessageConnection
@@ -38,7 +38,7 @@ OFFER_WAIT_S = 4.0        # how long our offer waits for every robot to answer
 # discards at random for whoever has not: our discards must reach it well before that
 DISCARD_BUDGET_S = 4.0
 AGENT_MAX_OFFERS = 3      # domestic offers an agent may make per turn
-ROBOT_CLASS = "catan_env.bridge"
+ROBOT_CLASS = "catan_env.apps.bridge"
 
 
 class MirrorMismatch(RuntimeError):

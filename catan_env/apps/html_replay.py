@@ -5,7 +5,7 @@ writes an SVG board drawn as in the PNG renders (same geometry and colours), pla
 a step slider, the move list with action names (click to jump), and every player's
 public state at each step.  For a finished game, a chart below shows each seat's chance to
 win along the game as the value network estimates it from that seat's own view
-(``catan_env.win_chart``): the step controls move a cursor along it and clicking a marked
+(``catan_env.apps.win_chart``): the step controls move a cursor along it and clicking a marked
 swing jumps there.  The page has no external resources: data, script and style are
 inline.  ``game.html#step=120`` opens at step 120; ``#play`` starts playing.
 """
@@ -17,15 +17,15 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .core import layout as L
-from .core.cards import hand_size
-from .core.tables import DICE_WAYS
-from .core.topology import EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_PORTS, VERTEX_XY
-from .core.record import GameRecord
-from .render import PLAYER_COLOURS, TERRAIN_COLOURS, board_px, harbour_geometry
-from .playback import RecordLike, load_record, replay
-from .core.actions import action_name
-from .words import event_words, harbour_label, phase_words, player_name
+from ..core import layout as L
+from ..core.cards import hand_size
+from ..core.tables import DICE_WAYS
+from ..core.topology import EDGE_VERTICES, HEX_VERTICES, HEX_XY, N_PORTS, VERTEX_XY
+from ..core.record import GameRecord
+from ..render import PLAYER_COLOURS, TERRAIN_COLOURS, board_px, harbour_geometry
+from ..playback import RecordLike, load_record, replay
+from ..core.actions import action_name
+from ..words import event_words, harbour_label, phase_words, player_name
 
 
 OX, OY = 300, 320  # board origin, as in render_rgb
@@ -326,7 +326,7 @@ def write_html(record: RecordLike, path: Union[str, "os.PathLike[str]"], title: 
     """Write the page for a record (GameRecord, dict or path); returns the step count.
 
     For a finished game (one with a winner) the page also shows each seat's chance to win
-    along the game (``catan_env.win_chart``), linked to the step controls; ``win_chart=False``
+    along the game (``catan_env.apps.win_chart``), linked to the step controls; ``win_chart=False``
     leaves it out, ``network`` replaces the shipped value network.  If that network cannot be
     loaded the page is written without the chart, with a note on the page and a warning
     saying why.  Nothing about win chances is computed for an unfinished game."""

@@ -12,13 +12,13 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from .. import words as W
-from ..core import layout as L
-from ..core.actions import DISCARD0, action_args, action_kind, robber_victim_seat
-from ..core.topology import EDGE_VERTICES, HEX_XY, VERTEX_XY
+from ... import words as W
+from ...core import layout as L
+from ...core.actions import DISCARD0, action_args, action_kind, robber_victim_seat
+from ...core.topology import EDGE_VERTICES, HEX_XY, VERTEX_XY
 from ..html_replay import board_svg, board_viewbox, pixel
-from ..infoset import InfoSet
-from ..render import PLAYER_COLOURS
+from ...infoset import InfoSet
+from ...render import PLAYER_COLOURS
 
 # what the end screen's breakdown and statistics are called on the page
 VP_PARTS = (("settlements", "settlements"), ("cities", "cities (2 VP each)"),

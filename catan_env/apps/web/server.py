@@ -29,7 +29,7 @@ import threading
 import webbrowser
 from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Set, TypeVar
 
-from .. import words as W
+from ... import words as W
 from .limits import Limits, RateLimit
 from .presence import Presence
 from .roles import HOST, PERSON, WATCHER, Tokens, new_token
@@ -51,7 +51,7 @@ SECURITY_HEADERS = {
 }
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 FILES = {"app.js": "application/javascript", "style.css": "text/css"}
-log = logging.getLogger("catan_env.web")
+log = logging.getLogger(__package__)
 T = TypeVar("T")
 
 
