@@ -1,6 +1,6 @@
 """Our agents against three real JSettlers robots, the papers' own yardstick: a resumable
 round-robin over the line-ups (``--chunk`` games each per round, until each has its
-target), each game appended to ``OUT/<line-up>/games.jsonl`` by ``catan-jsettlers`` (kept
+target of games played to the end), each game appended to ``OUT/<line-up>/games.jsonl`` by ``catan-jsettlers`` (kept
 in the repository, so a later session resumes the run), and
 after every chunk the summaries written to ``docs/results/jsettlers_strength.json``
 (date, machine, command, games actually played, wins with 95% Wilson intervals).
@@ -213,10 +213,12 @@ def main(argv: List[str]) -> int:
         for lineup in LINEUPS:
             if only is not None and lineup.name not in only:
                 continue
-            n = len(played(args.out, lineup))
-            if n >= lineup.target:
+            games = played(args.out, lineup)
+            failed = sum("error" in g for g in games)  # (a failed game does not count toward the target)
+            n = len(games)
+            if n - failed >= lineup.target:
                 continue
-            jsettlers_main(["--agents", lineup.spec, "--games", str(min(lineup.target, n + args.chunk)),
+            jsettlers_main(["--agents", lineup.spec, "--games", str(min(lineup.target + failed, n + args.chunk)),
                             "--seed", str(args.seed), "--robots", lineup.robots,
                             "--out", os.path.join(args.out, slug(lineup.name))])
             write_summary(args.out, command)
