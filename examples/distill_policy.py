@@ -63,15 +63,6 @@ def make_model(hidden, seed):
     return MaskablePPO("MlpPolicy", env, policy_kwargs=kwargs, seed=seed, verbose=0)
 
 
-def split_games(games, seed, held_out=0.1):
-    """Row masks (train, validation) with a tenth of the games held out."""
-    ids = np.unique(games)
-    rng = np.random.default_rng(seed)
-    val = set(rng.choice(ids, size=max(1, int(len(ids) * held_out)), replace=False).tolist())
-    is_val = np.array([g in val for g in games])
-    return ~is_val, is_val
-
-
 def batches(rows, size, rng):
     order = rng.permutation(rows)
     for k in range(0, len(order), size):
@@ -119,6 +110,7 @@ def main(argv=None):
     args = parse_args(argv)
     import torch
     from catan_env.agents import distill
+    from catan_env.agents.training.fit import split_games
     from catan_env.learned.mlp import from_torch
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -126,7 +118,8 @@ def main(argv=None):
     data = distill.load(*args.data)
     if args.max_rows:
         data = {k: v[:args.max_rows] for k, v in data.items()}
-    train, val = split_games(data["game"], args.seed)
+    val = split_games(data["game"], holdout=0.1, seed=args.seed)  # a tenth of the games held out
+    train = ~val
     train_rows, val_rows = np.flatnonzero(train), np.flatnonzero(val)[:20000]
     print(f"{len(data['seat'])} rows from {len(np.unique(data['game']))} games: {len(train_rows)} train, "
           f"{len(val_rows)} held out", flush=True)

@@ -56,7 +56,7 @@ def agent_spec(net_path, args):
     return f"value:path={net_path}:search={args.search}:determinizations={args.determinizations}"
 
 
-def split_games(total, table):
+def games_per_entry(total, table):
     """Games per table entry: total shared by weight (largest remainders), at least one each."""
     weights = np.array([w for _, _, w in table.values()], float)
     exact = total * weights / weights.sum()
@@ -76,7 +76,7 @@ def record_round(k, args, out):
     prev = os.path.join(out, f"round-{k - 1}.npz")
     past = os.path.join(out, f"round-{past_round(k, args.seed)}.npz")
     folders = []
-    for i, (name, games) in enumerate(split_games(args.games, TABLE).items()):
+    for i, (name, games) in enumerate(games_per_entry(args.games, TABLE).items()):
         seats, options, _ = TABLE[name]
         specs = [agent_spec(prev, args) if s == "agent" else agent_spec(past, args) if s == "past" else s
                  for s in seats]

@@ -362,10 +362,10 @@ def _league_module():
 
 def test_league_table_shares_and_stopping_rule():
     league = _league_module()
-    shares = league.split_games(1000, league.TABLE)
+    shares = league.games_per_entry(1000, league.TABLE)
     assert sum(shares.values()) == 1000 and set(shares) == set(league.TABLE)
     assert shares["jsettlers"] > shares["weighted"] >= 1 and shares["pioneers"] > 0
-    assert sum(league.split_games(5, league.TABLE).values()) >= len(league.TABLE)  # one game each at least
+    assert sum(league.games_per_entry(5, league.TABLE).values()) >= len(league.TABLE)  # one game each at least
     assert any(options for _, options, _ in league.TABLE.values())  # a share under other rules
 
     def rounds(*rates):
