@@ -72,6 +72,8 @@ LINEUPS: List[Lineup] = [Lineup(*x) for x in [
     ("mcts:variant=mpt_ensemble:playouts=10000", 100),
     ("jsettlers", 200, "fast"),
     ("jsettlers:strategy=smart", 100, "fast"),
+    ("jsettlers:combined_etas=true", 200, "fast"),   # the FAST robot's own estimates
+    ("jsettlers:combined_etas=true", 200),
 ]]
 
 

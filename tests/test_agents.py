@@ -454,6 +454,37 @@ def test_jsettlers_does_not_plan_a_card_from_an_empty_deck():
     assert checked > 20 and planned_cards > 0  # the same positions do aim for cards
 
 
+def test_jsettlers_combined_etas_price_a_settlement_with_its_roads_from_the_hand():
+    """combined_etas=true: a settlement that needs roads is estimated as the robot does,
+    one ETA of the settlement and its roads together from the hand; the default adds a
+    from-nothing road ETA per road.  Spots that need no road are the same either way."""
+    from catan_env.agents.jsettlers import speed as SP
+    from catan_env.agents.jsettlers.planning import PlayerModel, settlement_spots
+    from catan_env.agents.jsettlers.robot import ROBOT_CUTOFF
+    with_roads = differ = 0
+    for s in _decision_points(n_states=40, seed=5):
+        if s[L.PHASE] != L.PH_MAIN:
+            continue
+        me = G.decider(s)
+        model, hand = PlayerModel(s, me), InfoSet(s, me, 1).hand()
+        etas = {}
+        for combined in (False, True):
+            agent = JSettlersAgent(seed=0, combined_etas=combined)
+            agent._s, agent._me, agent._hand = InfoSet(s, me, 1).public_state(), me, hand  # the view act() sets
+            etas[combined] = {v: eta for eta, _, v, _ in agent._settlement_options(model)}
+        for v, path in settlement_spots(s, me):
+            if v not in etas[True]:
+                continue
+            if path:
+                with_roads += 1
+                assert etas[True][v] == model.eta(hand, SP.SETTLEMENT + len(path) * SP.ROAD, cutoff=ROBOT_CUTOFF)
+                assert etas[False][v] == model.eta(hand, SP.SETTLEMENT) + len(path) * int(model.nothing[2])
+                differ += etas[True][v] != etas[False][v]
+            else:
+                assert etas[True][v] == etas[False][v] == model.eta(hand, SP.SETTLEMENT)
+    assert with_roads > 10 and differ > 0
+
+
 @pytest.mark.parametrize("max_nodes", [5, 4000])
 def test_mcts_counts_availability_once_per_iteration(max_nodes):
     """Each iteration passes the root once, so a root child is available at most once

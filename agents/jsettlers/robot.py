@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 COSTS = {"road": SP.ROAD, "lr_road": SP.ROAD, "settlement": SP.SETTLEMENT, "city": SP.CITY, "card": SP.CARD}
 NO_TRADE_WGETA = 25
+ROBOT_CUTOFF = 100  # the robot's calculateRollsFast limit for a whole plan's cost
 STRATEGIES = ("fast", "smart")
 
 # one step of a building plan: ("road", e), ("settlement", v), ("city", v), ("lr_road",) or
@@ -61,7 +62,12 @@ def _nodes_beyond(v: int, came_by: int, steps: int) -> List[int]:
 
 
 class JSettlersAgent(Agent):
-    """JSettlers-style robot.  strategy: "fast" (droid bots) or "smart" (robot bots)."""
+    """JSettlers-style robot.  strategy: "fast" (droid bots) or "smart" (robot bots).
+    combined_etas: estimate a settlement with the roads to it, the Largest Army's knights
+    and the Longest Road's roads as the real robot does (one ETA of their whole cost from
+    the current hand, ``SOCRobotDM.scoreSettlementsForDumb``), instead of the settlement's
+    ETA plus a from-nothing ETA per road or card (the default, what every figure against
+    ``jsettlers`` measured)."""
 
     name = "jsettlers"
 
@@ -76,7 +82,7 @@ class JSettlersAgent(Agent):
 
     def __init__(self, seed: Optional[int] = None, strategy: str = "fast", trading: bool = True,
                  eta_bonus: float = 0.13, adversarial: float = 1.0, leader_adversarial: float = 1.0,
-                 dev_multiplier: float = 3.0) -> None:
+                 dev_multiplier: float = 3.0, combined_etas: bool = False) -> None:
         super().__init__(seed)
         if strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
@@ -86,6 +92,7 @@ class JSettlersAgent(Agent):
         self.adversarial = float(adversarial)
         self.leader_adversarial = float(leader_adversarial)
         self.dev_multiplier = float(dev_multiplier)
+        self.combined_etas = bool(combined_etas)
         self.reset()
 
     def reset(self, seed: Optional[int] = None) -> None:
@@ -362,7 +369,11 @@ class JSettlersAgent(Agent):
         for v, path in settlement_spots(s, me):
             if len(path) > s[L.ROADS_LEFT + me]:
                 continue
-            out.append((s_now + len(path) * rd, -vertex_pips(s, v), v, path))
+            if self.combined_etas and path:
+                eta = model.eta(self._hand, SP.SETTLEMENT + len(path) * SP.ROAD, cutoff=ROBOT_CUTOFF)
+            else:
+                eta = s_now + len(path) * rd
+            out.append((eta, -vertex_pips(s, v), v, path))
         out.sort()
         return out
 
@@ -400,11 +411,13 @@ class JSettlersAgent(Agent):
         rd, d = int(model.nothing[2]), int(model.nothing[3])
         k = knights_to_buy(s, me)
         if s[L.LA_HOLDER] != me and 0 < k and deck:
-            best, plan = (d + 1) * k, [("card",)] * k
+            la_eta = model.eta(self._hand, k * SP.CARD, cutoff=ROBOT_CUTOFF) if self.combined_etas else (d + 1) * k
+            best, plan = la_eta, [("card",)] * k
         togo = roads_to_go(s, me)
-        if s[L.LR_HOLDER] != me and 0 < togo <= s[L.ROADS_LEFT + me] and rd * togo < best:
+        lr_eta = model.eta(self._hand, togo * SP.ROAD, cutoff=ROBOT_CUTOFF) if self.combined_etas else rd * togo
+        if s[L.LR_HOLDER] != me and 0 < togo <= s[L.ROADS_LEFT + me] and lr_eta < best:
             if self._best_road_extension() is not None:
-                best, plan = rd * togo, [("lr_road",)] * togo
+                best, plan = lr_eta, [("lr_road",)] * togo
         if cities and city_eta <= best:
             best, plan = city_eta, [("city", cities[0][1])]
         if setts and setts[0][0] < best:
