@@ -13,7 +13,8 @@ from .core import (GameOptions, GameRecord, IllegalActionError, InvalidActionErr
 
 __version__ = "0.1.0"
 
-_LAZY = {"env": ".aec_env", "raw_env": ".aec_env", "InfoSet": ".infoset", "replay": ".playback"}
+_LAZY = {"env": ".aec_env", "raw_env": ".aec_env", "InfoSet": ".infoset", "replay": ".playback",
+         "CompileNotice": ".compiling"}
 
 
 def __getattr__(name: str) -> Any:
@@ -45,4 +46,4 @@ def _register() -> None:
 _register()
 
 __all__ = ["env", "raw_env", "InfoSet", "GameOptions", "GameRecord", "IllegalActionError", "InvalidActionError",
-           "CorruptStateError", "N_ACTIONS", "action_id", "action_name", "replay", "__version__"]
+           "CorruptStateError", "N_ACTIONS", "action_id", "action_name", "replay", "CompileNotice", "__version__"]

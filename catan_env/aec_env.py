@@ -45,6 +45,7 @@ from .core.observe import BOARD_SIZE, FULL_SIZE, TAIL_SIZE, VECTOR_SIZE, encode_
 from .core.options import DEFAULT_MAX_TURNS, check_keywords, make_options
 from .core.topology import GRID_H, GRID_W
 from .core.observe import PLANES
+from .compiling import warn_if_compiling
 from .infoset import InfoSet
 
 if TYPE_CHECKING:
@@ -87,6 +88,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                           vp_reward=vp_reward, **options)
         super().__init__()
         check_keywords(options, ENV_KEYWORDS)
+        warn_if_compiling()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
                              f"got {render_mode!r}")

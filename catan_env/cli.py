@@ -104,13 +104,6 @@ class Progress:
             self.stream.flush()
 
 
-# what a first run compiles, as measured here (2-core machine, empty numba cache,
-# 2026-11-29): the rules, the env and its observations alone (the README's PettingZoo
-# loop, a whole process: 19.6-21.3 s; benchmarks/cold_start.py's core game 20.6-23.2 s);
-# with search agents on top (catan-arena with pretrained and three JSettlersAgents, a
-# 60-turn game included: 47-49 s)
-COMPILE_RULES_ONLY = "about 20 s"
-COMPILE_WITH_AGENTS = "about 45 s"
 
 
 def compile_notice(stream: Optional[TextIO] = None, agents: bool = True) -> Optional[Callable[[], None]]:
@@ -118,12 +111,9 @@ def compile_notice(stream: Optional[TextIO] = None, agents: bool = True) -> Opti
     change to the core), with the time it takes here: ``agents`` when search agents are
     compiled too.  Returns a callable that reports the time once done, or None when the
     compiled kernels are already cached."""
-    from .core import cache_guard
-    rules = os.path.join(cache_guard.CORE_DIR, "rules.py")
-    cache_dir = cache_guard.cache_dir_for(rules)
-    cached = cache_dir is not None and os.path.isdir(cache_dir) and any(
-        n.startswith("rules.apply_action-") and n.endswith(".nbi") for n in os.listdir(cache_dir))
-    if cached:
+    from .compiling import COMPILE_RULES_ONLY, COMPILE_WITH_AGENTS, mark_announced, rules_cached
+    mark_announced()  # (the envs made next warn no more)
+    if rules_cached():
         return None
     stream = stream or sys.stderr
     what, estimate = (("the rules core and the agents", COMPILE_WITH_AGENTS) if agents

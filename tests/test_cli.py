@@ -100,8 +100,9 @@ def test_the_compile_notice_states_what_is_compiled_and_how_long_it_takes(tmp_pa
     from catan_env.agents.arena import _compiles_search
     from catan_env.core import cache_guard
     monkeypatch.setattr(cache_guard, "cache_dir_for", lambda path: str(tmp_path))  # an empty cache
-    for agents, what, estimate in ((False, "the rules core (", cli.COMPILE_RULES_ONLY),
-                                   (True, "the rules core and the agents", cli.COMPILE_WITH_AGENTS)):
+    from catan_env.compiling import COMPILE_RULES_ONLY, COMPILE_WITH_AGENTS
+    for agents, what, estimate in ((False, "the rules core (", COMPILE_RULES_ONLY),
+                                   (True, "the rules core and the agents", COMPILE_WITH_AGENTS)):
         out = io.StringIO()
         done = cli.compile_notice(out, agents=agents)
         assert done is not None and what in out.getvalue() and estimate in out.getvalue()
@@ -111,3 +112,35 @@ def test_the_compile_notice_states_what_is_compiled_and_how_long_it_takes(tmp_pa
     assert cli.compile_notice(io.StringIO()) is None
     assert not any(_compiles_search(s) for s in ("random", "weighted", "pruning:x=1"))
     assert all(_compiles_search(s) for s in ("jsettlers", "pretrained", "mcts:iterations=9"))
+
+
+def test_a_library_user_is_told_once_when_the_kernels_compile(tmp_path, monkeypatch):
+    """The first env made on an empty cache warns once (a CompileNotice a user can
+    silence); a second env, a cached core or a CLI's own notice give no warning."""
+    import warnings
+
+    import catan_env
+    from catan_env import compiling
+    from catan_env.core import cache_guard
+    monkeypatch.setattr(cache_guard, "cache_dir_for", lambda path: str(tmp_path))  # an empty cache
+    monkeypatch.setattr(compiling, "_announced", False)
+    with pytest.warns(catan_env.CompileNotice, match="compiling its numba kernels"):
+        catan_env.raw_env()
+    monkeypatch.setattr(compiling, "_announced", False)
+    from catan_env.batched import BatchedCatan
+    with pytest.warns(catan_env.CompileNotice):
+        BatchedCatan(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        catan_env.raw_env()  # once per process
+        monkeypatch.setattr(compiling, "_announced", False)
+        (tmp_path / "rules.apply_action-1.py311.nbi").write_text("")
+        catan_env.raw_env()  # cached: nothing to say
+    (tmp_path / "rules.apply_action-1.py311.nbi").unlink()
+    monkeypatch.setattr(compiling, "_announced", False)
+    import io
+    from catan_env import cli
+    assert cli.compile_notice(io.StringIO()) is not None  # the CLI says it itself...
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        catan_env.raw_env()  # ...and the env does not repeat it

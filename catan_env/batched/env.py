@@ -53,6 +53,7 @@ from . import kernel as K
 from ..learned.greedy import K_FALLBACK, ValueOpponent
 from ..agent_specs import resolve_agent
 from ..learned.mlp import MLPWeights, pack
+from ..compiling import warn_if_compiling
 
 # opponents: one spec / agent / MLPWeights, a list of them, or {entry: weight}
 OpponentPool = Union[str, Any, Sequence[Any], Mapping[Any, float]]
@@ -122,6 +123,7 @@ class BatchedCatan:
                  obs_dtype: str = "float32", **options: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        warn_if_compiling()
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
             raise ValueError(f"threads must be a positive int, got {threads!r}")
         if mode not in MODES:
