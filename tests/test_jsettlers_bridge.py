@@ -181,6 +181,9 @@ def test_catan_jsettlers_writes_resumable_results(tmp_path, capsys):
     assert len(lines) == 2 and lines[1]["robots"] == "fast" and "error" not in lines[1], lines[1]
     log = "".join(p.read_text() for p in out.glob("server-*.log"))
     assert all(f"Robot arrived: droid {k}: built-in type" in log for k in (1, 2, 3))
+    # the local server gives its built-in robots more than the shipped 8 s for a move
+    from catan_env.apps.jsettlers_bridge.server import ROBOT_SECONDS
+    assert f"built-in robots have {ROBOT_SECONDS} s for a move" in log and ROBOT_SECONDS > 8
 
 
 @needs_server

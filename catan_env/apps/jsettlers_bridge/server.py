@@ -43,13 +43,13 @@ def jsettlers_available(jar: Optional[str] = None) -> Optional[str]:
     return None
 
 
-SERVER_NICE = -5  # the server's robots have 8 s for a move (hard-coded), whatever else runs
+SERVER_NICE = -5  # the server's robots have ROBOT_SECONDS for a move, whatever else runs
 
 
 def _server_priority() -> None:
     """(in the server's process) A higher priority than the agents' where allowed: a
-    starved built-in robot is ended by its own server after 8 s, which cuts a set-up short
-    (and costs it turns later).  The server runs in a session of its own, which Linux
+    starved built-in robot is ended by its own server after ROBOT_SECONDS (8 s in the
+    server as shipped), which cuts a set-up short (and costs it turns later).  The server runs in a session of its own, which Linux
     schedules as a group of its own ("autogroup"): a process's nice value only ranks it
     within its group, so the group's nice is set too.  Without the permission the server
     keeps its parent's priority."""
@@ -77,6 +77,9 @@ ROBOT_STRATEGIES = ("smart", "fast")
 # needs a JDK's jdk.compiler), pausing as the server's own robots do in a robots-only game
 # (a setting the server can only give the robots in its own JVM)
 FAST_ROBOTS_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "FastRobots.java")
+# starts the server with ROBOT_SECONDS for a built-in robot's move instead of its 8 s
+SERVER_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ServerLauncher.java")
+ROBOT_SECONDS = 60  # a robot starved on a busy machine still moves; a hung one is ended
 
 
 class LocalJSettlersServer:
@@ -124,7 +127,7 @@ class LocalJSettlersServer:
         # properties they are ignored)
         # (a small heap and the serial collector: four robots need little, and several
         # servers run side by side with --workers)
-        return ["java", "-Xmx384m", "-XX:+UseSerialGC", "-jar", str(self.jar),
+        return ["java", "-Xmx384m", "-XX:+UseSerialGC", "-cp", str(self.jar), SERVER_SOURCE, str(ROBOT_SECONDS),
                 *[f"-D{k}={v}" for k, v in props.items()],
                 str(self.port), str(self.max_connections)]
 
