@@ -135,6 +135,14 @@ def evaluate(model, env, games, seed):
     return wins / games
 
 
+def warn_too_short(timesteps, n_envs):
+    """Say so when no game finished: the curve is empty and the policy barely trained."""
+    print(f"warning: no episode finished in {timesteps} learner steps ({n_envs} games side by side, "
+          f"{timesteps // n_envs} steps each): the learning curve is empty and the evaluation below "
+          f"measures a barely trained policy. Train longer (--timesteps, or --minutes); "
+          f"docs/rl-recipe.md gives the scales that show learning.", flush=True)
+
+
 def save_curve(curve, out):
     with open(os.path.join(out, "curve.csv"), "w") as f:
         f.write("step,episodes,mean_reward_last100,win_rate_last100\n")
@@ -202,6 +210,8 @@ def main(argv=None):
     start = time.time()
     model.learn(total_timesteps=args.timesteps, callback=callbacks)
     print(f"trained {args.timesteps} steps in {(time.time() - start) / 60:.1f} min")
+    if not curve:
+        warn_too_short(args.timesteps, train_env.num_envs)
     env = make_env(args)
     model.save(os.path.join(args.out, "model.zip"))
     png = save_curve(curve, args.out)

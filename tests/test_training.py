@@ -114,6 +114,8 @@ def test_sb3_example_on_the_batched_vec_env_with_self_play(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "trained 1024 steps" in out.stdout and (tmp_path / "model.zip").exists()
+    # 128 steps a game is too short to finish one: the run says so instead of an empty curve
+    assert "no episode finished in 1024 learner steps (8 games side by side, 128 steps each)" in out.stdout
 
 
 def test_clone_script_records_trains_and_warm_starts_ppo(tmp_path):
