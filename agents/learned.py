@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
 import numpy as np
 
 from catan_env.learned.mlp import MLPWeights, masked_logits, pack
+from catan_env.learned.network import PRETRAINED_POLICY
 
 from .base import Agent, Observation, choose_from_logits, legal_from
 
@@ -67,10 +68,6 @@ class MLPPolicyAgent(Agent):
 
     def __repr__(self) -> str:
         return f"MLPPolicyAgent(path={self.path!r})"
-
-
-PRETRAINED_POLICY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "value", "weights",
-                                 "pretrained_policy.npz")
 
 
 def pretrained_policy_agent(deterministic: bool = True, seed: Optional[int] = None) -> MLPPolicyAgent:

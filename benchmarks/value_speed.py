@@ -13,7 +13,7 @@ import numpy as np
 
 from catan_env.agents.arena import play_game
 from catan_env.learned.features import N_FEATURES, encode_features
-from catan_env.agents.value.net import PRETRAINED, ValueNetwork, _predict_rows, state_win_probs
+from catan_env.learned.network import PRETRAINED, ValueNetwork, _predict_rows, state_win_probs
 from catan_env.cli import HelpFormatter
 from catan_env.core import game as G
 

@@ -22,7 +22,7 @@ import sys
 import numpy as np
 
 from catan_env.agents.arena import run_tournament, summarise, wilson
-from catan_env.agents.value.net import ValueNetwork
+from catan_env.learned.network import ValueNetwork
 from catan_env.agents.value.positions import generate, load_positions
 from catan_env.agents.value.train import train
 from catan_env.agents.training.rounds import RoundLog, run_rounds, upgraded_entry
@@ -124,7 +124,7 @@ def ship(net_path, entry):
     becomes docs/value_calibration.png."""
     import shutil
 
-    from catan_env.agents.value.net import PRETRAINED
+    from catan_env.learned.network import PRETRAINED
     from catan_env.agents.value.train import reliability_plot
     os.makedirs(os.path.dirname(PRETRAINED), exist_ok=True)
     shutil.copyfile(net_path, PRETRAINED)

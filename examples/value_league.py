@@ -29,7 +29,7 @@ import sys
 import numpy as np
 
 from catan_env.agents.arena import run_tournament, summarise, wilson
-from catan_env.agents.value.net import PRETRAINED, ValueNetwork
+from catan_env.learned.network import PRETRAINED, ValueNetwork
 from catan_env.agents.value.positions import generate, load_positions
 from catan_env.agents.value.train import evaluate as heldout_figures
 from catan_env.agents.value.train import train

@@ -62,7 +62,7 @@ def test_draws_and_steals_come_from_the_deck_and_the_victims_hand():
 def test_the_value_network_and_search_expand_the_same_outcomes():
     """The value network's one-ply value of a roll evaluates one leaf per outcome the
     chance model gives: 10 under a sevens rule that re-rolls, 11 otherwise."""
-    from catan_env.agents.value.agent import load_network
+    from catan_env.learned.network import load_network
     from catan_env.learned import value as V
     assert V.chance_outcomes is CH.chance_outcomes and V.MAX_OUTCOMES == CH.MAX_OUTCOMES
     net = load_network()

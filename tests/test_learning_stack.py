@@ -137,7 +137,7 @@ def test_both_learned_agents_stand_on_the_shared_parts():
         assert "optim.Adam" not in source and ".backward()" not in source, f"{path} has its own loop"
     for path in ("examples/exit_train.py", "examples/value_exit.py", "examples/value_league.py"):
         assert "catan_env.agents.training.rounds" in _imports(os.path.join(ROOT, path)), path
-    for path in ("agents/deep/forward.py", "agents/deep/agents.py", "agents/value/net.py"):
+    for path in ("agents/deep/forward.py", "agents/deep/agents.py", "catan_env/learned/network.py"):
         source = open(os.path.join(ROOT, path)).read()
         assert "catan_env.learned.mlp" in source or "learned.mlp" in source, path
 

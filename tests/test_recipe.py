@@ -131,7 +131,7 @@ def test_clone_then_fine_tune_with_maskable_ppo_and_the_single_file_ppo(tmp_path
 
 def test_potential_shaping_adds_gamma_phi_next_minus_phi():
     pytest.importorskip("stable_baselines3")
-    from catan_env.agents.value.agent import load_network
+    from catan_env.learned.network import load_network
     from catan_env.wrappers.sb3 import make_batched_vec_env
     net = load_network()
     plain = make_batched_vec_env(3, seed=5, opponents=["weighted"], max_turns=12)

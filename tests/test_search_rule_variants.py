@@ -228,7 +228,7 @@ def _hooked_value_search(leaf):
 
 def _value_count(search, s, seat, depth):
     """Expected violations of each move the value search weighs from s, summed."""
-    from catan_env.agents.value.agent import load_network
+    from catan_env.learned.network import load_network
     from catan_env.learned.value import SEARCHABLE
     net = load_network()
     moves = np.array([a for a in G.legal_actions(s) if SEARCHABLE[a]], np.int64)

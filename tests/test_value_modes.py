@@ -10,7 +10,7 @@ from catan_env import InfoSet
 from catan_env.agents import make_agent
 from catan_env.agents.arena import play_game
 from catan_env.learned import features as F
-from catan_env.agents.value.net import EARLIER_LAYOUTS, PRETRAINED, ValueNetwork, feature_digest
+from catan_env.learned.network import EARLIER_LAYOUTS, PRETRAINED, ValueNetwork, feature_digest
 from catan_env.learned.mlp import MLPWeights
 from catan_env.core import actions as A
 from catan_env.core import game as G

@@ -11,7 +11,7 @@ import pytest
 
 from catan_env.agents import make_agent
 from catan_env.learned import features as F
-from catan_env.agents.value.net import PRETRAINED, ValueNetwork, feature_digest
+from catan_env.learned.network import PRETRAINED, ValueNetwork, feature_digest
 from catan_env.agents.value.positions import generate, load_positions, record_game
 from catan_env.agents.value.search import SEARCHABLE, search_values
 from catan_env.learned.mlp import MLPWeights
@@ -327,7 +327,7 @@ sys.modules["torch"] = None   # importing torch now fails
 import catan_env
 from catan_env import InfoSet
 from catan_env.agents import make_agent
-from catan_env.agents.value.net import ValueNetwork, PRETRAINED
+from catan_env.learned.network import ValueNetwork, PRETRAINED
 from catan_env.core import game as G
 net = ValueNetwork.load(PRETRAINED)
 assert net.meta["features"] == {feature_digest()!r}

@@ -54,13 +54,13 @@ from catan_env.core.layout import (
     PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE, TRADE_GET_RES,
 )
 from catan_env.infoset import InfoSet
+from catan_env.learned.network import PRETRAINED, ValueNetwork, load_network, state_win_probs
 from catan_env.learned.greedy import (
     K_FALLBACK, K_MACRO, K_MOVE, K_OFFER, KIND_NAMES, answer_choice, confirm_choice, greedy_decision, new_memory,
     offer_choice, options,
 )
 
 from ..base import Agent, Observation, legal_from
-from .net import PRETRAINED, ValueNetwork, state_win_probs
 from .search import SEARCHABLE, macro_values, move_value, search_values
 
 # offers and counter-offers that ask 2 cards for 1 (``lopsided=false`` drops them)
@@ -79,21 +79,6 @@ def polite(legal: np.ndarray, view: np.ndarray) -> np.ndarray:
     asked = int(view[TRADE_GET_RES])  # what the proposer wants (the counterer gives)
     keep &= ~counter | (A.MENU_GIVE_RES[np.where(counter, legal - A.COUNTER0, 0)] == asked)
     return keep
-_NETWORKS: Dict[Tuple[str, float], ValueNetwork] = {}  # (path, mtime) -> loaded once per process
-
-
-def load_network(path: Optional[str] = None) -> ValueNetwork:
-    """The network in ``path`` (the shipped one by default), loaded once per process."""
-    import os
-    path = os.path.abspath(path or PRETRAINED)
-    if not os.path.exists(path):
-        raise ValueError(f"no value network file {path!r}")
-    key = (path, os.path.getmtime(path))
-    if key not in _NETWORKS:
-        _NETWORKS[key] = ValueNetwork.load(path)
-    return _NETWORKS[key]
-
-
 class ValueSearchAgent(Agent):
     """Expectimax over a win-probability network (see the module docstring)."""
 

@@ -17,7 +17,7 @@ from catan_env.core.layout import MAX_PLAYERS
 
 from catan_env.learned.features import N_FEATURES
 from ..training.fit import fit, split_games
-from .net import ValueNetwork
+from catan_env.learned.network import ValueNetwork
 
 
 def make_model(hidden: Sequence[int] = (256, 128), dropout: float = 0.0) -> Any:

@@ -5,7 +5,7 @@ marked and told in words.
     tl = win_timeline(record)                 # per position: steps, turns, chances[seat][i]
     svg = chart_svg(tl, names, colours)       # a small self-contained SVG line chart
 
-The network (``catan_env.agents.value``) reads features built only from the observer's
+The network (``catan_env.learned.network``) reads features built only from the observer's
 information (``catan_env.learned.features``: the board, public counts, its own hand and
 development cards, what it knows of the others' hands; never another seat's hidden cards,
 the deck's order or the RNG; ``tests/test_value_net.py`` checks the features of a state and
@@ -13,8 +13,7 @@ of its determinizations are equal).  So the true state of each recorded position
 fed as it is: seat p's number is what p could have computed at the table.  The numbers of
 different seats are different views and need not sum to 1.
 
-This is an application-level helper (the HTML replay and the browser server use it): the
-agents layer is imported lazily, inside :func:`default_network` only.
+This is an application-level helper (the HTML replay and the browser server use it).
 """
 import html
 import os
@@ -24,6 +23,7 @@ import numpy as np
 
 from ..core import layout as L
 from ..core.record import GameRecord
+from ..learned.network import load_network
 from ..playback import RecordLike, replay
 from ..words import event_words
 
@@ -32,9 +32,8 @@ SWING_TOP = 8          # at most this many swings are marked, the largest
 
 
 def default_network() -> Any:
-    """The shipped value network (loaded once per process).  Raises ImportError or
-    ValueError (with the reason in one line) when it cannot be loaded."""
-    from ..agents.value.agent import load_network  # the agents layer, lazily: see the module docstring
+    """The shipped value network (loaded once per process).  Raises ValueError (with the
+    reason in one line) when it cannot be loaded."""
     return load_network()
 
 

@@ -14,12 +14,14 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 from numba import njit
 
-from catan_env.core.layout import MAX_PLAYERS
-from catan_env.learned.mlp import MLPWeights, pack
-from catan_env.learned.features import FEATURE_FIELDS, N_FEATURES, SEAT_COLS
-from catan_env.learned.value import relative_win_probs, state_win_probs
+from ..core.layout import MAX_PLAYERS
+from .features import FEATURE_FIELDS, N_FEATURES, SEAT_COLS
+from .mlp import MLPWeights, pack
+from .value import relative_win_probs, state_win_probs
 
-PRETRAINED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights", "pretrained.npz")
+WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
+PRETRAINED = os.path.join(WEIGHTS, "pretrained.npz")            # the shipped win-probability network
+PRETRAINED_POLICY = os.path.join(WEIGHTS, "pretrained_policy.npz")  # the shipped policy (agents.learned)
 
 
 def feature_digest(fields: Sequence[Tuple[str, int, int, str]] = tuple(FEATURE_FIELDS)) -> str:
@@ -116,3 +118,17 @@ def _predict_rows(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np
         relative_win_probs(params, layers, net, x[i], players[i], h1, h2, rel)
         for p in range(MAX_PLAYERS):
             out[i, p] = rel[p]
+
+
+_NETWORKS: Dict[Tuple[str, float], ValueNetwork] = {}  # (path, mtime) -> loaded once per process
+
+
+def load_network(path: Optional[str] = None) -> ValueNetwork:
+    """The network in ``path`` (the shipped one by default), loaded once per process."""
+    path = os.path.abspath(path or PRETRAINED)
+    if not os.path.exists(path):
+        raise ValueError(f"no value network file {path!r}")
+    key = (path, os.path.getmtime(path))
+    if key not in _NETWORKS:
+        _NETWORKS[key] = ValueNetwork.load(path)
+    return _NETWORKS[key]
