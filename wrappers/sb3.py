@@ -74,7 +74,7 @@ def _potential(spec: Optional[str]) -> Optional[Potential]:
     """A batch potential ``phi(states, seats, out)`` from a value network spec, or None."""
     if spec is None:
         return None
-    from catan_env.agents.value.agent import load_network
+    from catan_env.learned.network import load_network
     from catan_env.learned.value import seat_win_chances
     net = load_network(None if spec == "pretrained" else spec)
 
