@@ -387,13 +387,19 @@ class Mirror:
         return out
 
     def _replay_from(self, i: int, entries: List[Entry]) -> Optional[Tuple[List[np.ndarray], np.ndarray]]:
-        """States before each entry from i on, and the final one; None if illegal."""
+        """States before each entry from i on (``entries`` replacing the history from i),
+        and the final one; None if illegal, or if it leaves any seat with another number
+        of cards than the history did: a guess changes only which cards moved, and the
+        server fixed every count (a replay can still change one, where a direct edit
+        such as production the core's bank could not pay was made for the old types)."""
         s = self.before[i].copy()
         befores: List[np.ndarray] = []
         for e in entries:
             befores.append(s.copy())
             if not apply_entry(s, e, reguess=True):
                 return None
+        if not np.array_equal(L.view(s, "hand").sum(axis=1), L.view(self.state, "hand").sum(axis=1)):
+            return None
         return befores, s
 
     def _repair(self, entry: Entry, require: Optional[Require], append: bool = True,
