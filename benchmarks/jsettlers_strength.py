@@ -74,7 +74,7 @@ LINEUPS: List[Lineup] = [Lineup(*x) for x in [
     ("jsettlers:strategy=smart", 100, "fast"),
     ("jsettlers:combined_etas=true", 200, "fast"),   # the FAST robot's own estimates
     ("jsettlers:combined_etas=true", 200),
-    ("pretrained", 100, "fast"),
+    ("pretrained", 200, "fast"),
     ("mcts:variant=best:playouts=1000", 100, "fast"),
 ]]
 
