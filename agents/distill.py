@@ -38,13 +38,13 @@ import numpy as np
 from numba import njit
 
 from catan_env.batched import BatchedCatan
-from catan_env.batched.kernel import G_MEMORY
 from catan_env.core import game as G
 from catan_env.core.actions import N_ACTIONS
 from catan_env.core.layout import RNG, STATE_SIZE
 from catan_env.core.observe import VECTOR_SIZE, encode_vector
 from catan_env.core.rules import legal_actions
 from catan_env.learned.greedy import ValueOpponent
+from catan_env.learned.plays import ValueNetworkPlay
 
 from .arena import play_game
 from .registry import make_agent
@@ -98,7 +98,6 @@ def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: i
     venv = BatchedCatan(batch, mode="all_seats", max_turns=max_turns, seed=seed, **(options or {}))
     venv.reset(seed=seed)
     rng = np.random.default_rng([seed, 11])
-    every = np.arange(batch, dtype=np.int64)
     actions = np.empty(batch, np.int64)
     values = np.empty(batch)
     scores = np.empty((batch, N_ACTIONS))
@@ -108,7 +107,7 @@ def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: i
     while done < games:
         seeds = rng.integers(0, 2 ** 62, size=(batch, teacher_.views), dtype=np.int64)
         deciders = venv.deciders.copy()
-        teacher_.decide(venv.states, every, seeds, venv.games, G_MEMORY, actions, values, scores)
+        venv.network_decisions(teacher_, seeds, actions, values, scores)
         counts = venv.masks.sum(axis=1)
         for row in np.flatnonzero(counts > 1):
             rows = pending[row]
@@ -135,10 +134,10 @@ def _numba_teacher(teacher: Any) -> Tuple[Any, np.ndarray]:
     agent = make_agent(teacher) if isinstance(teacher, str) else teacher
     method = getattr(agent, "batched_opponent", None)
     plays = method() if callable(method) else None
-    if plays is None or plays["kind"] != "value":
+    if not isinstance(plays, ValueNetworkPlay):
         raise ValueError(f"teacher {teacher!r} cannot play inside numba (only the network alone does: "
                          f"'pretrained:search=0'); it plays arena games instead")
-    return plays["weights"], plays["options"]
+    return plays.weights, plays.options
 
 
 def in_numba(teacher: str) -> bool:

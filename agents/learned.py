@@ -12,6 +12,7 @@ import numpy as np
 
 from catan_env.learned.mlp import MLPWeights, masked_logits, pack
 from catan_env.learned.network import PRETRAINED_POLICY
+from catan_env.learned.plays import PolicyNetworkPlay
 
 from .base import Agent, Observation, choose_from_logits, legal_from
 
@@ -61,10 +62,10 @@ class MLPPolicyAgent(Agent):
         logits, legal = self.logits(observation)
         return choose_from_logits(legal, logits, self.deterministic, self.rng)
 
-    def batched_opponent(self) -> Dict[str, Any]:
+    def batched_opponent(self) -> PolicyNetworkPlay:
         """The batched env plays this policy inside numba (its MLP pool), argmax or sampled
         as this agent would play it."""
-        return {"kind": "policy", "weights": self.weights, "sample": not self.deterministic}
+        return PolicyNetworkPlay(self.weights, sample=not self.deterministic)
 
     def __repr__(self) -> str:
         return f"MLPPolicyAgent(path={self.path!r})"

@@ -188,7 +188,8 @@ def test_batched_value_opponents_play_exactly_the_greedy_decision(network):
 
 
 def test_a_searching_agent_is_not_played_in_numba():
-    assert make_agent("pretrained:search=0").batched_opponent()["kind"] == "value"
+    from catan_env.learned.plays import ValueNetworkPlay
+    assert isinstance(make_agent("pretrained:search=0").batched_opponent(), ValueNetworkPlay)
     assert make_agent("pretrained:search=1").batched_opponent() is None
     assert make_agent("pretrained:search=0:opening=jsettlers").batched_opponent() is None
 

@@ -55,6 +55,7 @@ from catan_env.core.layout import (
 )
 from catan_env.infoset import InfoSet
 from catan_env.learned.network import PRETRAINED, ValueNetwork, load_network, state_win_probs
+from catan_env.learned.plays import ValueNetworkPlay
 from catan_env.learned.greedy import (
     K_FALLBACK, K_MACRO, K_MOVE, K_OFFER, KIND_NAMES, answer_choice, confirm_choice, greedy_decision, new_memory,
     offer_choice, options,
@@ -218,13 +219,13 @@ class ValueSearchAgent(Agent):
             self._remember(infoset.view.copy(), infoset.seat, value)  # writable, as above
         return action
 
-    def batched_opponent(self) -> Optional[Dict[str, Any]]:
+    def batched_opponent(self) -> Optional[ValueNetworkPlay]:
         """What the batched env plays inside numba for this agent when it is the network
         alone (``search=0``, no opening robot): the same greedy decision, from the network's
         weights and the decision's options; None otherwise (it plays as a Python agent)."""
         if not self._greedy:
             return None
-        return {"kind": "value", "weights": self.network.weights, "options": self._options.copy()}
+        return ValueNetworkPlay(self.network.weights, self._options.copy())
 
     def _fixed(self, view: np.ndarray, seat: int, moves: np.ndarray, infoset: InfoSet) -> Tuple[np.ndarray, np.ndarray]:
         """The mean over ``determinizations`` views of every move's searched value."""

@@ -53,6 +53,7 @@ from . import kernel as K
 from ..learned.greedy import K_FALLBACK, ValueOpponent
 from ..agent_specs import resolve_agent
 from ..learned.mlp import MLPWeights, pack
+from ..learned.plays import InNumbaPlay, PolicyNetworkPlay, ValueNetworkPlay
 from ..compiling import warn_if_compiling
 
 # opponents: one spec / agent / MLPWeights, a list of them, or {entry: weight}
@@ -68,10 +69,10 @@ OBS_DTYPES = {"float32": (np.float32, VECTOR_SIZE), "uint8": (np.uint8, COMPACT_
 BUILTIN_OPPONENTS = {"random": K.OPP_RANDOM, "pruning": K.OPP_PRUNING, "weighted": K.OPP_WEIGHTED}
 
 
-def _in_numba(o: Any) -> Optional[Dict[str, Any]]:
-    """What the agent or agent spec o plays inside numba (its ``batched_opponent()``: kind
-    "value" with weights and options, or kind "policy" with weights and whether it
-    samples), else None.  A spec is built afresh each time (a network file may change)."""
+def _in_numba(o: Any) -> Optional[InNumbaPlay]:
+    """What the agent or agent spec o plays inside numba (its ``batched_opponent()``, a
+    ``learned.plays`` value), else None.  A spec is built afresh each time (a network
+    file may change)."""
     if isinstance(o, str):
         o = resolve_agent(o)
     method = getattr(o, "batched_opponent", None)
@@ -209,18 +210,19 @@ class BatchedCatan:
             plays = None if builtin or npz or isinstance(o, MLPWeights) else _in_numba(o)
             if builtin:
                 kinds.append(BUILTIN_OPPONENTS[o])
-            elif isinstance(o, MLPWeights) or npz or (plays is not None and plays["kind"] == "policy"):
-                net = plays["weights"] if plays else o if isinstance(o, MLPWeights) else MLPWeights.load(o)
+            elif isinstance(o, MLPWeights) or npz or isinstance(plays, PolicyNetworkPlay):
+                net = plays.weights if isinstance(plays, PolicyNetworkPlay) else \
+                    o if isinstance(o, MLPWeights) else MLPWeights.load(o)
                 if net.n_in != VECTOR_SIZE or net.n_out != N_ACTIONS:
                     raise ValueError(f"an opponent MLP must map {VECTOR_SIZE} inputs to {N_ACTIONS} "
                                      f"logits, got {net.n_in} -> {net.n_out}")
                 kinds.append(K.OPP_MLP + len(nets))
                 nets.append(net)
-                sample = plays.get("sample") if plays else None  # an agent's own choice, else the env's
-            elif plays is not None and plays["kind"] == "value":
+                sample = plays.sample if isinstance(plays, PolicyNetworkPlay) else None  # else the env's choice
+            elif isinstance(plays, ValueNetworkPlay):
                 kinds.append(K.OPP_EXTERNAL)  # the kernel pauses; _run_external decides in one numba call
                 pool_external[len(kinds) - 1] = len(external)
-                external.append(ValueOpponent(plays["weights"], plays["options"]))
+                external.append(ValueOpponent(plays.weights, plays.options))
             elif isinstance(o, str) or hasattr(o, "act"):
                 kinds.append(K.OPP_EXTERNAL)
                 pool_external[len(kinds) - 1] = len(external)
@@ -319,6 +321,15 @@ class BatchedCatan:
         if self.obs_type == "planes":
             return {"board": self.final_planes[i].copy(), "vector": vec[BOARD_SIZE:]}
         return vec
+
+    def network_decisions(self, network: ValueOpponent, seeds: np.ndarray, actions: np.ndarray,
+                          values: np.ndarray, scores: Optional[np.ndarray] = None) -> np.ndarray:
+        """Every game's decision by ``network`` (a ``learned.greedy.ValueOpponent``) for
+        the seat to act: ``actions[i]``, ``values[i]`` (and ``scores[i]``, every move's
+        value); returns each decision's kind.  For recorders that play one network on
+        every seat (distillation), through the games' own memory of earlier decisions."""
+        every = np.arange(self.num_envs, dtype=np.int64)
+        return network.decide(self.states, every, seeds, self.games, K.G_MEMORY, actions, values, scores)
 
     @property
     def deciders(self) -> np.ndarray:
