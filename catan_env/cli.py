@@ -4,7 +4,6 @@ names the extra to install, progress that suits a terminal or a log file, and a 
 before the first (slow) numba compilation."""
 import argparse
 import functools
-import os
 import sys
 import time
 from typing import Any, Callable, List, Optional, TextIO
@@ -102,8 +101,6 @@ class Progress:
         if self.tty:
             self.stream.write("\n")
             self.stream.flush()
-
-
 
 
 def compile_notice(stream: Optional[TextIO] = None, agents: bool = True) -> Optional[Callable[[], None]]:

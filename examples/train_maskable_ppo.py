@@ -210,7 +210,7 @@ def main(argv=None):
     start = time.time()
     model.learn(total_timesteps=args.timesteps, callback=callbacks)
     print(f"trained {args.timesteps} steps in {(time.time() - start) / 60:.1f} min")
-    if not curve:
+    if not callbacks[0].rewards:  # (the progress callback's finished episodes)
         warn_too_short(args.timesteps, train_env.num_envs)
     env = make_env(args)
     model.save(os.path.join(args.out, "model.zip"))

@@ -198,9 +198,12 @@ def test_fast_robots_that_cannot_start_are_named(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="FAST robots exited at start"):
         srv.start()
     assert srv.proc is None and srv.robots_proc is None
+    with pytest.raises(OSError):  # the server it had started is gone
+        socket.create_connection(("127.0.0.1", srv.port), timeout=2).close()
 
 
 def test_the_robot_strategies_are_checked():
+    """(checked before anything is looked for on the machine)"""
     with pytest.raises(ValueError, match="robot_strategy"):
         LocalJSettlersServer(robot_strategy="clever")
     with pytest.raises(ValueError, match="up to 3 robots"):

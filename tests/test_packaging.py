@@ -204,7 +204,10 @@ def test_wheel_installs_agents_and_wrappers_inside_the_package(tmp_path):
     assert "catan_env/agents/__init__.py" in names and "catan_env/wrappers/__init__.py" in names
     assert "catan_env/agents/jsettlers/robot.py" in names
     assert "catan_env/batched/kernel.py" in names and "catan_env/agents/mcts/kernel.py" in names
-    assert "catan_env/learned/weights/pretrained.npz" in names  # the shipped network
+    assert {"catan_env/learned/weights/pretrained.npz",
+            "catan_env/learned/weights/pretrained_policy.npz"} <= set(names)  # the shipped networks
+    assert {"catan_env/apps/jsettlers_bridge/ServerLauncher.java",
+            "catan_env/apps/jsettlers_bridge/FastRobots.java"} <= set(names)  # the JSettlers launchers
     assert {"catan_env/apps/web/static/index.html", "catan_env/apps/web/static/app.js",
             "catan_env/apps/web/static/style.css"} <= set(names)  # the browser page ships inside
     # a fresh venv holding only the wheel (its dependencies read from this environment)

@@ -8,7 +8,7 @@ import soc.robot.SOCRobotClient;
 /** FAST-strategy JSettlers robots ("droid N") for a local server, in one JVM, pausing
  *  like the server's own robots in a robots-only game.
  *  Arguments: host port cookie count pause_percent ready_file (created once every
- *  robot has connected). */
+ *  robot's client has started; each connects and authenticates just after). */
 public class FastRobots {
     public static void main(String[] args) throws IOException {
         final String host = args[0];

@@ -41,7 +41,10 @@ _server: Optional[LocalJSettlersServer] = None  # this process's local server
 def _local_server(robots: int, jar: Optional[str], pace: int, log_dir: Optional[str] = None,
                   strategy: str = "smart") -> LocalJSettlersServer:
     global _server
-    if _server is None or _server.proc is None or _server.proc.poll() is not None:
+    if _server is None or _server.proc is None or _server.proc.poll() is not None or \
+            (_server.robots_proc is not None and _server.robots_proc.poll() is not None):
+        if _server is not None:
+            _server.stop()  # (what is left of it: its FAST robots, or the server)
         log = os.path.join(log_dir, f"server-{os.getpid()}.log") if log_dir else None
         _server = LocalJSettlersServer(robots=robots, jar=jar, pause_percent=pace, log_path=log,
                                        robot_strategy=strategy)
@@ -199,7 +202,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="the robots' pauses, in percent of their human pace (0: none, 100: human)")
     p.add_argument("--robots", choices=ROBOT_STRATEGIES, default="smart",
                    help="the local server's robots: smart (the server's own, SOCRobotDM's SMART "
-                        "strategy) or fast (FAST-strategy robots, a JVM each)")
+                        "strategy) or fast (FAST-strategy robots, in one JVM beside the server)")
     p.add_argument("--jar", default=None, help="the JSettlers server jar (default: $JSETTLERS_JAR, "
                    "else ../shared/jsettlers/JSettlers-2.7.00.jar)")
     p.add_argument("--host", default=None, help="join this running server instead of starting one")

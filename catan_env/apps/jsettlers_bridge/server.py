@@ -37,6 +37,9 @@ def jsettlers_available(jar: Optional[str] = None) -> Optional[str]:
     """None when a local server can start here; else what is missing, in words."""
     if shutil.which("java") is None:
         return "no `java` on PATH (install Java 17: apt-get install -y default-jdk-headless)"
+    if shutil.which("javac") is None:  # the launchers run through Java's source launcher
+        return ("Java without its compiler (a JRE): the server's launcher needs a JDK "
+                "(apt-get install -y default-jdk-headless)")
     if find_jar(jar) is None:
         return ("no JSettlers server jar: pass --jar, set JSETTLERS_JAR, or keep "
                 f"{JAR_NAME} in ../shared/jsettlers/")
@@ -94,9 +97,6 @@ class LocalJSettlersServer:
     def __init__(self, robots: int = 3, jar: Optional[str] = None, pause_percent: int = 0,
                  turn_timeout_s: int = 3600, log_path: Optional[str] = None,
                  max_connections: int = 20, robot_strategy: str = "smart") -> None:
-        why = jsettlers_available(jar)
-        if why is not None:
-            raise RuntimeError(f"cannot start a JSettlers server: {why}")
         if not 0 <= pause_percent <= 100:
             raise ValueError(f"pause_percent must be 0..100, got {pause_percent}")
         if robot_strategy not in ROBOT_STRATEGIES:
@@ -104,6 +104,9 @@ class LocalJSettlersServer:
         if robot_strategy == "smart" and robots > 3:
             # setupLocalRobots makes 30% of a larger pool FAST, and games draw from the pool at random
             raise ValueError(f"the server's own pool is all SMART only up to 3 robots, got {robots}")
+        why = jsettlers_available(jar)
+        if why is not None:
+            raise RuntimeError(f"cannot start a JSettlers server: {why}")
         self.jar = find_jar(jar)
         self.robots = robots
         self.pause_percent = pause_percent
@@ -145,6 +148,15 @@ class LocalJSettlersServer:
         self.stop()
 
     def start(self) -> None:
+        """Start the server (and the FAST robots); on any failure, or an interrupt, what
+        was started is ended before the exception goes on."""
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> None:
         self.port = free_port()
         log = open(self.log_path, "a") if self.log_path else subprocess.DEVNULL
         self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
