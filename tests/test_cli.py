@@ -144,3 +144,15 @@ def test_a_library_user_is_told_once_when_the_kernels_compile(tmp_path, monkeypa
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         catan_env.raw_env()  # ...and the env does not repeat it
+
+
+def test_the_kernels_compile_ahead_of_time_on_request(capsys):
+    """``python -m catan_env.compile --agents SPECS``: the core's job and the agents' job
+    (in a second process) each say what they compiled and how long it took."""
+    from catan_env import compile as C
+    assert C.main(["--agents", "random,weighted"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("compiling the rules core and the envs, and beside it random, weighted")
+    assert any(line.strip().startswith("the rules core and the envs: ") and line.endswith(" s") for line in out)
+    assert any(line.strip().startswith("random, weighted: ") for line in out)
+    assert out[-1].startswith("compiled in ")
