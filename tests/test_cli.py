@@ -60,6 +60,21 @@ def test_baselines_table_marks_the_agent_under_test(tmp_path, capsys):
     assert "trades/g" in capsys.readouterr().out
 
 
+def test_the_quick_table_plays_the_shipped_agent_fast_and_full_as_shipped(monkeypatch, tmp_path):
+    """The main job's seventh line-up plays ``pretrained:search=1`` (milliseconds a move);
+    ``--full`` plays ``pretrained`` as shipped (its anytime search)."""
+    from catan_env.agents import baselines
+    played = []
+    monkeypatch.setattr(baselines, "run_tournament", lambda players, *a: played.append(players) or [])
+    monkeypatch.setattr(baselines, "summarise", lambda results, players: {})
+    monkeypatch.setattr(baselines, "format_table", lambda summary, under_test: "")
+    monkeypatch.setattr(baselines, "write_outputs", lambda *a: None)
+    for flags, spec in (([], "pretrained:search=1"), (["--full"], "pretrained")):
+        played.clear()
+        assert baselines.main(["--only", "pretrained_vs_jsettlers", "--out", str(tmp_path), *flags]) == 0
+        assert played == [[spec, "jsettlers", "jsettlers", "jsettlers"]]
+
+
 def _options_without_help(path):
     """The add_argument calls in a script that give no help text, and its parsers that do
     not show defaults."""
