@@ -308,7 +308,7 @@ def test_a_robot_forced_out_of_its_set_up_stops_the_game():
     """The server ended a starved robot's set-up turn before its last road (its 8-s limit)
     and took back that settlement: the core has no set-up without it, so the game stops
     there, saying why."""
-    with pytest.raises(MirrorMismatch, match="took back seat .'s set-up settlement .* time limit"):
+    with pytest.raises(MirrorMismatch, match="took back seat .'s set-up settlement .* out of time"):
         _replayed("robot-forced-in-setup.txt")
 
 
@@ -467,6 +467,26 @@ def test_a_counter_to_our_previous_offer_is_not_taken_for_one_to_this():
     c.on_message(f"{P.MAKEOFFER}|{g},{others[0]},{to},0,0,1,0,0,1,0,0,0,0")  # stale: before the echo
     c.on_message(offer)
     for p in others:
+        c.on_message(f"{P.REJECTOFFER}|{g},{p}")
+    _act(c)
+    assert not any(t.startswith(f"{P.ACCEPTOFFER}|") for t in c.conn.sent)
+    assert c.conn.sent[-1] == f"{P.CLEAROFFER}|{g},{me}"
+
+
+def test_a_counter_offer_withdrawn_before_we_decide_is_not_accepted():
+    """A robot counters our offer, then withdraws the counter (CLEAROFFER) before the
+    last answer arrives: we do not accept it (the server refused that in a strength run)
+    but withdraw our offer."""
+    c = _our_turn(_Scripted())
+    g, me = c.game, c.js_seat
+    _act(c)
+    offer = c.conn.sent[-1]
+    others = [p for p in range(4) if p != me]
+    to = ",".join("true" if p == me else "false" for p in range(4))
+    c.on_message(offer)  # the server's echo
+    c.on_message(f"{P.MAKEOFFER}|{g},{others[0]},{to},0,0,1,0,0,0,0,0,0,1")  # a counter...
+    c.on_message(f"{P.CLEAROFFER}|{g},{others[0]}")                          # ...withdrawn
+    for p in others[1:]:
         c.on_message(f"{P.REJECTOFFER}|{g},{p}")
     _act(c)
     assert not any(t.startswith(f"{P.ACCEPTOFFER}|") for t in c.conn.sent)

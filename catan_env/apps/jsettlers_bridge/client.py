@@ -620,9 +620,17 @@ class JSettlersClient(AgentSeat):
             self.call["answered"].add(self.cs(pn))
 
     def _on_clear_offer(self, f: List[str]) -> None:  # 1038: seat (-1: everyone)
+        """A seat withdraws its offer: an offer to us is gone, and so is a counter-offer to
+        our open offer (a robot may withdraw its counter before we decide: accepting it
+        then was refused in a strength run); the seat has still answered."""
         pn = int(f[1])
         if self.incoming is not None and (pn < 0 or self.cs(pn) == self.incoming["from"]):
             self.incoming = None
+        if self.call is not None and "accepting" not in self.call and pn != self.js_seat:
+            if pn < 0:
+                self.call["counters"].clear()
+            else:
+                self.call["counters"].pop(self.cs(pn), None)
 
     def _on_accept(self, f: List[str]) -> None:  # 1039: accepting, offering, to accepting 5, to offering 5
         v = P.ints(f[1:13])
@@ -650,15 +658,16 @@ class JSettlersClient(AgentSeat):
         self.final_vp = [vp[self.js(c)] for c in range(4)]
 
     def _on_cancel_build(self, f: List[str]) -> None:  # 1044 CANCELBUILDREQUEST: piece type
-        """The server takes back a set-up settlement only when it ends a robot's turn that
-        ran past its time limit (8 s for its own robots): the core has no set-up with a
-        settlement missing, so the game stops here, saying so.  Later in the game a
-        cancelled placement was never in the mirror (pieces enter it when placed)."""
+        """The server takes back a set-up settlement only when it ends a robot's turn: one
+        that ran past its time limit, or one whose set-up road it refused (a FAST robot
+        once placed an illegal first road).  The core has no set-up with a settlement
+        missing, so the game stops here, saying so.  Later in the game a cancelled
+        placement was never in the mirror (pieces enter it when placed)."""
         m = self.mirror
         if m is not None and int(m.state[L.TURN]) == 0:
             raise MirrorMismatch(
                 f"the server took back seat {self.current + 1}'s set-up settlement (it ended that "
-                "seat's turn when its time limit ran out: a slow robot on a busy machine); the core "
+                "seat's turn: a robot out of time, or one whose set-up road it refused); the core "
                 "has no set-up without it, so the game stops here")
 
     def _on_decline(self, f: List[str]) -> None:  # 1104 DECLINEPLAYERREQUEST
