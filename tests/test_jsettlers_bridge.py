@@ -493,6 +493,29 @@ def test_a_counter_offer_withdrawn_before_we_decide_is_not_accepted():
     assert c.conn.sent[-1] == f"{P.CLEAROFFER}|{g},{me}"
 
 
+def test_an_accept_that_crosses_the_counters_withdrawal_is_a_late_answer():
+    """We accept a robot's counter-offer; the robot withdraws it before the server reads
+    our accept, which the server then refuses: a race, counted as a late answer (not a
+    rejected move), and our offer is withdrawn."""
+    c = _our_turn(_Scripted())
+    g, me = c.game, c.js_seat
+    _act(c)
+    offer = c.conn.sent[-1]
+    others = [p for p in range(4) if p != me]
+    to = ",".join("true" if p == me else "false" for p in range(4))
+    c.on_message(offer)
+    for p in others[1:]:
+        c.on_message(f"{P.REJECTOFFER}|{g},{p}")
+    c.on_message(f"{P.MAKEOFFER}|{g},{others[0]},{to},0,0,1,0,0,0,0,0,0,1")  # the last answer: a counter
+    _act(c)
+    assert c.conn.sent[-1] == f"{P.ACCEPTOFFER}|{g},{me},{others[0]}"  # the counter is taken
+    late = c.late_answers
+    c.on_message(f"{P.CLEAROFFER}|{g},{others[0]}")   # withdrawn meanwhile...
+    c.on_message(f"{P.REJECTOFFER}|{g},{me},1")       # ...so the server refuses our accept
+    assert c.rejected == [] and c.late_answers == late + 1
+    assert c.conn.sent[-1] == f"{P.CLEAROFFER}|{g},{me}"
+
+
 def test_the_robots_turns_the_server_ended_are_counted_per_game(tmp_path):
     log = tmp_path / "server.log"
     log.write_text("For robot robot 1: force end turn in game catan-7-5 pn=2 state 20\n"

@@ -614,7 +614,9 @@ class JSettlersClient(AgentSeat):
         pn = int(f[1])
         if len(f) > 2 and int(f[2]) != 0:
             if self.pending is not None and self.pending["kind"] in ("offer", "accept", "bank"):
-                self._refused("trade", f"refused, reason {f[2]}")
+                # our accept crossed the robot's withdrawal of its counter: a late answer
+                late = self.pending["kind"] == "accept" and self.call is not None and self.call.get("withdrawn")
+                self._refused("trade", f"refused, reason {f[2]}", late=bool(late))
             return
         if self.call is not None and self.call.get("sent") and 0 <= pn < 4 and pn != self.js_seat:
             self.call["answered"].add(self.cs(pn))
@@ -631,6 +633,8 @@ class JSettlersClient(AgentSeat):
                 self.call["counters"].clear()
             else:
                 self.call["counters"].pop(self.cs(pn), None)
+        elif self.call is not None and 0 <= pn < 4 and self.cs(pn) == self.call.get("accepting"):
+            self.call["withdrawn"] = True  # withdrawn while our accept was on its way
 
     def _on_accept(self, f: List[str]) -> None:  # 1039: accepting, offering, to accepting 5, to offering 5
         v = P.ints(f[1:13])
@@ -673,11 +677,17 @@ class JSettlersClient(AgentSeat):
     def _on_decline(self, f: List[str]) -> None:  # 1104 DECLINEPLAYERREQUEST
         self._refused("request", ",".join(f[1:])[:120])
 
-    def _refused(self, what: str, why: str) -> None:
+    def _refused(self, what: str, why: str, late: bool = False) -> None:
+        """The server refused our request: a rejected move, banned for this decision; or,
+        ``late``, an accept of a counter-offer its seat withdrew while the accept was on
+        its way (a race, counted with the late answers)."""
         m = self.mirror
         step = len(m.entries) if m is not None else 0
         pending = self.pending or {}
-        self.rejected.append((step, pending.get("text", what), why))
+        if late:
+            self.late_answers += 1
+        else:
+            self.rejected.append((step, pending.get("text", what), why))
         if "action" in pending:
             self.banned.add(int(pending["action"]))
         self.pending = None
