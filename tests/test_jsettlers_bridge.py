@@ -526,3 +526,11 @@ def test_the_robots_turns_the_server_ended_are_counted_per_game(tmp_path):
     assert forced_ends(str(log), "catan-7-5") == 3
     assert forced_ends(str(log), "catan-7-51") == 1
     assert forced_ends(str(tmp_path / "missing.log"), "catan-7-5") == 0
+
+
+@pytest.mark.xfail(strict=True, raises=MirrorMismatch,
+                   reason="open: a monopoly's per-victim counts the mirror's guesses do not explain "
+                          "(two games of 1,543 on 2026-11-29); strict, so a fix shows here")
+@pytest.mark.parametrize("name", ["monopoly-open-1.txt", "monopoly-open-2.txt"])
+def test_monopolies_the_guesses_cannot_explain_yet(name):
+    _replayed(name)
