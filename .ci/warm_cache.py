@@ -7,14 +7,9 @@ envs, the batched env, then the policy network and the value search) and ``pytho
 import sys
 import time
 
-import numpy as np
-
-
 def core() -> None:
-    import gymnasium
-
-    import catan_env
     from catan_env.batched.env import BatchedCatan
+    from catan_env.compile import compile_core
     from catan_env.batched.runtime_check import runtime_free_functions
     # the batched env first: its kernels run without numba's runtime, and a function they
     # call that does not set _nrt=True itself would be compiled that way too (checked here)
@@ -27,22 +22,11 @@ def core() -> None:
     if wrong:  # (tests/test_batched.py's static check fails the suite on a function that names no setting)
         sys.exit(f"compiled without numba's runtime, unasked or returning an array (name **RUNTIME or "
                  f"**NO_RUNTIME, core.jit_options): {wrong}")
-    for trade in (True, False):  # a whole random game in the AEC env, trading on and off
-        env = catan_env.raw_env(domestic_trade=trade)
-        env.reset(seed=1)
-        rng = np.random.default_rng(0)
-        for name in env.agent_iter(3000):
-            obs, _, term, trunc, _ = env.last()
-            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        env.infoset("player_0").determinize(1)
-    gym = gymnasium.make("catan_env/Catan-v0")
-    gym.reset(seed=0)
+    compile_core()  # whole random games in the AEC env, the Gymnasium env (python -m catan_env.compile)
     _play_agents(("pretrained_policy", "pretrained"))  # (the value search: after the core, its network is cached by then)
-
 
 def agents() -> None:  # (the two jobs take about as long: ~70 s each from an empty cache here)
     _play_agents(("jsettlers", "pretrained:search=0", "mcts:playouts=50"))
-
 
 def _play_agents(specs) -> None:
     """40 moves of each agent in the AEC env (its kernels compiled and cached)."""
@@ -57,7 +41,6 @@ def _play_agents(specs) -> None:
             name = env.agent_selection
             env.step(int(agent.act(env.observe(name), env.infoset(name))))
         print(f"  {spec}: {time.perf_counter() - t:.0f} s", flush=True)
-
 
 if __name__ == "__main__":
     {"core": core, "agents": agents}[sys.argv[1]]()
