@@ -7,6 +7,7 @@ envs, the batched env, then the policy network and the value search) and ``pytho
 import sys
 import time
 
+
 def core() -> None:
     from catan_env.batched.env import BatchedCatan
     from catan_env.compile import compile_core
@@ -25,8 +26,10 @@ def core() -> None:
     compile_core()  # whole random games in the AEC env, the Gymnasium env (python -m catan_env.compile)
     _play_agents(("pretrained_policy", "pretrained"))  # (the value search: after the core, its network is cached by then)
 
+
 def agents() -> None:  # (the two jobs take about as long: ~70 s each from an empty cache here)
     _play_agents(("jsettlers", "pretrained:search=0", "mcts:playouts=50"))
+
 
 def _play_agents(specs) -> None:
     """40 moves of each agent in the AEC env (its kernels compiled and cached)."""
@@ -41,6 +44,7 @@ def _play_agents(specs) -> None:
             name = env.agent_selection
             env.step(int(agent.act(env.observe(name), env.infoset(name))))
         print(f"  {spec}: {time.perf_counter() - t:.0f} s", flush=True)
+
 
 if __name__ == "__main__":
     {"core": core, "agents": agents}[sys.argv[1]]()
