@@ -2,6 +2,7 @@
 
     python benchmarks/value_opponent_speed.py            # 256 games, 20 s per opponent kind
     python benchmarks/value_opponent_speed.py --games 1024 --seconds 30
+    python benchmarks/value_opponent_speed.py --ppo-seconds 60   # + where the recipe's PPO stage spends its time ([rl])
 
 One core, learner mode, the learner playing uniformly random legal moves (forced moves
 skipped, as the training examples run it), three opponents of one kind per game.  For
@@ -9,10 +10,20 @@ each kind: learner steps/s.  Then what one value-network
 decision costs: the network's value of one position (features + forward pass, us) and
 the greedy decision's mean time (us) on positions from those games, and their ratio: the
 network evaluations one decision makes (every legal move's result, chance expanded, over
-two determinizations, plus offers and macro moves).  Compile time is excluded (one warm-up
-step per kind); figures are this machine's, compare ratios within one run.
+two determinizations, plus offers and macro moves).  Beside them, this core's float32
+matrix-product rate (numpy's BLAS, one thread, 256 x 512 by 512 x 512: the batched
+alternative to the networks' own kernels).  With ``--ppo-seconds``: a profile of the
+recipe's PPO stage (docs/rl-recipe.md step 3: MaskablePPO on 64 batched games against
+``pretrained:search=0`` and ``weighted``), the share of its time in the env's own
+stepping, in the opponents' decisions and in the learner (rollout forward passes and
+updates).  Compile time is excluded (one warm-up step per kind); figures are this
+machine's, compare ratios within one run.
 """
 import argparse
+import json
+import os
+import platform
+import sys
 import time
 
 import numpy as np
@@ -57,7 +68,7 @@ def decision_cost(positions=300, seed=1):
                 states.append(s.copy())
             G.step(s, int(rng.choice(legal)))
     opts, seeds = options(), np.array([1, 2], np.int64)
-    args = (net.params, net.layers, net.net, net.width)
+    args = (net.evaluator(),)
     for s in states[:3]:  # compile
         net.win_probs(s, G.decider(s))
         legal = G.legal_actions(s).astype(np.int64)
@@ -74,20 +85,107 @@ def decision_cost(positions=300, seed=1):
     return leaf, decision, decision / leaf
 
 
+GEMM_SCRIPT = """
+import sys, time
+import numpy as np
+rows, width, seconds = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+rng = np.random.default_rng(0)
+x = rng.standard_normal((rows, width)).astype(np.float32)
+w = rng.standard_normal((width, width)).astype(np.float32)
+out = np.empty((rows, width), np.float32)
+np.matmul(x, w, out=out)
+done, start = 0, time.perf_counter()
+while time.perf_counter() - start < seconds:
+    np.matmul(x, w, out=out)
+    done += 1
+print(2.0 * rows * width * width * done / (time.perf_counter() - start) / 1e9)
+"""
+
+
+def gemm_rate(rows=256, width=512, seconds=2.0):
+    """GFLOP/s of numpy's float32 matrix product (rows x width by width x width) on one
+    thread: a child process whose BLAS is limited to one thread before numpy loads."""
+    import os
+    import subprocess
+    import sys
+    one = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    done = subprocess.run([sys.executable, "-c", GEMM_SCRIPT, str(rows), str(width), str(seconds)],
+                          env=dict(os.environ, **one), capture_output=True, text=True, check=True)
+    return float(done.stdout)
+
+
+def ppo_profile(seconds, seed=0):
+    """{part: seconds} of the recipe's PPO stage run for about ``seconds`` under cProfile."""
+    import cProfile
+    import pstats
+    from sb3_contrib import MaskablePPO
+    from catan_env.wrappers.sb3 import make_batched_vec_env
+    import torch
+    torch.set_num_threads(1)
+    env = make_batched_vec_env(64, seed=seed, opponents=["pretrained:search=0", "weighted"], vp_reward=0.0)
+    model = MaskablePPO("MlpPolicy", env, seed=seed, n_steps=256, batch_size=256, verbose=0,
+                        policy_kwargs=dict(net_arch=[512, 512]))
+    model.learn(64 * 256)  # compile and warm up
+    steps = 0
+    profile = cProfile.Profile()
+    start = time.perf_counter()
+    profile.enable()
+    while time.perf_counter() - start < seconds:
+        model.learn(64 * 256, reset_num_timesteps=False)
+        steps += 64 * 256
+    profile.disable()
+    total = time.perf_counter() - start
+    stats = pstats.Stats(profile).stats
+
+    def cumulative(module_end, name):
+        return sum(v[3] for (path, _, fn), v in stats.items() if path.endswith(module_end) and fn == name)
+    env_all = cumulative("sb3.py", "step_wait")
+    opponents = cumulative("greedy.py", "decide")
+    update = cumulative("ppo_mask.py", "train")
+    return {"total": total, "learner steps": steps, "env stepping (rules, observations, policy opponents)": env_all - opponents,
+            "value-network opponents' decisions": opponents, "learner update (PPO epochs)": update,
+            "learner rollout (policy forward passes, buffers)": total - env_all - update}
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     p.add_argument("--games", type=int, default=256, help="games in the batch")
     p.add_argument("--seconds", type=float, default=20.0, help="stepping time per opponent kind")
     p.add_argument("--kinds", nargs="+", default=KINDS, help="opponent specs to measure")
+    p.add_argument("--ppo-seconds", type=float, default=0.0,
+                   help=">0: also profile the recipe's PPO stage for this long (needs the [rl] extra)")
+    p.add_argument("--out", default="", help="also write the figures to this JSON file (date, machine, command)")
     args = p.parse_args(argv)
+    record = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+              "command": "python benchmarks/value_opponent_speed.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+              "games": args.games, "seconds": args.seconds, "learner_steps_per_s": {}}
     print(f"batched env, learner mode, {args.games} games, one core, random learner, 3 opponents of each kind")
     print(f"{'opponents':<64} {'learner steps/s':>16}")
     for kind in args.kinds:
         rate = steps_per_second(kind, args.games, args.seconds)
+        record["learner_steps_per_s"][kind] = round(rate)
         print(f"{kind:<64} {rate:>16,.0f}", flush=True)
     leaf, decision, ratio = decision_cost()
     print(f"\nnetwork value of one position: {leaf:.1f} us; greedy decision (offers, 2 determinizations, "
           f"macros): {decision:.0f} us = {ratio:.0f} position values a decision")
+    gemm = gemm_rate()
+    print(f"float32 matrix product (numpy, 256 x 512 by 512 x 512, one thread): {gemm:.1f} GFLOP/s")
+    record.update(position_value_us=round(leaf, 2), greedy_decision_us=round(decision, 1), gemm_gflops=round(gemm, 1))
+    if args.ppo_seconds > 0:
+        parts = ppo_profile(args.ppo_seconds)
+        total = parts.pop("total")
+        steps = parts.pop("learner steps")
+        print(f"\nthe recipe's PPO stage (MaskablePPO, 64 games, opponents pretrained:search=0 and weighted), "
+              f"{total:.0f} s profiled, {steps / total:,.0f} learner steps/s:")
+        for part, spent in parts.items():
+            print(f"  {part:<58} {spent / total:6.1%}")
+        record["ppo_stage"] = {"seconds": round(total, 1), "learner_steps_per_s": round(steps / total),
+                               "shares": {part: round(spent / total, 3) for part, spent in parts.items()}}
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(record, f, indent=1)
+            f.write("\n")
+        print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

@@ -68,13 +68,11 @@ def test_the_value_network_and_search_expand_the_same_outcomes():
     net = load_network()
     for sevens, leaves in ((0, 11), (2, 10)):
         s = pre_roll(sevens, 12)
-        x = np.empty(V.N_FEATURES, np.float32)
-        h1, h2 = np.empty(net.width, np.float32), np.empty(net.width, np.float32)
-        rel = np.zeros(L.MAX_PLAYERS + 1)
-        c = np.empty_like(s)
+        ev = net.evaluator()
         root = int(s[L.DECIDER])
-        value = V.one_ply_value(net.params, net.layers, net.net, s, A.ROLL, root, x, h1, h2, rel, c)
-        assert rel[L.MAX_PLAYERS] == leaves
+        V.set_base(ev, s, root)  # the leaves' first layer from the root's (as a decision values them)
+        value = V.one_ply_value(ev, s, A.ROLL, root, np.empty_like(s))
+        assert ev.rel[L.MAX_PLAYERS] == leaves
         expected = 0.0
         for t, p in outcomes(s, A.ROLL).items():
             after = s.copy()

@@ -41,7 +41,7 @@ def reference_decision(net, base, seat, legal, seeds, memory, opts):
     the agent made it before the numba decision existed)."""
     if len(legal) == 1:
         return int(legal[0])
-    args = (net.params, net.layers, net.net, net.width)
+    args = (net.evaluator(),)
     view = G.determinize(base, seat, int(seeds[0]))
     phase = int(view[L.PHASE])
     if phase == L.PH_TRADE_RESPONSE:
@@ -120,14 +120,14 @@ def test_greedy_decision_equals_the_spelled_out_reference(network, states):
         seeds = rng.integers(0, 2 ** 62, size=2, dtype=np.int64)
         memory = GR.new_memory()
         ref_memory = memory.copy()
-        a, kind, _ = GR.greedy_decision(net.params, net.layers, net.net, net.width, s, seat, legal, len(legal),
+        a, kind, _ = GR.greedy_decision(net.evaluator(), s, seat, legal, len(legal),
                                         seeds, memory, opts)
         assert int(a) == reference_decision(net, s, seat, legal, seeds, ref_memory, opts)
         assert np.array_equal(memory, ref_memory)
         assert int(a) in legal
         kinds.add(GR.KIND_NAMES[kind])
         scores = np.full(A.N_ACTIONS, np.nan)
-        again, _, _ = GR.greedy_scored(net.params, net.layers, net.net, net.width, s, seat, legal, len(legal),
+        again, _, _ = GR.greedy_scored(net.evaluator(), s, seat, legal, len(legal),
                                        seeds, GR.new_memory(), opts, scores)
         assert again == a and np.nanargmax(scores) == a  # what it compared ranks its move first
         assert np.isnan(scores[np.setdiff1d(np.arange(A.N_ACTIONS), legal)]).all()
@@ -146,13 +146,13 @@ def test_the_agent_plays_the_numba_decision(network, states):
         legal = G.legal_actions(s).astype(np.int64)
         rng = copy.deepcopy(agent.rng)
         seeds = np.array([rng.integers(2 ** 62) for _ in range(2)], np.int64) if len(legal) > 1 else np.zeros(2, np.int64)
-        expected, _, _ = GR.greedy_decision(net.params, net.layers, net.net, net.width, info.view, seat, legal,
+        expected, _, _ = GR.greedy_decision(net.evaluator(), info.view, seat, legal,
                                             len(legal), seeds, GR.new_memory(), GR.options())
         assert agent.act(obs, info) == int(expected)
         # the decision depends on the true state only through what the seat knows: the
         # information set's view and the true state give the same move (the batched env
         # decides from the true state)
-        direct, _, _ = GR.greedy_decision(net.params, net.layers, net.net, net.width, s, seat, legal, len(legal),
+        direct, _, _ = GR.greedy_decision(net.evaluator(), s, seat, legal, len(legal),
                                           seeds, GR.new_memory(), GR.options())
         assert direct == expected
 
@@ -179,7 +179,7 @@ def test_batched_value_opponents_play_exactly_the_greedy_decision(network):
                 seeds = np.empty((1, 2), np.int64)
                 K.draw_seeds(rng, np.array([i], np.int64), seeds)
                 legal = G.legal_actions(s).astype(np.int64)
-                a, _, _ = GR.greedy_decision(net.params, net.layers, net.net, net.width, s, seat, legal, len(legal),
+                a, _, _ = GR.greedy_decision(net.evaluator(), s, seat, legal, len(legal),
                                              seeds[0], row[K.G_MEMORY:K.G_MEMORY + GR.MEMORY_SIZE], opts)
                 G.step(s, int(a))
                 checked += 1

@@ -206,7 +206,7 @@ def _after(s, a):
 
 # ---- the value agent's search: the same leaves watched, through a leaf hook
 @njit
-def _flag_leaf(params, layers, net, s, root, x, h1, h2, rel):
+def _flag_leaf(ev, s, root):
     """The value search's leaf, replaced: 1 for the root where the leaf breaks a variant."""
     return 1.0 if violations(s) != 0 else 0.0
 
@@ -233,7 +233,7 @@ def _value_count(search, s, seat, depth):
     net = load_network()
     moves = np.array([a for a in G.legal_actions(s) if SEARCHABLE[a]], np.int64)
     q = np.zeros(moves.shape[0])
-    search(net.params, net.layers, net.net, net.width, s, seat, moves, depth, 3, q)
+    search(net.evaluator(), s, seat, moves, depth, 3, q)
     return float(np.sum(q + (q < 0)))  # moves outside the beam carry their value minus 1
 
 

@@ -194,7 +194,7 @@ def test_the_agent_confirms_only_what_it_rates_up():
         confirms = np.flatnonzero(mask[A.CONFIRM0:A.TRADE_CANCEL]) + A.CONFIRM0
         gains = np.empty(len(confirms))
         view = InfoSet(s, seat, secret_seed=0).determinize(1)
-        confirm_gains(net.params, net.layers, net.net, net.width, view, seat, confirms.astype(np.int64), gains)
+        confirm_gains(net.evaluator(), view, seat, confirms.astype(np.int64), gains)
         if a == A.TRADE_CANCEL:
             assert gains.max() <= 0.05  # the agent's own view differed; never a clear gain refused
         else:
@@ -279,7 +279,7 @@ def test_the_work_budget_is_honoured_and_follows_the_seed():
         spent.append(agent._leaves - before)
         net = agent.network
         moves = G.legal_actions(s)
-        one_ply = sum(move_value(net.params, net.layers, net.net, net.width, s, seat, int(a), 1, 6)[1] for a in moves)
+        one_ply = sum(move_value(net.evaluator(), s, seat, int(a), 1, 6)[1] for a in moves)
         assert spent[-1] <= 3000 + one_ply + 2 * agent._leaf_cost.max(), (spent[-1], one_ply, agent._leaf_cost)
     assert max(spent) > 1000  # the budget is used, not just respected
     games = [play_game(["pretrained:leaves=2000", "jsettlers", "jsettlers"], seed=8, max_turns=60) for _ in range(2)]
@@ -298,10 +298,10 @@ def test_move_value_is_search_values_for_one_move():
         moves = legal[SEARCHABLE[legal] == 1].astype(np.int64)
         for depth in (1, 2, 3):
             q = np.empty(len(moves))
-            search_values(net.params, net.layers, net.net, net.width, s, seat, moves, depth, 3, q)
+            search_values(net.evaluator(), s, seat, moves, depth, 3, q)
             for i, a in enumerate(moves):
                 if depth == 1 or q[i] >= 0:  # outside the beam: q1 - 1
-                    v, leaves = move_value(net.params, net.layers, net.net, net.width, s, seat, int(a), depth, 3)
+                    v, leaves = move_value(net.evaluator(), s, seat, int(a), depth, 3)
                     assert v == pytest.approx(q[i], abs=1e-9) and leaves >= 1
 
 

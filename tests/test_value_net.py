@@ -179,6 +179,40 @@ def test_forward_pass_equals_torch():
         np.testing.assert_allclose([absolute[(seat + k) % 3] for k in range(3)], row[:3], atol=1e-6)
 
 
+@pytest.mark.parametrize("hidden", [(), (16,), (24, 12)])
+def test_leaves_valued_from_the_roots_first_layer_equal_a_full_forward_pass(hidden):
+    """A leaf's first layer is its root's sums plus the rows of the features that changed
+    (``value.set_base``): the same chances as the whole forward pass (``win_probs``), and
+    the same bits whatever was valued before (a value depends on the leaf and the root
+    only, so the agent and the batched env agree)."""
+    from catan_env.learned import value as V
+    net = small_network(seed=3, hidden=hidden)
+    changed = 0
+    for s in random_states(40, seed=8):
+        root = int(G.decider(s))
+        leaves = []
+        for a in G.legal_actions(s)[:6]:
+            leaf = s.copy()
+            G.step(leaf, int(a))
+            leaves.append(leaf)
+        ev = net.evaluator()
+        V.set_base(ev, s, root)
+        firsts = []
+        for leaf in leaves:
+            if leaf[L.PHASE] == L.PH_GAME_OVER:
+                continue
+            got = V.leaf_value(ev, leaf, root)
+            assert got == pytest.approx(net.win_probs(leaf, root)[root], abs=1e-6)
+            firsts.append(got)
+            changed += int(np.count_nonzero(features(leaf, root) != features(s, root)))
+        again = net.evaluator()
+        V.leaf_value(again, leaves[-1], (root + 1) % 4)  # another observer's leaf first: a full pass
+        V.set_base(again, s, root)
+        kept = [V.leaf_value(again, leaf, root) for leaf in reversed(leaves) if leaf[L.PHASE] != L.PH_GAME_OVER]
+        assert kept[::-1] == firsts
+    assert changed > 0  # the leaves did differ from their roots
+
+
 def test_weight_files_round_trip_and_refuse_bad_input(tmp_path):
     net = small_network()
     path = net.save(str(tmp_path / "n.npz"))
@@ -254,16 +288,17 @@ def test_expectimax_matches_a_slow_reference(depth):
             continue
         beam = 3
         q = np.empty(len(moves))
-        search_values(net.params, net.layers, net.net, net.width, s, root, moves, depth, beam, q)
+        search_values(net.evaluator(), s, root, moves, depth, beam, q)
         one = [_reference_q(net, s, int(a), root, 1, beam) for a in moves]
         order = np.argsort(-np.array(one), kind="stable")
+        tol = 1e-6  # the search's leaves add the changed features to the root's first layer (float32)
         for j, i in enumerate(order):
             if depth == 1:
-                assert q[i] == pytest.approx(one[i], abs=1e-9)
+                assert q[i] == pytest.approx(one[i], abs=tol)
             elif j < beam:
-                assert q[i] == pytest.approx(_reference_q(net, s, int(moves[i]), root, depth, beam), abs=1e-9)
+                assert q[i] == pytest.approx(_reference_q(net, s, int(moves[i]), root, depth, beam), abs=tol)
             else:
-                assert q[i] == pytest.approx(one[i] - 1.0, abs=1e-9)
+                assert q[i] == pytest.approx(one[i] - 1.0, abs=tol)
         checked += 1
         if checked >= (12 if depth < 3 else 4):
             break
@@ -429,7 +464,7 @@ def test_macro_moves_start_with_a_legal_trade():
         root = int(G.decider(s))
         first = np.empty(A.N_ACTIONS, np.int64)
         value = np.empty(A.N_ACTIONS)
-        m = macro_values(net.params, net.layers, net.net, net.width, s, root, first, value)
+        m = macro_values(net.evaluator(), s, root, first, value)
         legal = set(G.legal_actions(s).tolist())
         for i in range(m):
             assert first[i] in legal and A.MARITIME0 <= first[i] < A.OFFER0

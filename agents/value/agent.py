@@ -109,6 +109,7 @@ class ValueSearchAgent(Agent):
         if not 0 <= offers <= 20:
             raise ValueError(f"offers must be 0..20 a turn, got {offers!r}")
         self.network = load_network(path)
+        self._evaluator = self.network.evaluator()  # the network with this agent's work buffers
         self.path = path or PRETRAINED
         self.depth = int(search) + 1
         self.beam = int(beam)
@@ -160,13 +161,12 @@ class ValueSearchAgent(Agent):
             legal = legal[polite(legal, infoset.view)]
         if len(legal) == 1:
             return int(legal[0])
-        net = self.network
         seat = infoset.seat
         if self._greedy:  # the network alone: the numba decision the batched env's opponents play
             seeds = np.array([self._seed() for _ in range(self.determinizations)], np.int64)
             # (a writable copy: the kernels are compiled for writable states, a read-only
             # array would compile a second version of each)
-            a, kind, value = greedy_decision(net.params, net.layers, net.net, net.width, infoset.view.copy(), seat,
+            a, kind, value = greedy_decision(self._evaluator, infoset.view.copy(), seat,
                                              legal, len(legal), seeds, self._memory, self._options)
             return self._count(infoset, int(a), int(kind), float(value))
         view = infoset.determinize(self._seed())
@@ -174,15 +174,15 @@ class ValueSearchAgent(Agent):
         if self._opener is not None and phase in (PH_SETUP_SETTLEMENT, PH_SETUP_ROAD):
             return int(self._opener.act(observation, infoset))
         if phase == PH_TRADE_RESPONSE:
-            a, kind = answer_choice(net.params, net.layers, net.net, net.width, view, seat, legal, len(legal),
+            a, kind = answer_choice(self._evaluator, view, seat, legal, len(legal),
                                     self.accept_margin, self.counters, np.empty(0))
             return self._count(infoset, int(a), int(kind), -1.0)
         if phase == PH_TRADE_CONFIRM:
-            a, kind = confirm_choice(net.params, net.layers, net.net, net.width, view, seat, legal, len(legal),
+            a, kind = confirm_choice(self._evaluator, view, seat, legal, len(legal),
                                      np.empty(0))
             return self._count(infoset, int(a), int(kind), -1.0)
         if phase == PH_MAIN and self.offers:
-            offer = offer_choice(net.params, net.layers, net.net, net.width, view, seat, legal, len(legal),
+            offer = offer_choice(self._evaluator, view, seat, legal, len(legal),
                                  self._memory, self.offers, self.offer_margin, np.empty(0))
             if offer >= 0:
                 return self._count(infoset, int(offer), K_OFFER, -1.0)
@@ -199,7 +199,7 @@ class ValueSearchAgent(Agent):
         if phase == PH_MAIN and self.macros:
             first = np.empty(A.N_ACTIONS, np.int64)
             values = np.empty(A.N_ACTIONS)
-            m = macro_values(net.params, net.layers, net.net, net.width, view, seat, first, values)
+            m = macro_values(self._evaluator, view, seat, first, values)
             if m and values[:m].max() > mean[best]:
                 i = int(np.argmax(values[:m]))
                 return self._count(infoset, int(first[i]), K_MACRO, float(values[i]))
@@ -229,13 +229,12 @@ class ValueSearchAgent(Agent):
 
     def _fixed(self, view: np.ndarray, seat: int, moves: np.ndarray, infoset: InfoSet) -> Tuple[np.ndarray, np.ndarray]:
         """The mean over ``determinizations`` views of every move's searched value."""
-        net = self.network
         total = np.zeros(len(moves))
         q = np.empty(len(moves))
         for done in range(self.determinizations):
             if done:
                 view = infoset.determinize(self._seed())
-            search_values(net.params, net.layers, net.net, net.width, view, seat, moves, self.depth, self.beam, q)
+            search_values(self._evaluator, view, seat, moves, self.depth, self.beam, q)
             total += q
         return total / self.determinizations, view
 
@@ -244,7 +243,6 @@ class ValueSearchAgent(Agent):
         """Iterative deepening within the budget (``seconds`` of ``clock`` or ``leaves``
         network evaluations; see the module docstring): the values of the deepest depth
         finished, averaged over the views it was finished on."""
-        net = self.network
         by_work = self.leaves > 0
         clock = self._work_done if by_work else self.clock
         cost = self._leaf_cost if by_work else self._step_cost  # the last move's cost at each depth
@@ -253,7 +251,7 @@ class ValueSearchAgent(Agent):
 
         def value(v: np.ndarray, i: int, depth: int) -> float:
             t = clock()
-            out, leaves = move_value(net.params, net.layers, net.net, net.width, v, seat, int(moves[i]), depth,
+            out, leaves = move_value(self._evaluator, v, seat, int(moves[i]), depth,
                                      self.beam)
             self._leaves += int(leaves)
             cost[depth] = clock() - t

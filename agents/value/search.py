@@ -28,10 +28,9 @@ from catan_env.core import actions as A
 from catan_env.core.cards import current_decider
 from catan_env.core.layout import MAX_PLAYERS
 from catan_env.core.rules import legal_actions
-from catan_env.learned.features import N_FEATURES
 from catan_env.learned.value import (  # noqa: F401 (re-exported: the search's public pieces)
-    MAX_OUTCOMES, SEARCHABLE, after_move, chance_outcomes, leaf_value, macro_values, move_outcomes,
-    one_ply_value, trade_plan,
+    MAX_OUTCOMES, SEARCHABLE, Evaluator, after_move, chance_outcomes, leaf_value, macro_values, move_outcomes,
+    new_evaluator, one_ply_value, set_base, trade_plan,
 )
 
 
@@ -39,18 +38,18 @@ from catan_env.learned.value import (  # noqa: F401 (re-exported: the search's p
 # compiled one by one, each would link the rules core and the network under it and LLVM
 # would optimise the whole again at every level of the chain (about 12 s of a first run).
 
-# what every ply reads: the network, the searching seat, the beam and the scratch buffers
-Ply = namedtuple("Ply", ["params", "layers", "net", "root", "beam", "x", "h1", "h2", "rel"])
+# what every ply reads: the network with its buffers, the searching seat, the beam
+Ply = namedtuple("Ply", ["ev", "root", "beam"])
 
 
 @njit(cache=True, inline='always')
 def _leaf(p: Ply, s: np.ndarray) -> float:
-    return leaf_value(p.params, p.layers, p.net, s, p.root, p.x, p.h1, p.h2, p.rel)
+    return leaf_value(p.ev, s, p.root)
 
 
 @njit(cache=True, inline='always')
 def _one_ply(p: Ply, s: np.ndarray, a: int, c: np.ndarray) -> float:
-    return one_ply_value(p.params, p.layers, p.net, s, a, p.root, p.x, p.h1, p.h2, p.rel, c)
+    return one_ply_value(p.ev, s, a, p.root, c)
 
 
 @njit(cache=True, inline='always')
@@ -126,25 +125,22 @@ def _q3(p: Ply, s: np.ndarray, a: int) -> float:
 
 
 @njit(cache=True)
-def search_values(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
-                  moves: np.ndarray, depth: int, beam: int, q: np.ndarray) -> int:
+def search_values(ev: Evaluator, s: np.ndarray, root: int, moves: np.ndarray, depth: int, beam: int,
+                  q: np.ndarray) -> int:
     """q[i] := root's expected chance to win after moves[i] searched ``depth`` plies
     (1-3); moves outside the beam keep their one-ply value minus 1 (ranked below every
     searched move).  Returns the number of leaf evaluations' worth of work done (moves)."""
-    x = np.empty(N_FEATURES, np.float32)
-    h1 = np.empty(width, np.float32)
-    h2 = np.empty(width, np.float32)
-    rel = np.empty(MAX_PLAYERS)
+    set_base(ev, s, root)
     c = np.empty_like(s)
     m = moves.shape[0]
     for i in range(m):
-        q[i] = one_ply_value(params, layers, net, s, moves[i], root, x, h1, h2, rel, c)
+        q[i] = one_ply_value(ev, s, moves[i], root, c)
     if depth <= 1 or m <= 1:
         return m
     order = np.argsort(-q[:m])
     for j in range(m):
         q[j] -= 1.0
-    p = Ply(params, layers, net, root, beam, x, h1, h2, rel)
+    p = Ply(ev, root, beam)
     for j in range(min(beam, m)):
         i = order[j]
         q[i] = _q2(p, s, moves[i]) if depth == 2 else _q3(p, s, moves[i])
@@ -152,21 +148,16 @@ def search_values(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width
 
 
 @njit(cache=True)
-def move_value(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int, a: int,
-               depth: int, beam: int) -> Tuple[float, float]:
+def move_value(ev: Evaluator, s: np.ndarray, root: int, a: int, depth: int, beam: int) -> Tuple[float, float]:
     """(root's expected chance to win after action a searched ``depth`` plies (1-3), the
     leaves evaluated): one move's share of :func:`search_values`, for a caller that
     watches its budget between moves (the anytime mode)."""
-    x = np.empty(N_FEATURES, np.float32)
-    h1 = np.empty(width, np.float32)
-    h2 = np.empty(width, np.float32)
-    rel = np.zeros(MAX_PLAYERS + 1)  # the last entry counts the leaves
+    set_base(ev, s, root)
+    before = ev.rel[MAX_PLAYERS]
     if depth <= 1:
-        v = one_ply_value(params, layers, net, s, a, root, x, h1, h2, rel, np.empty_like(s))
+        v = one_ply_value(ev, s, a, root, np.empty_like(s))
     elif depth == 2:
-        v = _q2(Ply(params, layers, net, root, beam, x, h1, h2, rel), s, a)
+        v = _q2(Ply(ev, root, beam), s, a)
     else:
-        v = _q3(Ply(params, layers, net, root, beam, x, h1, h2, rel), s, a)
-    return v, rel[MAX_PLAYERS]
-
-
+        v = _q3(Ply(ev, root, beam), s, a)
+    return v, ev.rel[MAX_PLAYERS] - before

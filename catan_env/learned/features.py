@@ -131,13 +131,16 @@ def _affords(s: np.ndarray, p: int, cost: np.ndarray) -> float:
 
 
 @njit(cache=True)
-def _seat_block(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int) -> None:
-    """Seat p's engineered columns into out[o:o + SEAT_WIDTH]."""
+def _seat_block(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int, spot_pips: np.ndarray,
+                reach: np.ndarray) -> None:
+    """Seat p's engineered columns into out[o:o + SEAT_WIDTH]; spot_pips[v]: the pips of
+    vertex v where a settlement may stand by the distance rule, else -1 (the same for every
+    seat); reach: N_VERTICES bools of scratch."""
     vp = total_vp(s, p) if p == observer else s[PUBLIC_VP + p]
     out[o + C_VP] = vp / 10.0
     out[o + C_VP_LEFT] = max(s[OPT_VP] - vp, 0) / 10.0
     robber = s[ROBBER]
-    reach = np.zeros(N_VERTICES, np.bool_)
+    reach[:] = False
     for e in range(N_EDGES):
         if s[E_OWNER + e] == p:
             out[o + C_ROADS] += 1.0 / 15.0
@@ -174,9 +177,9 @@ def _seat_block(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int) -
             out[o + C_HARBOURS + s[PORT_TYPE + i]] = 1.0
     # spots: open now (on p's road network), one empty edge further otherwise
     for v in range(N_VERTICES):
-        if not distance_ok(s, v):
+        pips = spot_pips[v]
+        if pips < 0.0:
             continue
-        pips = vertex_pips(s, v)
         now = False
         if reach[v]:
             for k in range(3):
@@ -205,10 +208,14 @@ def encode_features(s: np.ndarray, observer: int, out: np.ndarray) -> np.ndarray
     vec = np.empty(VECTOR_SIZE, np.float32)
     encode_tail(s, observer, vec)
     copy_into(out[F_RAW:F_RAW + TAIL_SIZE], vec[BOARD_SIZE:])
+    spot_pips = np.empty(N_VERTICES)
+    for v in range(N_VERTICES):
+        spot_pips[v] = vertex_pips(s, v) if distance_ok(s, v) else -1.0
+    reach = np.empty(N_VERTICES, np.bool_)
     n = s[OPT_PLAYERS]
     for k in range(n):
         p = (observer + k) % n
-        _seat_block(s, p, observer, out, F_SEATS + k * SEAT_WIDTH)
+        _seat_block(s, p, observer, out, F_SEATS + k * SEAT_WIDTH, spot_pips, reach)
     out[F_TURN_PLAYER + (s[TURN_PLAYER] - observer) % n] = 1.0
     if s[DECIDER] >= 0:
         out[F_DECIDER + (s[DECIDER] - observer) % n] = 1.0

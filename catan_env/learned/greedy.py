@@ -26,13 +26,12 @@ from numba import njit
 from catan_env.core import actions as A
 from catan_env.core.cards import current_decider
 from catan_env.core.determinize import determinize
-from catan_env.core.layout import MAX_PLAYERS, PH_MAIN, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE, TURN
+from catan_env.core.layout import PH_MAIN, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE, TURN
 from catan_env.core.rules import legal_actions
 
-from .features import N_FEATURES
 from .mlp import MLPWeights
 from .trading import answer_gains, confirm_gains, offer_gains
-from .value import SEARCHABLE, macro_values, one_ply_value
+from .value import SEARCHABLE, Evaluator, macro_values, new_evaluator, one_ply_value, set_base
 
 # what a decision was (the agent counts them)
 K_MOVE, K_MACRO, K_OFFER, K_ACCEPT, K_COUNTER, K_REJECT, K_CONFIRM, K_CANCEL, K_FALLBACK = range(9)
@@ -92,7 +91,7 @@ def _pick(legal: np.ndarray, n: int, table: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def answer_choice(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, view: np.ndarray, seat: int,
+def answer_choice(ev: Evaluator, view: np.ndarray, seat: int,
                   legal: np.ndarray, n: int, accept_margin: float, counters: bool,
                   scores: np.ndarray) -> Tuple[int, int]:
     """(the answer to the open offer, its kind): the accept or counter that raises seat's
@@ -107,7 +106,7 @@ def answer_choice(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width
                 answers = np.array([A.TRADE_ACCEPT], np.int64)
     if answers.shape[0]:
         gains = np.empty(answers.shape[0])
-        answer_gains(params, layers, net, width, view, seat, answers, gains)
+        answer_gains(ev, view, seat, answers, gains)
         _record(scores, answers, gains)
         i = np.argmax(gains)
         if gains[i] > accept_margin:
@@ -118,14 +117,14 @@ def answer_choice(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width
 
 
 @njit(cache=True)
-def confirm_choice(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, view: np.ndarray,
+def confirm_choice(ev: Evaluator, view: np.ndarray,
                    seat: int, legal: np.ndarray, n: int, scores: np.ndarray) -> Tuple[int, int]:
     """(confirm the answer that raises seat's value most if one does, else cancel; kind);
     scores (if not empty): each confirmation's gain, cancel's 0."""
     confirms = _pick(legal, n, IS_CONFIRM)
     if confirms.shape[0]:
         gains = np.empty(confirms.shape[0])
-        confirm_gains(params, layers, net, width, view, seat, confirms, gains)
+        confirm_gains(ev, view, seat, confirms, gains)
         _record(scores, confirms, gains)
         i = np.argmax(gains)
         if gains[i] > 0.0:
@@ -136,7 +135,7 @@ def confirm_choice(params: np.ndarray, layers: np.ndarray, net: np.ndarray, widt
 
 
 @njit(cache=True)
-def offer_choice(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, view: np.ndarray, seat: int,
+def offer_choice(ev: Evaluator, view: np.ndarray, seat: int,
                  legal: np.ndarray, n: int, memory: np.ndarray, offers: float, margin: float,
                  scores: np.ndarray) -> int:
     """The offer to make now (-1: none): the menu entry not yet offered this turn whose
@@ -165,7 +164,7 @@ def offer_choice(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width:
     if m == 0:
         return -1
     gains = np.empty(m)
-    offer_gains(params, layers, net, width, view, seat, candidates[:m], gains)
+    offer_gains(ev, view, seat, candidates[:m], gains)
     i = np.argmax(gains)
     if gains[i] <= margin:
         return -1
@@ -176,18 +175,18 @@ def offer_choice(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width:
 
 
 @njit(cache=True)
-def greedy_decision(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, base: np.ndarray,
+def greedy_decision(ev: Evaluator, base: np.ndarray,
                     seat: int, legal: np.ndarray, n: int, seeds: np.ndarray, memory: np.ndarray,
                     opts: np.ndarray) -> Tuple[int, int, float]:
     """(move, kind, value): seat's greedy move among legal[:n] (see the module docstring);
     the views are ``determinize(base, seat, seeds[k])``, one per determinization (the
     first for trade decisions).  value: the chosen move's mean one-ply value (or its
     macro's), -1 for a trade decision or a forced move."""
-    return greedy_scored(params, layers, net, width, base, seat, legal, n, seeds, memory, opts, np.empty(0))
+    return greedy_scored(ev, base, seat, legal, n, seeds, memory, opts, np.empty(0))
 
 
 @njit(cache=True)
-def greedy_scored(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, base: np.ndarray, seat: int,
+def greedy_scored(ev: Evaluator, base: np.ndarray, seat: int,
                   legal: np.ndarray, n: int, seeds: np.ndarray, memory: np.ndarray, opts: np.ndarray,
                   scores: np.ndarray) -> Tuple[int, int, float]:
     """greedy_decision, also writing what it compared into scores (N_ACTIONS floats, the
@@ -202,14 +201,14 @@ def greedy_scored(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width
     view = determinize(base, seat, seeds[0])
     phase = view[PHASE]
     if phase == PH_TRADE_RESPONSE:
-        a, kind = answer_choice(params, layers, net, width, view, seat, legal, n, opts[O_ACCEPT_MARGIN],
+        a, kind = answer_choice(ev, view, seat, legal, n, opts[O_ACCEPT_MARGIN],
                                 opts[O_COUNTERS] != 0.0, scores)
         return a, kind, -1.0
     if phase == PH_TRADE_CONFIRM:
-        a, kind = confirm_choice(params, layers, net, width, view, seat, legal, n, scores)
+        a, kind = confirm_choice(ev, view, seat, legal, n, scores)
         return a, kind, -1.0
     if phase == PH_MAIN and opts[O_OFFERS] > 0:
-        a = offer_choice(params, layers, net, width, view, seat, legal, n, memory, opts[O_OFFERS],
+        a = offer_choice(ev, view, seat, legal, n, memory, opts[O_OFFERS],
                          opts[O_OFFER_MARGIN], scores)
         if a >= 0:
             return a, K_OFFER, -1.0
@@ -223,25 +222,22 @@ def greedy_scored(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width
         if scores.shape[0]:
             scores[moves[0]] = 1.0
         return moves[0], K_MOVE, -1.0
-    x = np.empty(N_FEATURES, np.float32)
-    h1 = np.empty(width, np.float32)
-    h2 = np.empty(width, np.float32)
-    rel = np.empty(MAX_PLAYERS)
     c = np.empty_like(view)
     views = max(int(opts[O_VIEWS]), 1)
     total = np.zeros(m)
     for d in range(views):
         if d:
             view = determinize(base, seat, seeds[d])
+        set_base(ev, view, seat)
         for i in range(m):
-            total[i] += one_ply_value(params, layers, net, view, moves[i], seat, x, h1, h2, rel, c)
+            total[i] += one_ply_value(ev, view, moves[i], seat, c)
     mean = total / views
     best = np.argmax(mean)
     _record(scores, moves, mean)
     if phase == PH_MAIN and opts[O_MACROS] != 0.0:
         first = np.empty(A.N_ACTIONS, np.int64)
         value = np.empty(A.N_ACTIONS)
-        k = macro_values(params, layers, net, width, view, seat, first, value)
+        k = macro_values(ev, view, seat, first, value)
         if scores.shape[0]:
             for j in range(k):
                 if not scores[first[j]] >= value[j]:  # (NaN: not a move scored above)
@@ -254,7 +250,7 @@ def greedy_scored(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width
 
 
 @njit(cache=True)
-def greedy_batch(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, states: np.ndarray,
+def greedy_batch(ev: Evaluator, states: np.ndarray,
                  idx: np.ndarray, seeds: np.ndarray, memories: np.ndarray, mem_col: int, opts: np.ndarray,
                  actions: np.ndarray, values: np.ndarray, kinds: np.ndarray, scores: np.ndarray) -> None:
     """The greedy decision of the seat to act in each game idx[k] of a batch (the batched
@@ -274,7 +270,7 @@ def greedy_batch(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width:
         if record:
             row = scores[k]
             row[:] = np.nan
-        a, kind, value = greedy_scored(params, layers, net, width, s, current_decider(s), legal, n, seeds[k],
+        a, kind, value = greedy_scored(ev, s, current_decider(s), legal, n, seeds[k],
                                        memories[i, mem_col:mem_col + MEMORY_SIZE], opts, row)
         actions[k], values[k], kinds[k] = a, value, kind
 
@@ -285,9 +281,8 @@ class ValueOpponent:
 
     def __init__(self, weights: MLPWeights, opts: np.ndarray) -> None:
         from .mlp import pack
-        self.params, self.layers, nets = pack([weights])
-        self.net = nets[0].copy()
-        self.width = max(w.shape[1] for w, _, _ in weights.layers)
+        params, layers, nets = pack([weights])
+        self.evaluator = new_evaluator(params, layers, nets[0].copy(), max(w.shape[1] for w, _, _ in weights.layers))
         self.opts = np.asarray(opts, np.float64)
         self.views = max(int(self.opts[O_VIEWS]), 1)
 
@@ -296,6 +291,6 @@ class ValueOpponent:
         """actions[k], values[k] (and scores[k], if given): the decision of the seat to act
         in states[idx[k]]; returns each decision's kind (K_MOVE, ..., K_FALLBACK)."""
         kinds = np.empty(len(idx), np.int64)
-        greedy_batch(self.params, self.layers, self.net, self.width, states, idx, seeds, memories, mem_col,
+        greedy_batch(self.evaluator, states, idx, seeds, memories, mem_col,
                      self.opts, actions, values, kinds, np.empty((0, 0)) if scores is None else scores)
         return kinds

@@ -17,7 +17,7 @@ from numba import njit
 from ..core.layout import MAX_PLAYERS
 from .features import FEATURE_FIELDS, N_FEATURES, SEAT_COLS
 from .mlp import MLPWeights, pack
-from .value import relative_win_probs, state_win_probs
+from .value import Evaluator, new_evaluator, relative_win_probs, state_win_probs
 
 WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
 PRETRAINED = os.path.join(WEIGHTS, "pretrained.npz")            # the shipped win-probability network
@@ -57,7 +57,10 @@ class ValueNetwork:
         self.meta = dict(meta or {})
         self.params, self.layers, nets = pack([weights])
         self.net = nets[0].copy()
-        self.width = max(w.shape[1] for w, _, _ in weights.layers)
+        widths = [w.shape[1] for w, _, _ in weights.layers]
+        if len(widths) == 1:  # the forward pass copies a one-layer net's input into its scratch
+            widths.append(weights.n_in)
+        self.width = max(widths)
 
     def save(self, path: str) -> str:
         """Write the network as one .npz (the layers and the meta, with the feature digest)."""
@@ -99,6 +102,11 @@ class ValueNetwork:
         """Each absolute seat's chance to win as ``observer`` sees ``state`` (float64[4])."""
         return state_win_probs(self.params, self.layers, self.net, np.asarray(state, np.int64), int(observer),
                                self.width)
+
+    def evaluator(self) -> Evaluator:
+        """The network with a fresh set of work buffers, for the numba functions that value
+        positions (``learned.value``, ``learned.greedy``, the agents' search)."""
+        return new_evaluator(self.params, self.layers, self.net, self.width)
 
     def predict(self, x: np.ndarray, players: np.ndarray) -> np.ndarray:
         """Win probabilities per relative seat for feature rows x (rows, N_FEATURES)."""

@@ -14,13 +14,12 @@ from numba import njit
 
 from catan_env.core import actions as A
 from catan_env.core.layout import (
-    MAX_PLAYERS, OPT_PLAYERS, RESP_ACCEPT, RESP_COUNTER, RESP_REJECT, TRADE_GET_N, TRADE_GET_RES, TRADE_GIVE_N,
+    OPT_PLAYERS, RESP_ACCEPT, RESP_COUNTER, RESP_REJECT, TRADE_GET_N, TRADE_GET_RES, TRADE_GIVE_N,
     TRADE_GIVE_RES, TRADE_RESP, TURN_PLAYER, hand_i,
 )
 from catan_env.core.rules import FROM_RNG, close_trade, confirm_trade, apply_action
 
-from .features import N_FEATURES
-from .value import leaf_value
+from .value import Evaluator, leaf_value, set_base
 
 
 # inline='always' (numba inlines their IR into the greedy choices that call them): each
@@ -57,16 +56,13 @@ def _confirmed(s: np.ndarray, proposer: int, partner: int) -> np.ndarray:
 
 
 @njit(cache=True, inline='always')
-def answer_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
+def answer_gains(ev: Evaluator, s: np.ndarray, root: int,
                  answers: np.ndarray, out: np.ndarray) -> None:
     """out[i] := root's value if the proposer closes the open offer on ``answers[i]``
     (TRADE_ACCEPT or a TRADE_COUNTER id of root's), minus its value if the offer lapses;
     root answers an offer."""
-    x = np.empty(N_FEATURES, np.float32)
-    h1 = np.empty(width, np.float32)
-    h2 = np.empty(width, np.float32)
-    rel = np.empty(MAX_PLAYERS)
-    base = leaf_value(params, layers, net, _lapsed(s), root, x, h1, h2, rel)
+    set_base(ev, s, root)
+    base = leaf_value(ev, _lapsed(s), root)
     proposer = s[TURN_PLAYER]
     for i in range(answers.shape[0]):
         a = answers[i]
@@ -77,27 +73,24 @@ def answer_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width:
                 continue
         done = s.copy()
         done[TRADE_RESP + root] = RESP_ACCEPT if a == A.TRADE_ACCEPT else RESP_COUNTER + (a - A.COUNTER0)
-        out[i] = leaf_value(params, layers, net, _confirmed(done, s[TURN_PLAYER], root), root, x, h1, h2, rel) - base
+        out[i] = leaf_value(ev, _confirmed(done, s[TURN_PLAYER], root), root) - base
 
 
 @njit(cache=True, inline='always')
-def offer_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
+def offer_gains(ev: Evaluator, s: np.ndarray, root: int,
                 offers: np.ndarray, out: np.ndarray) -> None:
     """out[i] := how much offer ``offers[i]`` (TRADE_OFFER ids, legal for root in s) raises
     root's value if some partner takes it: the mean over the partners that can pay of the
     value after the trade, minus the value after the same offer lapses; -1 where no
     partner can pay."""
-    x = np.empty(N_FEATURES, np.float32)
-    h1 = np.empty(width, np.float32)
-    h2 = np.empty(width, np.float32)
-    rel = np.empty(MAX_PLAYERS)
+    set_base(ev, s, root)
     n = s[OPT_PLAYERS]
     base = -1.0
     for i in range(offers.shape[0]):
         made = s.copy()
         apply_action(made, offers[i], FROM_RNG)
         if base < 0.0:  # the lapsed offer is the same position whatever was offered
-            base = leaf_value(params, layers, net, _lapsed(made), root, x, h1, h2, rel)
+            base = leaf_value(ev, _lapsed(made), root)
         total, partners = 0.0, 0
         for k in range(1, n):
             q = (root + k) % n
@@ -107,22 +100,19 @@ def offer_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: 
             for p in range(n):
                 if p != root:
                     answered[TRADE_RESP + p] = RESP_ACCEPT if p == q else RESP_REJECT
-            total += leaf_value(params, layers, net, _confirmed(answered, root, q), root, x, h1, h2, rel)
+            total += leaf_value(ev, _confirmed(answered, root, q), root)
             partners += 1
         out[i] = total / partners - base if partners else -1.0
 
 
 @njit(cache=True, inline='always')
-def confirm_gains(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
+def confirm_gains(ev: Evaluator, s: np.ndarray, root: int,
                   confirms: np.ndarray, out: np.ndarray) -> None:
     """out[i] := root's value after confirming ``confirms[i]`` (TRADE_CONFIRM ids) minus its
     value if it cancels."""
-    x = np.empty(N_FEATURES, np.float32)
-    h1 = np.empty(width, np.float32)
-    h2 = np.empty(width, np.float32)
-    rel = np.empty(MAX_PLAYERS)
-    base = leaf_value(params, layers, net, _lapsed(s), root, x, h1, h2, rel)
+    set_base(ev, s, root)
+    base = leaf_value(ev, _lapsed(s), root)
     n = s[OPT_PLAYERS]
     for i in range(confirms.shape[0]):
         partner = A.confirm_partner(confirms[i], root, n)
-        out[i] = leaf_value(params, layers, net, _confirmed(s, root, partner), root, x, h1, h2, rel) - base
+        out[i] = leaf_value(ev, _confirmed(s, root, partner), root) - base

@@ -13,7 +13,9 @@ greedy decision (``greedy``) and the batched env's value opponents all use these
 import numpy as np
 from numba import njit
 
-from .mlp import mlp_forward
+from collections import namedtuple
+
+from .mlp import _activate, _layer, dense_layer, mlp_forward
 from catan_env.core import actions as A
 from catan_env.core.arrays import copy_into
 from catan_env.core.layout import (
@@ -69,19 +71,118 @@ SEARCHABLE = np.ones(A.N_ACTIONS, dtype=np.int8)  # candidates: everything but d
 SEARCHABLE[A.OFFER0:A.TRADE_CANCEL + 1] = 0
 
 
+# The network and the work buffers every valuing function shares, passed as one value:
+#   params, layers, net  the network (``mlp.pack``)
+#   x, h1, h2            a position's features and hidden layers
+#   rel                  the seats' chances (relative seats), then the count of leaves valued
+#   base_x, base_z       the features of a decision's root position and the first layer's
+#                        sums there (before the activation); base_seat[0] the observer they
+#                        are for (-1: none).  A leaf differs from its root in about 13 of
+#                        about 135 nonzero features (measured on random games), so its first
+#                        layer is base_z plus the rows of the features that changed.
+Evaluator = namedtuple("Evaluator", ["params", "layers", "net", "x", "h1", "h2", "rel", "base_x", "base_z",
+                                     "base_seat"])
+
+
+@njit(cache=True)
+def new_evaluator(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int) -> Evaluator:
+    """An Evaluator of net (one per caller that values positions; not shared across threads)."""
+    first = net[0]
+    return Evaluator(params, layers, net, np.zeros(N_FEATURES, np.float32), np.zeros(width, np.float32),
+                     np.zeros(width, np.float32), np.zeros(MAX_PLAYERS + 1), np.zeros(N_FEATURES, np.float32),
+                     np.zeros(layers[first, 1], np.float32), np.full(1, -1, np.int64))
+
+
+@njit(cache=True)
+def set_base(ev: Evaluator, s: np.ndarray, observer: int) -> None:
+    """Make s, seen by observer, the root the leaves that follow differ from (a decision
+    sets its root view first; a leaf's value then depends on the leaf and that root only,
+    whoever evaluates it).  Nothing to do when the root's features are already the base."""
+    x, base_x = ev.x, ev.base_x
+    encode_features(s, observer, x)
+    if ev.base_seat[0] == observer:
+        same = True
+        for i in range(x.shape[0]):
+            if x[i] != base_x[i]:
+                same = False
+                break
+        if same:
+            return
+    copy_into(base_x, x)
+    row = ev.net[0]
+    dense_layer(ev.params, ev.layers[row, 3], ev.layers[row, 0], ev.layers[row, 1], base_x, ev.base_z)
+    ev.base_seat[0] = observer
+
+
+@njit(cache=True)
+def _first_layer_from_base(ev: Evaluator) -> None:
+    """ev.h1 := the first layer's output on ev.x: its sums at the base plus each changed
+    feature's row of weights times the change, then the activation."""
+    row = ev.net[0]
+    n_in, n_out, act, off = ev.layers[row, 0], ev.layers[row, 1], ev.layers[row, 2], ev.layers[row, 3]
+    params, x, base_x = ev.params, ev.x, ev.base_x
+    h = ev.h1[:n_out]
+    copy_into(h, ev.base_z)
+    i = _next_change(x, base_x, 0, n_in)
+    while i < n_in:
+        d = x[i] - base_x[i]
+        w = params[off + i * n_out:off + (i + 1) * n_out]
+        for j in range(n_out):
+            h[j] += d * w[j]
+        i = _next_change(x, base_x, i + 1, n_in)
+    _activate(h, n_out, act)
+
+
+@njit(cache=True, inline='always')
+def _next_change(x: np.ndarray, base: np.ndarray, i: int, n: int) -> int:
+    """The first index >= i where x differs from base, or n (eight at a time: most
+    features are unchanged)."""
+    while i + 8 <= n:
+        if ((x[i] != base[i]) | (x[i + 1] != base[i + 1]) | (x[i + 2] != base[i + 2]) | (x[i + 3] != base[i + 3])
+                | (x[i + 4] != base[i + 4]) | (x[i + 5] != base[i + 5]) | (x[i + 6] != base[i + 6])
+                | (x[i + 7] != base[i + 7])):
+            break
+        i += 8
+    while i < n and x[i] == base[i]:
+        i += 1
+    return i
+
+
+@njit(cache=True)
+def evaluate_features(ev: Evaluator, root: int, n_players: int) -> float:
+    """root's chance to win by the network on the features in ev.x (encoded for root):
+    from the base when it is root's, else a full forward pass."""
+    params, layers, net, rel = ev.params, ev.layers, ev.net, ev.rel
+    if ev.base_seat[0] != root:
+        relative_win_probs(params, layers, net, ev.x, n_players, ev.h1, ev.h2, rel)
+        return rel[0]
+    _first_layer_from_base(ev)
+    cur, other = ev.h1, ev.h2
+    first, n_layers = net[0], net[1]
+    for k in range(1, n_layers - 1):
+        _layer(params, layers, first + k, cur, other)
+        cur, other = other, cur
+    logits = np.empty(MAX_PLAYERS, np.float32)
+    last = first + n_layers - 1
+    if n_layers == 1:
+        for j in range(layers[last, 1]):
+            logits[j] = cur[j]
+    else:
+        _layer(params, layers, last, cur, logits)
+    seat_softmax(logits, n_players, rel)
+    return rel[0]
+
+
 @njit(cache=True, inline='always')  # (see after_move)
-def leaf_value(params: np.ndarray, layers: np.ndarray, net: np.ndarray, s: np.ndarray, root: int, x: np.ndarray,
-               h1: np.ndarray, h2: np.ndarray, rel: np.ndarray) -> float:
-    """root's chance to win in s: 1 or 0 when the game is over, else the network's.  A
-    ``rel`` scratch one longer than MAX_PLAYERS counts the leaves in its last entry (the
-    anytime search's budget in work, :func:`move_value`)."""
-    if rel.shape[0] > MAX_PLAYERS:
-        rel[MAX_PLAYERS] += 1.0
+def leaf_value(ev: Evaluator, s: np.ndarray, root: int) -> float:
+    """root's chance to win in s: 1 or 0 when the game is over, else the network's.
+    Counts the leaves in ev.rel[MAX_PLAYERS] (the anytime search's budget in work,
+    :func:`move_value`)."""
+    ev.rel[MAX_PLAYERS] += 1.0
     if s[PHASE] == PH_GAME_OVER:
         return 1.0 if s[WINNER] == root else 0.0
-    encode_features(s, root, x)
-    relative_win_probs(params, layers, net, x, s[OPT_PLAYERS], h1, h2, rel)
-    return rel[0]
+    encode_features(s, root, ev.x)
+    return evaluate_features(ev, root, s[OPT_PLAYERS])
 
 
 @njit(cache=True, inline='always')
@@ -108,16 +209,15 @@ def after_move(s: np.ndarray, a: int, outs: np.ndarray, i: int, c: np.ndarray) -
 
 
 @njit(cache=True)
-def one_ply_value(params: np.ndarray, layers: np.ndarray, net: np.ndarray, s: np.ndarray, a: int, root: int,
-                  x: np.ndarray, h1: np.ndarray, h2: np.ndarray, rel: np.ndarray, c: np.ndarray) -> float:
-    """Expected leaf value of action a (one ply)."""
+def one_ply_value(ev: Evaluator, s: np.ndarray, a: int, root: int, c: np.ndarray) -> float:
+    """Expected leaf value of action a (one ply); c: a state's worth of scratch."""
     outs = np.empty(MAX_OUTCOMES, np.int64)
     probs = np.empty(MAX_OUTCOMES)
     k = move_outcomes(s, a, outs, probs)
     total = 0.0
     for i in range(k):
         after_move(s, a, outs, i, c)
-        total += probs[i] * leaf_value(params, layers, net, c, root, x, h1, h2, rel)
+        total += probs[i] * leaf_value(ev, c, root)
     return total
 
 
@@ -158,18 +258,14 @@ def trade_plan(s: np.ndarray, p: int, cost: np.ndarray, plan: np.ndarray) -> int
 
 
 @njit(cache=True)
-def macro_values(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, s: np.ndarray, root: int,
-                 first: np.ndarray, value: np.ndarray) -> int:
+def macro_values(ev: Evaluator, s: np.ndarray, root: int, first: np.ndarray, value: np.ndarray) -> int:
     """Builds root can reach by maritime trades first: for each build or card purchase
     that is not affordable now but is after at most MAX_PLAN trades, its value (the
     trades, then the build, chance expanded, then the leaf).  first[i] = the first trade
     of macro i, value[i] its value; returns the number of macros.  (One-ply search does
     not see a build two or three trades away: without these moves a hand of 15 ore is
-    held until a seven takes half of it.)"""
-    x = np.empty(N_FEATURES, np.float32)
-    h1 = np.empty(width, np.float32)
-    h2 = np.empty(width, np.float32)
-    rel = np.empty(MAX_PLAYERS)
+    held until a seven takes half of it.)  s is the decision's root (``set_base``)."""
+    set_base(ev, s, root)
     rich = s.copy()  # the same position with every resource plentiful: which builds are placeable
     for r in range(N_RES):
         rich[hand_i(root, r)] += 20
@@ -202,7 +298,7 @@ def macro_values(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width:
         if not ok:
             continue
         first[m] = plan[0]
-        value[m] = one_ply_value(params, layers, net, c, a, root, x, h1, h2, rel, d)
+        value[m] = one_ply_value(ev, c, a, root, d)
         m += 1
     return m
 
