@@ -134,6 +134,32 @@ def test_greedy_decision_equals_the_spelled_out_reference(network, states):
     assert {"move", "offer", "reject", "cancel"} <= kinds, kinds
 
 
+def test_moves_valued_once_are_the_same_on_every_view(network, states):
+    """The greedy decision values a move on the first determinization only where
+    ``same_on_every_view`` says no hidden card changes it: on every kind of decision and
+    three determinizations, those moves' one-ply values are equal to the bit, and the
+    moves it leaves out (a card drawn or stolen, a monopoly) do differ somewhere."""
+    from catan_env.learned.value import one_ply_value, same_on_every_view, set_base
+    ev = network.evaluator()
+    shared = differs = 0
+    for k, s in enumerate(states):
+        seat = G.decider(s)
+        views = [G.determinize(s, seat, 100 * k + j) for j in range(3)]
+        for a in G.legal_actions(s):
+            if not SEARCHABLE[a]:
+                continue
+            values = []
+            for view in views:
+                set_base(ev, view, seat)
+                values.append(one_ply_value(ev, view, int(a), seat, np.empty_like(view)))
+            if same_on_every_view(views[0], int(a)):
+                assert values[0] == values[1] == values[2], G.A.action_name(int(a))
+                shared += 1
+            elif len(set(values)) > 1:
+                differs += 1
+    assert shared > 100 and differs > 0, (shared, differs)
+
+
 def test_the_agent_plays_the_numba_decision(network, states):
     """``pretrained:search=0`` = greedy_decision on its information set's view with the
     seeds its generator draws."""

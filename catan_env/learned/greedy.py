@@ -31,7 +31,7 @@ from catan_env.core.rules import legal_actions
 
 from .mlp import MLPWeights
 from .trading import answer_gains, confirm_gains, offer_gains
-from .value import SEARCHABLE, Evaluator, macro_values, new_evaluator, one_ply_value, set_base
+from .value import SEARCHABLE, Evaluator, macro_values, new_evaluator, one_ply_value, same_on_every_view, set_base
 
 # what a decision was (the agent counts them)
 K_MOVE, K_MACRO, K_OFFER, K_ACCEPT, K_COUNTER, K_REJECT, K_CONFIRM, K_CANCEL, K_FALLBACK = range(9)
@@ -225,12 +225,18 @@ def greedy_scored(ev: Evaluator, base: np.ndarray, seat: int,
     c = np.empty_like(view)
     views = max(int(opts[O_VIEWS]), 1)
     total = np.zeros(m)
+    on_first = np.empty(m)  # each move's value on the first view, reused where no view changes it
     for d in range(views):
         if d:
             view = determinize(base, seat, seeds[d])
         set_base(ev, view, seat)
         for i in range(m):
-            total[i] += one_ply_value(ev, view, moves[i], seat, c)
+            if d and same_on_every_view(view, moves[i]):
+                total[i] += on_first[i]
+                continue
+            v = one_ply_value(ev, view, moves[i], seat, c)
+            on_first[i] = v
+            total[i] += v
     mean = total / views
     best = np.argmax(mean)
     _record(scores, moves, mean)

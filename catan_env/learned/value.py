@@ -22,7 +22,9 @@ from catan_env.core.layout import (
     BANK, MAX_PLAYERS, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, WINNER, hand_i,
 )
 from catan_env.core.rules import FROM_RNG, action_cost, apply_action, legal_actions, trade_rate
-from catan_env.core.chance import MAX_OUTCOMES, chance_outcomes  # noqa: F401 (the one chance model)
+from catan_env.core.chance import (  # noqa: F401 (the one chance model)
+    CHANCE_DICE, CHANCE_NONE, MAX_OUTCOMES, chance_kind, chance_outcomes,
+)
 
 from .features import N_FEATURES, encode_features
 
@@ -69,6 +71,19 @@ def state_win_probs(params: np.ndarray, layers: np.ndarray, net: np.ndarray, s: 
 
 SEARCHABLE = np.ones(A.N_ACTIONS, dtype=np.int8)  # candidates: everything but domestic trade
 SEARCHABLE[A.OFFER0:A.TRADE_CANCEL + 1] = 0
+
+
+@njit(cache=True)
+def same_on_every_view(s: np.ndarray, a: int) -> bool:
+    """Whether action a's one-ply value is the same on every determinization of the
+    decider's information set: a move with no chance, or the dice, lands in positions whose
+    features (what the seat knows) do not depend on the hidden cards, save a monopoly
+    (what it takes is in the others' hands).  A card drawn or stolen does depend on them.
+    (``tests/test_distill.py`` checks it on every kind of decision.)"""
+    if A.MONOPOLY0 <= a < A.MONOPOLY0 + N_RES:
+        return False
+    kind = chance_kind(s, a)
+    return kind == CHANCE_NONE or kind == CHANCE_DICE
 
 
 # The network and the work buffers every valuing function shares, passed as one value:
