@@ -31,6 +31,14 @@ import numpy as np
 from catan_env.batched import BatchedCatan
 from catan_env.cli import HelpFormatter
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(ROOT, "docs", "results", "value_opponent_speed.json")
+DOC = os.path.join(ROOT, "docs", "rl-recipe.md")  # its speed table is made from RESULTS by speed_table()
+DOC_START, DOC_END = "<!-- value_opponent_speed: start -->", "<!-- value_opponent_speed: end -->"
+KIND_WORDS = {"random": "`random`", "weighted": "`weighted`",
+              "pretrained_policy": "`pretrained_policy` (numba MLP pool, 2 x 512)",
+              "pretrained:search=0": "`pretrained:search=0` (numba, greedy decision)",
+              "jsettlers": "`jsettlers` (Python, the kernel pauses for it)"}
 KINDS = ["random", "weighted", "pretrained_policy", "pretrained:search=0",
          "pretrained:search=0:offers=0:macros=false:determinizations=1", "jsettlers"]
 
@@ -123,16 +131,17 @@ def ppo_profile(seconds, seed=0):
     import torch
     torch.set_num_threads(1)
     env = make_batched_vec_env(64, seed=seed, opponents=["pretrained:search=0", "weighted"], vp_reward=0.0)
-    model = MaskablePPO("MlpPolicy", env, seed=seed, n_steps=256, batch_size=256, verbose=0,
-                        policy_kwargs=dict(net_arch=[512, 512]))
-    model.learn(64 * 256)  # compile and warm up
+    # examples/train_maskable_ppo.py --batched 64 (step 3's settings; the clone's 2 x 512 network)
+    model = MaskablePPO("MlpPolicy", env, seed=seed, n_steps=4096 // 64, batch_size=128, learning_rate=2e-5,
+                        clip_range=0.1, gamma=0.999, verbose=0, policy_kwargs=dict(net_arch=[512, 512]))
+    model.learn(4096)  # compile and warm up
     steps = 0
     profile = cProfile.Profile()
     start = time.perf_counter()
     profile.enable()
     while time.perf_counter() - start < seconds:
-        model.learn(64 * 256, reset_num_timesteps=False)
-        steps += 64 * 256
+        model.learn(4096, reset_num_timesteps=False)
+        steps += 4096
     profile.disable()
     total = time.perf_counter() - start
     stats = pstats.Stats(profile).stats
@@ -147,6 +156,57 @@ def ppo_profile(seconds, seed=0):
             "learner rollout (policy forward passes, buffers)": total - env_all - update}
 
 
+def speed_table(doc):
+    """The docs' speed table (markdown) from a results file of this script."""
+    lines = [f"Measured {doc['date']} ({doc['machine']}): `{doc['command']}`; {doc['games']} games, learner mode, "
+             "a random learner, three opponents of one kind:", "",
+             "| opponents | learner steps/s |", "|---|---:|"]
+    for kind, rate in doc["learner_steps_per_s"].items():
+        lines.append(f"| {KIND_WORDS.get(kind, '`' + kind + '`')} | {rate:,} |")
+    lines += ["", f"One value of a position by the network: {doc['position_value_us']} us; one greedy decision "
+              f"(offers, two determinizations, macro moves): {doc['greedy_decision_us']} us. This core's float32 "
+              f"matrix product (numpy, one thread): {doc['gemm_gflops']} GFLOP/s."]
+    if "ppo_stage" in doc:
+        ppo = doc["ppo_stage"]
+        lines += ["", f"The PPO stage (step 3's settings, {ppo['seconds']} s profiled, {ppo['learner_steps_per_s']:,} "
+                  "learner steps/s), where its time goes:", "", "| part | share |", "|---|---:|"]
+        lines += [f"| {part} | {share:.1%} |" for part, share in ppo["shares"].items()]
+    return "\n".join(lines)
+
+
+README_ROW_KINDS = ("pretrained:search=0", "pretrained_policy", "jsettlers")
+
+
+def readme_row(doc):
+    """The README's row of strong opponents inside the batched env, from a results file."""
+    rates = " / ".join(f"{doc['learner_steps_per_s'][kind]:,}" for kind in README_ROW_KINDS)
+    return (f"| **catan_env** batched env, {doc['games']} games, 3 strong opponents inside: `pretrained:search=0` "
+            f"(numba) / `pretrained_policy` (numba MLP) / `jsettlers` (Python) — {doc['date']}, "
+            f"`benchmarks/value_opponent_speed.py` ([results](docs/results/value_opponent_speed.json)) | {rates} |")
+
+
+def write_readme_row(doc, path=os.path.join(ROOT, "README.md")):
+    """Replace the README's row of strong opponents (the line that names them)."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    rows = [i for i, line in enumerate(lines) if "3 strong opponents inside" in line]
+    if len(rows) != 1:
+        raise SystemExit(f"expected one row of strong opponents in {path}, found {len(rows)}")
+    lines[rows[0]] = readme_row(doc)
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def write_doc(doc, path=DOC):
+    """Replace the speed table between the markers of the docs page."""
+    with open(path) as f:
+        text = f.read()
+    head, rest = text.split(DOC_START, 1)
+    tail = rest.split(DOC_END, 1)[1]
+    with open(path, "w") as f:
+        f.write(f"{head}{DOC_START}\n{speed_table(doc)}\n{DOC_END}{tail}")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
     p.add_argument("--games", type=int, default=256, help="games in the batch")
@@ -154,7 +214,8 @@ def main(argv=None):
     p.add_argument("--kinds", nargs="+", default=KINDS, help="opponent specs to measure")
     p.add_argument("--ppo-seconds", type=float, default=0.0,
                    help=">0: also profile the recipe's PPO stage for this long (needs the [rl] extra)")
-    p.add_argument("--out", default="", help="also write the figures to this JSON file (date, machine, command)")
+    p.add_argument("--out", default="", help="also write the figures to this JSON file (date, machine, command); "
+                   "given the docs' results file, the docs' table is rewritten from it too")
     args = p.parse_args(argv)
     record = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
               "command": "python benchmarks/value_opponent_speed.py " + " ".join(argv if argv is not None else sys.argv[1:]),
@@ -186,6 +247,10 @@ def main(argv=None):
             json.dump(record, f, indent=1)
             f.write("\n")
         print(f"wrote {args.out}")
+        if os.path.abspath(args.out) == RESULTS:
+            write_doc(record)
+            write_readme_row(record)
+            print(f"rewrote the speed table of {DOC} and the README's row")
 
 
 if __name__ == "__main__":

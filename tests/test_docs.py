@@ -86,3 +86,20 @@ def test_the_site_builds_strictly(tmp_path):
     assert "TRADE_CONFIRM" in page and "offer_proposer" in page
     api = (tmp_path / "site" / "api" / "envs" / "index.html").read_text()
     assert "catan_env.aec_env.raw_env" in api
+
+
+def test_the_opponent_speed_figures_are_the_results_file():
+    """The recipe page's speed table and the README's row of strong opponents are the
+    results file's, as ``benchmarks/value_opponent_speed.py --out`` rewrites them."""
+    import json
+    spec = importlib.util.spec_from_file_location("value_opponent_speed",
+                                                  os.path.join(ROOT, "benchmarks", "value_opponent_speed.py"))
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    with open(bench.RESULTS) as f:
+        doc = json.load(f)
+    with open(bench.DOC) as f:
+        page = f.read()
+    assert page.split(bench.DOC_START, 1)[1].split(bench.DOC_END, 1)[0].strip() == bench.speed_table(doc)
+    with open(os.path.join(ROOT, "README.md")) as f:
+        assert bench.readme_row(doc) in f.read().split("\n")
