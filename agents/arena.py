@@ -27,7 +27,7 @@ import numpy as np
 import catan_env
 from catan_env.core.options import DEFAULT_MAX_TURNS
 
-from catan_env.cli import Progress, compile_notice, parser, positive_int, user_errors
+from catan_env.cli import Progress, compile_notice, parser, positive_int, user_errors, writable_folder
 
 from .base import AgentProtocol
 from .registry import make_agent
@@ -334,7 +334,8 @@ def write_outputs(results: Sequence[Dict[str, Any]], summary: Dict[str, Any], ou
     ax.boxplot(data)
     ax.set_xticks(range(1, len(specs) + 1), specs, rotation=15)
     ax.set_ylabel("final VP")
-    lineup = ", ".join(summary["players"])
+    import textwrap
+    lineup = textwrap.fill(", ".join(summary["players"]), 80)  # long specs wrap inside the figure
     ax.set_title(f"VP distribution per agent\n{lineup} ({summary['games']} games)", fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "vp_distribution.png"))
@@ -367,16 +368,18 @@ moves the agent replaced because its plan was not legal (should be 0)."""
 
 def format_table(summary: Dict[str, Any], under_test: Optional[str] = None) -> str:
     """The summary as a text table; under_test (a spec) is marked with *."""
+    names = {spec: f"{spec} *" if spec == under_test else spec for spec in summary["agents"]}
+    width = max([32] + [len(name) for name in names.values()])  # the column fits the longest spec
     lines = [f"{summary['games']} games, mean length {summary['mean_game_length_turns']:.1f} turns, "
              f"{summary['truncated_games']} truncated, "
              f"{summary['completed_domestic_trades_per_game']:.2f} domestic trades/game",
-             f"{'agent':32s} {'copies':>6s} {'wins':>6s} {'win rate':>9s} {'95% CI':>15s} "
+             f"{'agent':{width}s} {'copies':>6s} {'wins':>6s} {'win rate':>9s} {'95% CI':>15s} "
              f"{'mean VP':>8s} {'rank':>5s} {'trades/g':>8s} {'fallbacks':>9s}"]
     for spec, d in summary["agents"].items():
         lo, hi = d["win_rate_ci95"]
-        name = f"{spec} *" if spec == under_test else spec
-        lines.append(f"{name:32s} {d['copies_per_game']:6d} {d['wins']:6d} {d['win_rate']:9.3f} "
-                     f"[{lo:.3f}, {hi:.3f}] {d['mean_vp']:8.2f} {d['mean_rank']:5.2f} "
+        ci = f"[{lo:.3f}, {hi:.3f}]"
+        lines.append(f"{names[spec]:{width}s} {d['copies_per_game']:6d} {d['wins']:6d} {d['win_rate']:9.3f} "
+                     f"{ci:>15s} {d['mean_vp']:8.2f} {d['mean_rank']:5.2f} "
                      f"{d['trades_per_game']:8.2f} {d['fallbacks']:9d}")
     if summary.get("fallback_reasons"):
         lines.append("fallbacks by reason: " + ", ".join(f"{k} {v}" for k, v in summary["fallback_reasons"].items()))
@@ -417,6 +420,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = {"domestic_trade": not args.no_trade, "vp_to_win": args.vp}
     if args.address and args.backend != "ray":
         ap.error("--address is for --backend ray")
+    for folder in (args.out, args.save_games):  # before any game is played
+        problem = writable_folder(folder) if folder else None
+        if problem:
+            ap.error(problem)
     if args.backend == "ray" and importlib.util.find_spec("ray") is None:
         ap.error("--backend ray needs Ray: pip install 'catan_env[rllib]' (or 'ray')")
     results = run_tournament(players, args.games, args.workers, args.seed, args.max_turns, options,

@@ -289,7 +289,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     """``python -m catan_env.agents.distill``: generate (or extend, or resume) a run."""
     import argparse
     from catan_env.cli import HelpFormatter
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     p.add_argument("--out", default="data/distill", help="the run's folder (shards and manifest.json)")
     p.add_argument("--teacher", default="pretrained:search=0", help="agent spec of the teacher (every seat)")
     p.add_argument("--games", type=int, default=1000, help="games in the run (more than there are: extend it)")

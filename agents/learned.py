@@ -105,7 +105,10 @@ class SB3PolicyAgent(Agent):
         self.deterministic = deterministic
         self._blob: Optional[bytes] = None
         if isinstance(model, (str, os.PathLike)):
-            self._path, self._model = os.fspath(model), None
+            path = os.fspath(model)
+            if not (os.path.isfile(path) or os.path.isfile(path + ".zip")):  # (SB3 adds .zip to a bare name)
+                raise ValueError(f"no saved SB3 model at {path!r} (a file written by model.save(), e.g. runs/ppo/model.zip)")
+            self._path, self._model = path, None
             self._algo = algo
         else:
             self._path, self._model = None, model

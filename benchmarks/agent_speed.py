@@ -18,7 +18,7 @@ LINEUPS = {
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     ap.add_argument("--games", type=int, default=20, help="games per agent")
     args = ap.parse_args()
     play_game(["jsettlers", "random"], seed=0, max_turns=50)  # warm numba caches

@@ -14,7 +14,7 @@ from catan_env.cli import HelpFormatter
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--games", type=int, default=40, help="games per backend")
     ap.add_argument("--workers", type=int, default=2, help="processes (or Ray CPUs)")
     ap.add_argument("--players", default="jsettlers,random,random,random", help="line-up")

@@ -90,7 +90,7 @@ def scaling(sizes, threads, seconds):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     ap.add_argument("--sizes", default="256,1024", help="batch sizes, comma-separated")
     ap.add_argument("--no-peers", action="store_true", help="skip fastcatan")

@@ -49,7 +49,7 @@ def parse(text, script):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     ap.add_argument("revision", help="the earlier revision, e.g. a49cfc2 or HEAD~5")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds (before, after)")
     ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement")

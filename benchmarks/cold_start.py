@@ -84,7 +84,7 @@ def _session(top: int) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--top", type=int, default=10, help="repeated compiles listed")
     ap.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)

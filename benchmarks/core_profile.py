@@ -161,7 +161,7 @@ def profile(games, trade, seed, repeats):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     ap.add_argument("--games", type=int, default=40, help="random games played per setting (the same games for every measurement)")
     ap.add_argument("--trade", type=int, nargs="+", default=[0, 1], help="domestic trade off (0) / on (1)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the first game (game g: seed + g)")

@@ -116,7 +116,7 @@ def scaling(threads, seconds, trade=0):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     ap.add_argument("--skip-cold", action="store_true", help="skip the cold-start measurement")
     ap.add_argument("--threads", default="", help="only the scaling over thread counts, e.g. 1,2")

@@ -66,7 +66,7 @@ def play(agent_spec: str, opponent_spec: str, games: int, seed: int) -> Dict[str
 
 
 def main(argv: List[str]) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--agent", default="pretrained", help="the agent whose counters are counted (a spec)")
     p.add_argument("--opponent", default="jsettlers", help="the spec of the three other seats")
     p.add_argument("--games", type=int, default=100, help="games to play (the agent's seat rotates)")

@@ -26,7 +26,7 @@ def _many_values(params, spec, s, n):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--nets", default=None, help="networks .npz (default: random weights of the default size)")
     ap.add_argument("--reps", type=int, default=2000, help="evaluations per timing")
     args = ap.parse_args()

@@ -47,7 +47,7 @@ def gym_steps_per_second(seconds):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     args = ap.parse_args()
     aec_steps_per_second(0.5)  # warm up (numba cache load)

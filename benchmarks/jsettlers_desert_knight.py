@@ -32,7 +32,7 @@ class DesertKnightAgent(JSettlersAgent):
 
 
 def main(argv: List[str]) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--games", type=int, default=2000, help="games to play (the fixed agent's seat rotates)")
     p.add_argument("--seed", type=int, default=9000, help="seed of the first game (game g uses seed + g)")
     p.add_argument("--out", default=None, help="a JSON file for the result (with date and command)")

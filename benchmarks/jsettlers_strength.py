@@ -197,7 +197,7 @@ _FIGURE_NAMES = {"opening_pips": "opening", "settlements": "settlements", "citie
 
 
 def main(argv: List[str]) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--out", default="benchmarks/results/jsettlers_strength",
                    help="folder of the line-ups' games.jsonl (one subfolder each)")
     p.add_argument("--chunk", type=int, default=10, help="games per line-up per round")

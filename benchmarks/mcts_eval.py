@@ -172,7 +172,7 @@ def seat_report(rows, table):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("experiment", choices=["variants", "cp", "budget", "seats", "deep", "value"], help="which table to extend")
     ap.add_argument("--net", default=None, help="value: a value network file (default: the shipped one)")
     ap.add_argument("--nets", default="results/deep/exit", help="deep: the folder of nets-1.npz, nets-2.npz")

@@ -52,7 +52,7 @@ def timed(view, seat, cfg, repeats):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--playouts", type=int, default=10000, help="playouts per decision")
     ap.add_argument("--repeats", type=int, default=3, help="decisions per figure (the median is printed)")
     ap.add_argument("--variants", nargs="*", default=[v for v in PRESETS], help="presets to time")

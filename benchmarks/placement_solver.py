@@ -17,7 +17,7 @@ NAMES = {1: "Feasibility pruning only", 2: "Feasibility + memoisation", 3: "All 
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     ap.add_argument("--boards", type=int, default=30, help="random boards solved per modality")
     args = ap.parse_args()
     boards = []

@@ -61,7 +61,7 @@ def untrained_actor(path, hidden):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     p.add_argument("--scales", nargs="+", default=["40:1", "200:2", "1000:3"], help="teacher games:cloning epochs")
     p.add_argument("--ppo-minutes", type=float, default=3.0, help="PPO fine-tuning minutes per scale")
     p.add_argument("--eval-games", type=int, default=100, help="games against three weighted per policy")

@@ -211,7 +211,7 @@ def figure(args, names):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--paths", default=",".join(PATHS), help=f"comma list of {', '.join(PATHS)}")
     ap.add_argument("--extras-python", default=None, help="python of a venv with .[rllib,tianshou] installed")
     ap.add_argument("--minutes", type=float, default=15.0, help="training budget per path")

@@ -59,7 +59,7 @@ def measure(envs, runners, batch, iterations, sample_steps, games):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--runners", default="0,1,2", help="env-runner counts to measure, comma-separated")
     ap.add_argument("--batch", type=int, default=4000, help="train batch size")
     ap.add_argument("--iterations", type=int, default=3, help="training iterations per measurement")

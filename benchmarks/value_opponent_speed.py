@@ -208,7 +208,7 @@ def write_doc(doc, path=DOC):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     p.add_argument("--games", type=int, default=256, help="games in the batch")
     p.add_argument("--seconds", type=float, default=20.0, help="stepping time per opponent kind")
     p.add_argument("--kinds", nargs="+", default=KINDS, help="opponent specs to measure")

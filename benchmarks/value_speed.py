@@ -42,7 +42,7 @@ def median_us(fn, items, passes=5):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--net", default=PRETRAINED, help="value network file")
     ap.add_argument("--positions", type=int, default=2000, help="positions timed")
     ap.add_argument("--games", type=int, default=3, help="games per search depth for decision times")

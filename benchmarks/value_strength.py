@@ -109,7 +109,7 @@ def plot(rows, path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--specs", default="pretrained", help="comma-separated agent specs to measure")
     ap.add_argument("--opponent", default="jsettlers", help="the three opponents' spec")
     ap.add_argument("--games", type=int, default=100, help="games per spec")

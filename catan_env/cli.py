@@ -4,6 +4,7 @@ names the extra to install, progress that suits a terminal or a log file, and a 
 before the first (slow) numba compilation."""
 import argparse
 import functools
+import os
 import sys
 import time
 from typing import Any, Callable, List, Optional, TextIO
@@ -47,8 +48,21 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 
 def parser(prog: str, description: str) -> argparse.ArgumentParser:
     """An ArgumentParser that shows every option's default in --help."""
-    return argparse.ArgumentParser(prog=prog, description=description,
+    return argparse.ArgumentParser(allow_abbrev=False, prog=prog, description=description,
                                    formatter_class=HelpFormatter)
+
+
+def writable_folder(path: str) -> Optional[str]:
+    """Why ``path`` cannot take output files (None when it can): made if missing, then
+    probed with a file, so a CLI can refuse it before it does any work."""
+    import tempfile
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as e:
+        return f"cannot write into {path!r}: {e.strerror or e}"
+    return None
 
 
 def user_errors(prog: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -55,7 +55,7 @@ def compile_agents(specs: Sequence[str]) -> Tuple[str, float]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m catan_env.compile", description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(allow_abbrev=False, prog="python -m catan_env.compile", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--agents", nargs="?", const=DEFAULT_AGENTS, default="",
                    help=f"also these agents (comma-separated specs; alone: {DEFAULT_AGENTS})")

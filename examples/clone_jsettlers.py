@@ -33,7 +33,7 @@ from train_ppo_batched import Agent, evaluate  # noqa: E402  (same networks, sam
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     p.add_argument("--games", type=int, default=1000, help="robot games to record")
     p.add_argument("--keep", type=float, default=0.6, help="share of decisions kept")
     p.add_argument("--teacher", default="jsettlers", help="agent spec of the robot to clone")

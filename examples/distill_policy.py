@@ -31,7 +31,7 @@ from catan_env.cli import HelpFormatter
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     p.add_argument("--data", nargs="+", default=["data/distill"], help="distillation data folders")
     p.add_argument("--out", default="runs/bc", help="folder for model.zip, actor.npz, curve.csv, state.json")
     p.add_argument("--hidden", type=int, default=256, help="width of the policy's and the value's two layers")

@@ -54,7 +54,7 @@ def plot(losses, path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--iterations", type=int, default=2, help="expert-iteration rounds (self-play, then training)")
     ap.add_argument("--games", type=int, default=60, help="self-play games per iteration")
     ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4), help="players per self-play game")

@@ -15,7 +15,7 @@ from catan_env.cli import HelpFormatter
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--players", default=",".join(["mcts:variant=best:playouts=300"] * 4),
                     help="agent specs, one per seat (seats shuffled per game)")
     ap.add_argument("--games", type=int, default=100, help="games in all (a run that has some extends to this count)")

@@ -33,7 +33,7 @@ def play(seed, variant, playouts):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--games", type=int, default=2, help="games to play")
     ap.add_argument("--variant", default="best", help="MCTS preset (see docs/search.md)")
     ap.add_argument("--playouts", "--iterations", type=int, default=100, help="playouts per decision")

@@ -20,7 +20,7 @@ def read_curve(path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     ap.add_argument("runs", nargs="+", help="run folders (each with curve.csv), in training order")
     ap.add_argument("--out", default="ppo_curves.png", help="PNG to write")
     ap.add_argument("--title", default="PPO on the batched env (greedy policy, fresh games)", help="figure title")

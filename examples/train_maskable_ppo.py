@@ -169,7 +169,7 @@ def save_curve(curve, out):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0],
                                  formatter_class=HelpFormatter)
     for name, default in Args.__dataclass_fields__.items():
         flag, value = f"--{name.replace('_', '-')}", default.default

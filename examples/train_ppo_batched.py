@@ -33,7 +33,7 @@ from catan_env.cli import HelpFormatter
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=HelpFormatter)
     p.add_argument("--minutes", type=float, default=10.0, help="wall-clock training budget")
     p.add_argument("--total-steps", type=int, default=10 ** 12, help="learner-step budget")
     p.add_argument("--num-envs", type=int, default=64, help="games stepped per numba call")

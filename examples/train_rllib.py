@@ -48,7 +48,7 @@ def parse_opponents(text):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4), help="players per game")
     ap.add_argument("--opponents", default="", help="frozen seats: SEAT=SPEC,... played by our agents")
     ap.add_argument("--per-seat-policies", action="store_true",

@@ -36,7 +36,7 @@ from catan_env.wrappers.tianshou import ACTION_SPACE, MaskedActor, MaskedCritic,
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--minutes", type=float, default=15.0, help="wall-clock training budget (evaluations excluded)")
     ap.add_argument("--target", type=float, default=0.8, help="stop once the evaluation win rate reaches this")
     ap.add_argument("--games", type=int, default=16, help="games played at a time")

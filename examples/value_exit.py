@@ -37,7 +37,7 @@ def agent_spec(net_path, args):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--rounds", type=int, default=3, help="rounds after round 0 (the robot bootstrap)")
     ap.add_argument("--robot-games", type=int, default=8000, help="round 0: four-robot games recorded")
     ap.add_argument("--games", type=int, default=1500, help="rounds >= 1: search-agent games recorded per round")

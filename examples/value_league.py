@@ -98,7 +98,7 @@ def evaluate(net_path, args, k):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--out", default="results/league", help="folder of round-k.npz, data-k/, league.json")
     ap.add_argument("--games", type=int, default=1000, help="games recorded per round, shared over the table")
     ap.add_argument("--eval-games", type=int, default=400, help="games against three JSettlersAgent per round")

@@ -171,3 +171,64 @@ def test_the_kernels_compile_ahead_of_time_on_request(capsys):
     assert any(line.strip().startswith("the rules core and the envs: ") and line.endswith(" s") for line in out)
     assert any(line.strip().startswith("random, weighted: ") for line in out)
     assert out[-1].startswith("compiled in ")
+
+
+def test_no_command_line_takes_an_abbreviated_option():
+    """argparse takes ``--worker 2`` for ``--workers 2`` unless told not to: every parser
+    in the package, the examples and the benchmarks says allow_abbrev=False, and the
+    baselines CLI refuses the abbreviation."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    unguarded = []
+    for folder in ("catan_env", "agents", "wrappers", "examples", "benchmarks"):
+        for path in glob.glob(os.path.join(root, folder, "**", "*.py"), recursive=True):
+            with open(path) as f:
+                tree = ast.parse(f.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "ArgumentParser":
+                    if not any(k.arg == "allow_abbrev" and getattr(k.value, "value", True) is False for k in node.keywords):
+                        unguarded.append(f"{os.path.relpath(path, root)}:{node.lineno}")
+    assert not unguarded, unguarded
+    from catan_env.agents.baselines import main as baselines_main
+    with pytest.raises(SystemExit) as exc:
+        baselines_main(["--worker", "2"])
+    assert exc.value.code == 2
+
+
+def test_the_arena_refuses_an_unwritable_output_folder_before_playing(tmp_path, capsys, monkeypatch):
+    """A folder it cannot write into is refused at once (not after every game)."""
+    from catan_env.agents import arena
+    played = []
+    monkeypatch.setattr(arena, "run_tournament", lambda *a, **k: played.append(1) or [])
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    for flag in ("--out", "--save-games"):
+        with pytest.raises(SystemExit) as exc:
+            arena.main(["--players", "random,random", "--games", "1", flag, str(blocked / "sub")])
+        assert exc.value.code == 2
+        assert "cannot write into" in capsys.readouterr().err
+    assert not played
+
+
+def test_spec_mistakes_name_the_likely_intent(tmp_path):
+    """A misspelt option is answered with the option meant; a missing model file is named
+    as given (SB3 would report it with a second .zip)."""
+    from catan_env.agents import make_agent
+    with pytest.raises(ValueError, match=r"did you mean playouts=100\?"):
+        make_agent("mcts:playout=100")
+    with pytest.raises(ValueError, match=r"did you mean playouts\?"):
+        make_agent("mcts:playous=100")
+    pytest.importorskip("sb3_contrib")
+    missing = tmp_path / "nope.zip"
+    with pytest.raises(ValueError, match=f"no saved SB3 model at '{missing}'"):
+        make_agent(f"sb3:path={missing}")
+
+
+def test_the_arena_table_stays_aligned_for_long_specs():
+    from catan_env.agents.arena import format_table
+    row = dict(copies_per_game=1, wins=3, win_rate=0.3, win_rate_ci95=(0.1, 0.6), mean_vp=7.5, mean_rank=2.0,
+               trades_per_game=1.5, fallbacks=0)
+    summary = dict(games=10, mean_game_length_turns=70.0, truncated_games=0, completed_domestic_trades_per_game=1.5,
+                   agents={"mcts:variant=best:playouts=1000:opening=jsettlers": row, "random": dict(row, wins=1)})
+    lines = format_table(summary, under_test="random").split("\n")[1:]
+    assert len({len(line) for line in lines}) == 1, lines
+    assert lines[2].startswith("random *")

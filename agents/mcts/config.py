@@ -89,7 +89,7 @@ class SearchConfig:
         for name, allowed in CHOICES.items():
             if getattr(self, name) not in allowed:
                 raise ValueError(f"mcts option {name} must be one of {list(allowed)}, "
-                                 f"got {getattr(self, name)!r}")
+                                 f"got {getattr(self, name)!r}{_did_you_mean(name, getattr(self, name))}")
         checks = [("playouts", self.playouts >= 1), ("seconds", self.seconds >= 0),
                   ("c", self.c >= 0), ("accept_margin", self.accept_margin >= -1), ("chance_width", self.chance_width >= 1),
                   ("chance_depth", self.chance_depth >= 0), ("rollout_turns", self.rollout_turns >= -1),
@@ -144,6 +144,17 @@ PRESETS: Dict[str, Dict[str, Any]] = {
     "best": dict(prune=True, virtual_wins=False),
 }
 ALIASES = {"iterations": "playouts"}
+
+
+def _did_you_mean(name: str, value: Any) -> str:
+    """A hint when a value fits an option of a similar name better (``playout=100`` for
+    ``playouts=100``), else ''."""
+    import difflib
+    numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    for other in difflib.get_close_matches(name, [f.name for f in fields(SearchConfig)], n=3, cutoff=0.8):
+        if other != name and numeric and _FIELDS[other] in (int, float):
+            return f" (did you mean {other}={value}?)"
+    return ""
 _FIELDS = {f.name: f.type for f in fields(SearchConfig)}
 
 
@@ -155,7 +166,10 @@ def make_config(variant: str = "ismcts", **options: Any) -> SearchConfig:
     for name, value in options.items():
         name = ALIASES.get(name, name)
         if name not in _FIELDS:
-            raise ValueError(f"unknown mcts option {name!r}; options: {sorted(_FIELDS)}")
+            import difflib
+            close = difflib.get_close_matches(name, list(_FIELDS), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ValueError(f"unknown mcts option {name!r}{hint}; options: {sorted(_FIELDS)}")
         kind = _FIELDS[name]
         if kind is bool and not isinstance(value, (bool, np.bool_)):
             raise ValueError(f"mcts option {name} must be true or false, got {value!r}")
