@@ -103,3 +103,33 @@ def test_the_opponent_speed_figures_are_the_results_file():
     assert page.split(bench.DOC_START, 1)[1].split(bench.DOC_END, 1)[0].strip() == bench.speed_table(doc)
     with open(os.path.join(ROOT, "README.md")) as f:
         assert bench.readme_row(doc) in f.read().split("\n")
+
+
+def test_a_broken_link_fails_the_strict_build(tmp_path):
+    """The site's strict and validation settings make a link to a missing page an error
+    (a site of one page built with them: with the link mended it builds), and CI builds
+    without -q, which would hide the warnings --strict counts."""
+    import yaml
+    with open(os.path.join(ROOT, "mkdocs.yml")) as f:
+        text = f.read()
+    settings = yaml.safe_load(text.split("\nmarkdown_extensions:")[0].split("\ntheme:")[0])
+    assert settings["strict"] is True
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    config = dict(site_name="planted", docs_dir=str(docs), strict=settings["strict"],
+                  validation=settings["validation"], nav=[{"Home": "index.md"}])
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    build = [sys.executable, "-m", "mkdocs", "build", "-f", str(tmp_path / "mkdocs.yml"), "-d", str(tmp_path / "site")]
+    (docs / "index.md").write_text("# Home\n\nSee [the rules](rules.md).\n")
+    broken = subprocess.run(build, capture_output=True, text=True, env=env, timeout=120)
+    assert broken.returncode != 0 and "rules.md" in broken.stderr, broken.stderr[-2000:]
+    (docs / "rules.md").write_text("# Rules\n")
+    (docs / "index.md").write_text("# Home\n\nSee [the rules](rules.md).\n")
+    config["nav"].append({"Rules": "rules.md"})
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    mended = subprocess.run(build, capture_output=True, text=True, env=env, timeout=120)
+    assert mended.returncode == 0, mended.stderr[-2000:]
+    with open(os.path.join(ROOT, ".ci", "run")) as f:
+        ci_builds = [line for line in f if "mkdocs build" in line]
+    assert ci_builds and all("--strict" in line and " -q" not in line for line in ci_builds)
