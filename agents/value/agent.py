@@ -50,19 +50,16 @@ import numpy as np
 from numba import njit
 
 from catan_env.core import actions as A
-from catan_env.core.layout import (
-    PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE, TRADE_GET_RES,
-)
+from catan_env.core.layout import PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PHASE, TRADE_GET_RES
 from catan_env.infoset import InfoSet
 from catan_env.learned.network import PRETRAINED, ValueNetwork, load_network, state_win_probs
 from catan_env.learned.plays import ValueNetworkPlay
 from catan_env.learned.greedy import (
-    K_FALLBACK, K_MACRO, K_MOVE, K_OFFER, KIND_NAMES, answer_choice, confirm_choice, greedy_decision, new_memory,
-    offer_choice, options,
+    K_FALLBACK, K_MACRO, K_MOVE, KIND_NAMES, greedy_decision, move_or_macro, new_memory, options, trade_or_forced,
 )
 
 from ..base import Agent, Observation, legal_from
-from .search import SEARCHABLE, macro_values, move_value, search_values
+from .search import SEARCHABLE, move_value, search_values
 
 # offers and counter-offers that ask 2 cards for 1 (``lopsided=false`` drops them)
 ASKS_TWO_FOR_ONE = np.zeros(A.N_ACTIONS, bool)
@@ -170,40 +167,23 @@ class ValueSearchAgent(Agent):
                                              legal, len(legal), seeds, self._memory, self._options)
             return self._count(infoset, int(a), int(kind), float(value))
         view = infoset.determinize(self._seed())
-        phase = int(view[PHASE])
-        if self._opener is not None and phase in (PH_SETUP_SETTLEMENT, PH_SETUP_ROAD):
+        if self._opener is not None and int(view[PHASE]) in (PH_SETUP_SETTLEMENT, PH_SETUP_ROAD):
             return int(self._opener.act(observation, infoset))
-        if phase == PH_TRADE_RESPONSE:
-            a, kind = answer_choice(self._evaluator, view, seat, legal, len(legal),
-                                    self.accept_margin, self.counters, np.empty(0))
+        # the greedy decision's own branches (trades, offers, forced moves, the fallback), then
+        # this agent's search of the searchable moves, then its macro check
+        a, kind = trade_or_forced(self._evaluator, view, seat, legal, len(legal), self._memory, self._options,
+                                  np.empty(0))
+        if a >= 0:
             return self._count(infoset, int(a), int(kind), -1.0)
-        if phase == PH_TRADE_CONFIRM:
-            a, kind = confirm_choice(self._evaluator, view, seat, legal, len(legal),
-                                     np.empty(0))
-            return self._count(infoset, int(a), int(kind), -1.0)
-        if phase == PH_MAIN and self.offers:
-            offer = offer_choice(self._evaluator, view, seat, legal, len(legal),
-                                 self._memory, self.offers, self.offer_margin, np.empty(0))
-            if offer >= 0:
-                return self._count(infoset, int(offer), K_OFFER, -1.0)
         moves = legal[SEARCHABLE[legal] == 1]
-        if len(moves) == 0:
-            return self.fall_back(infoset, "no searchable move", int(legal[0]))
-        if len(moves) == 1:
-            return int(moves[0])
         if self.seconds > 0 or self.leaves > 0:
             mean, view = self._anytime(view, seat, moves, infoset)
         else:
             mean, view = self._fixed(view, seat, moves, infoset)
-        best = int(np.argmax(mean))
-        if phase == PH_MAIN and self.macros:
-            first = np.empty(A.N_ACTIONS, np.int64)
-            values = np.empty(A.N_ACTIONS)
-            m = macro_values(self._evaluator, view, seat, first, values)
-            if m and values[:m].max() > mean[best]:
-                i = int(np.argmax(values[:m]))
-                return self._count(infoset, int(first[i]), K_MACRO, float(values[i]))
-        return self._count(infoset, int(moves[best]), K_MOVE, float(mean[best] if mean[best] >= 0 else mean[best] + 1.0))
+        a, kind, value = move_or_macro(self._evaluator, view, seat, moves, mean, self._options, np.empty(0))
+        if kind == K_MOVE and value < 0.0:
+            value += 1.0  # a move outside the deepest beam carries its one-ply value minus 1
+        return self._count(infoset, int(a), int(kind), float(value))
 
     def _count(self, infoset: InfoSet, action: int, kind: int, value: float) -> int:
         """Count a decision of this kind (trades, macros, fallbacks), remember the chosen

@@ -186,6 +186,63 @@ def greedy_decision(ev: Evaluator, base: np.ndarray,
 
 
 @njit(cache=True)
+def trade_or_forced(ev: Evaluator, view: np.ndarray, seat: int, legal: np.ndarray, n: int, memory: np.ndarray,
+                    opts: np.ndarray, scores: np.ndarray) -> Tuple[int, int]:
+    """Every decision but a choice among searchable moves, on ``view`` (a determinization
+    of the seat's information set): (move, kind) for a single legal move, a trade answer
+    or confirmation, an offer, or the fallback when no move is searchable; (-1, K_MOVE)
+    when the caller must value the searchable moves (``_pick(legal, n, SEARCHABLE)``, at
+    least two) and pass their means to ``move_or_macro``.  The greedy decision and the
+    searching agent share it."""
+    if n == 1:
+        if scores.shape[0]:
+            scores[legal[0]] = 1.0
+        return legal[0], K_MOVE
+    phase = view[PHASE]
+    if phase == PH_TRADE_RESPONSE:
+        return answer_choice(ev, view, seat, legal, n, opts[O_ACCEPT_MARGIN], opts[O_COUNTERS] != 0.0, scores)
+    if phase == PH_TRADE_CONFIRM:
+        return confirm_choice(ev, view, seat, legal, n, scores)
+    if phase == PH_MAIN and opts[O_OFFERS] > 0:
+        a = offer_choice(ev, view, seat, legal, n, memory, opts[O_OFFERS], opts[O_OFFER_MARGIN], scores)
+        if a >= 0:
+            return a, K_OFFER
+    moves = _pick(legal, n, SEARCHABLE)
+    if moves.shape[0] == 0:
+        if scores.shape[0]:
+            scores[legal[0]] = 1.0
+        return legal[0], K_FALLBACK
+    if moves.shape[0] == 1:
+        if scores.shape[0]:
+            scores[moves[0]] = 1.0
+        return moves[0], K_MOVE
+    return np.int64(-1), K_MOVE
+
+
+@njit(cache=True)
+def move_or_macro(ev: Evaluator, view: np.ndarray, seat: int, moves: np.ndarray, mean: np.ndarray,
+                  opts: np.ndarray, scores: np.ndarray) -> Tuple[int, int, float]:
+    """(move, kind, value): the searchable move of the highest mean value (the first of
+    equals), unless a macro move (maritime trades, then a build) valued on ``view`` beats
+    it in the main phase: then that macro's first trade (K_MACRO)."""
+    best = np.argmax(mean)
+    _record(scores, moves, mean)
+    if view[PHASE] == PH_MAIN and opts[O_MACROS] != 0.0:
+        first = np.empty(A.N_ACTIONS, np.int64)
+        value = np.empty(A.N_ACTIONS)
+        k = macro_values(ev, view, seat, first, value)
+        if scores.shape[0]:
+            for j in range(k):
+                if not scores[first[j]] >= value[j]:  # (NaN: not a move scored above)
+                    scores[first[j]] = value[j]
+        if k:
+            top = np.argmax(value[:k])
+            if value[top] > mean[best]:
+                return first[top], K_MACRO, value[top]
+    return moves[best], K_MOVE, mean[best]
+
+
+@njit(cache=True)
 def greedy_scored(ev: Evaluator, base: np.ndarray, seat: int,
                   legal: np.ndarray, n: int, seeds: np.ndarray, memory: np.ndarray, opts: np.ndarray,
                   scores: np.ndarray) -> Tuple[int, int, float]:
@@ -194,34 +251,12 @@ def greedy_scored(ev: Evaluator, base: np.ndarray, seat: int,
     better of its own and the macro's), the trade decisions' gains (reject at its margin,
     cancel at 0), the offers' gains when it offers; the move chosen scores highest.  Only
     one kind of choice is scored at a time.  (The distillation data's soft targets.)"""
-    if n == 1:
-        if scores.shape[0]:
-            scores[legal[0]] = 1.0
-        return legal[0], K_MOVE, -1.0
-    view = determinize(base, seat, seeds[0])
-    phase = view[PHASE]
-    if phase == PH_TRADE_RESPONSE:
-        a, kind = answer_choice(ev, view, seat, legal, n, opts[O_ACCEPT_MARGIN],
-                                opts[O_COUNTERS] != 0.0, scores)
+    view = determinize(base, seat, seeds[0]) if n > 1 else base
+    a, kind = trade_or_forced(ev, view, seat, legal, n, memory, opts, scores)
+    if a >= 0:
         return a, kind, -1.0
-    if phase == PH_TRADE_CONFIRM:
-        a, kind = confirm_choice(ev, view, seat, legal, n, scores)
-        return a, kind, -1.0
-    if phase == PH_MAIN and opts[O_OFFERS] > 0:
-        a = offer_choice(ev, view, seat, legal, n, memory, opts[O_OFFERS],
-                         opts[O_OFFER_MARGIN], scores)
-        if a >= 0:
-            return a, K_OFFER, -1.0
     moves = _pick(legal, n, SEARCHABLE)
     m = moves.shape[0]
-    if m == 0:
-        if scores.shape[0]:
-            scores[legal[0]] = 1.0
-        return legal[0], K_FALLBACK, -1.0
-    if m == 1:
-        if scores.shape[0]:
-            scores[moves[0]] = 1.0
-        return moves[0], K_MOVE, -1.0
     c = np.empty_like(view)
     views = max(int(opts[O_VIEWS]), 1)
     total = np.zeros(m)
@@ -237,22 +272,7 @@ def greedy_scored(ev: Evaluator, base: np.ndarray, seat: int,
             v = one_ply_value(ev, view, moves[i], seat, c)
             on_first[i] = v
             total[i] += v
-    mean = total / views
-    best = np.argmax(mean)
-    _record(scores, moves, mean)
-    if phase == PH_MAIN and opts[O_MACROS] != 0.0:
-        first = np.empty(A.N_ACTIONS, np.int64)
-        value = np.empty(A.N_ACTIONS)
-        k = macro_values(ev, view, seat, first, value)
-        if scores.shape[0]:
-            for j in range(k):
-                if not scores[first[j]] >= value[j]:  # (NaN: not a move scored above)
-                    scores[first[j]] = value[j]
-        if k:
-            top = np.argmax(value[:k])
-            if value[top] > mean[best]:
-                return first[top], K_MACRO, value[top]
-    return moves[best], K_MOVE, mean[best]
+    return move_or_macro(ev, view, seat, moves, total / views, opts, scores)
 
 
 @njit(cache=True)
