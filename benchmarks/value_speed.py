@@ -48,6 +48,7 @@ def main(argv=None):
     ap.add_argument("--games", type=int, default=3, help="games per search depth for decision times")
     args = ap.parse_args(argv)
     net = ValueNetwork.load(args.net)
+    ev = net.evaluator()
     states = positions(args.positions)
     seats = [int(G.decider(s)) for s in states]
     x = np.zeros((len(states), N_FEATURES), np.float32)
@@ -62,11 +63,11 @@ def main(argv=None):
 
     def forward(items):
         k = len(items)
-        _predict_rows(net.params, net.layers, net.net, x[:k], players[:k], net.width, out[:k])
+        _predict_rows(ev, x[:k], players[:k], out[:k])
 
     def both(items):
         for i, s in enumerate(items):
-            state_win_probs(net.params, net.layers, net.net, s, seats[i], net.width)
+            state_win_probs(ev, s, seats[i])
 
     sizes = " -> ".join(str(w.shape[0]) for w, _, _ in net.weights.layers) + f" -> {net.weights.n_out}"
     params = sum(w.size + b.size for w, b, _ in net.weights.layers)

@@ -76,10 +76,10 @@ def _potential(spec: Optional[str]) -> Optional[Potential]:
         return None
     from catan_env.learned.network import load_network
     from catan_env.learned.value import seat_win_chances
-    net = load_network(None if spec == "pretrained" else spec)
+    ev = load_network(None if spec == "pretrained" else spec).evaluator()
 
     def phi(states: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
-        seat_win_chances(net.params, net.layers, net.net, net.width, states, seats, out)
+        seat_win_chances(ev, states, seats, out)
     return phi
 
 

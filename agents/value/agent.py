@@ -52,7 +52,8 @@ from numba import njit
 from catan_env.core import actions as A
 from catan_env.core.layout import PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PHASE, TRADE_GET_RES
 from catan_env.infoset import InfoSet
-from catan_env.learned.network import PRETRAINED, ValueNetwork, load_network, state_win_probs
+from catan_env.learned.network import PRETRAINED, ValueNetwork, load_network
+from catan_env.learned.value import new_evaluator, state_win_probs
 from catan_env.learned.plays import ValueNetworkPlay
 from catan_env.learned.greedy import (
     K_FALLBACK, K_MACRO, K_MOVE, KIND_NAMES, greedy_decision, move_or_macro, new_memory, options, trade_or_forced,
@@ -287,8 +288,7 @@ class ValueSearchAgent(Agent):
     def _remember(self, view: np.ndarray, seat: int, chosen: float) -> None:
         """last_values: the searched value for this seat, the network's view of the others
         scaled to share the rest."""
-        net = self.network
-        values = state_win_probs(net.params, net.layers, net.net, np.asarray(view, np.int64), seat, net.width)
+        values = state_win_probs(self._evaluator, np.asarray(view, np.int64), seat)
         chosen = float(np.clip(chosen, 0.0, 1.0))
         others = values.sum() - values[seat]
         if others > 0:
@@ -336,7 +336,7 @@ def leaf_hook(path: Optional[str] = None) -> Callable[[np.ndarray, int], np.ndar
 
         @njit
         def evaluate(s: Any, seat: Any) -> Any:  # pragma: no cover (compiled)
-            return state_win_probs(params, layers, net, s, seat, width)
+            return state_win_probs(new_evaluator(params, layers, net, width), s, seat)
         _MCTS_HOOKS[key] = evaluate
     return _MCTS_HOOKS[key]
 

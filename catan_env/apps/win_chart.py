@@ -46,7 +46,7 @@ def own_view_chances(states: np.ndarray, network: Any) -> np.ndarray:
     rows = np.repeat(states, n, axis=0)
     seats = np.tile(np.arange(n, dtype=np.int64), len(states))
     out = np.zeros(len(rows))
-    seat_win_chances(network.params, network.layers, network.net, network.width, rows, seats, out)
+    seat_win_chances(network.evaluator(), rows, seats, out)
     return out.reshape(len(states), n)
 
 

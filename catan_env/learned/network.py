@@ -100,8 +100,7 @@ class ValueNetwork:
 
     def win_probs(self, state: np.ndarray, observer: int) -> np.ndarray:
         """Each absolute seat's chance to win as ``observer`` sees ``state`` (float64[4])."""
-        return state_win_probs(self.params, self.layers, self.net, np.asarray(state, np.int64), int(observer),
-                               self.width)
+        return state_win_probs(self.evaluator(), np.asarray(state, np.int64), int(observer))
 
     def evaluator(self) -> Evaluator:
         """The network with a fresh set of work buffers, for the numba functions that value
@@ -112,20 +111,16 @@ class ValueNetwork:
         """Win probabilities per relative seat for feature rows x (rows, N_FEATURES)."""
         x = np.ascontiguousarray(x, np.float32)
         out = np.zeros((len(x), MAX_PLAYERS), np.float32)
-        _predict_rows(self.params, self.layers, self.net, x, np.asarray(players, np.int64), self.width, out)
+        _predict_rows(self.evaluator(), x, np.asarray(players, np.int64), out)
         return out
 
 
 @njit(cache=True)
-def _predict_rows(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np.ndarray, players: np.ndarray,
-                  width: int, out: np.ndarray) -> None:
-    h1 = np.empty(width, np.float32)
-    h2 = np.empty(width, np.float32)
-    rel = np.empty(MAX_PLAYERS)
+def _predict_rows(ev: Evaluator, x: np.ndarray, players: np.ndarray, out: np.ndarray) -> None:
     for i in range(x.shape[0]):
-        relative_win_probs(params, layers, net, x[i], players[i], h1, h2, rel)
+        relative_win_probs(ev.params, ev.layers, ev.net, x[i], players[i], ev.h1, ev.h2, ev.rel)
         for p in range(MAX_PLAYERS):
-            out[i, p] = rel[p]
+            out[i, p] = ev.rel[p]
 
 
 _NETWORKS: Dict[Tuple[str, float], ValueNetwork] = {}  # (path, mtime) -> loaded once per process

@@ -52,23 +52,6 @@ def relative_win_probs(params: np.ndarray, layers: np.ndarray, net: np.ndarray, 
     seat_softmax(logits, n, out)
 
 
-@njit(cache=True)
-def state_win_probs(params: np.ndarray, layers: np.ndarray, net: np.ndarray, s: np.ndarray, observer: int,
-                    width: int) -> np.ndarray:
-    """Each absolute seat's win chance by the network, from observer's features of s."""
-    x = np.empty(N_FEATURES, np.float32)
-    encode_features(s, observer, x)
-    h1 = np.empty(width, np.float32)
-    h2 = np.empty(width, np.float32)
-    rel = np.empty(MAX_PLAYERS)
-    n = s[OPT_PLAYERS]
-    relative_win_probs(params, layers, net, x, n, h1, h2, rel)
-    out = np.zeros(MAX_PLAYERS)
-    for k in range(n):
-        out[(observer + k) % n] = rel[k]
-    return out
-
-
 SEARCHABLE = np.ones(A.N_ACTIONS, dtype=np.int8)  # candidates: everything but domestic trade
 SEARCHABLE[A.OFFER0:A.TRADE_CANCEL + 1] = 0
 
@@ -200,6 +183,19 @@ def leaf_value(ev: Evaluator, s: np.ndarray, root: int) -> float:
     return evaluate_features(ev, root, s[OPT_PLAYERS])
 
 
+@njit(cache=True)
+def state_win_probs(ev: Evaluator, s: np.ndarray, observer: int) -> np.ndarray:
+    """Each absolute seat's win chance by the network, from observer's features of s (a
+    whole forward pass: no decision's base)."""
+    encode_features(s, observer, ev.x)
+    n = s[OPT_PLAYERS]
+    relative_win_probs(ev.params, ev.layers, ev.net, ev.x, n, ev.h1, ev.h2, ev.rel)
+    out = np.zeros(MAX_PLAYERS)
+    for k in range(n):
+        out[(observer + k) % n] = ev.rel[k]
+    return out
+
+
 @njit(cache=True, inline='always')
 def move_outcomes(s: np.ndarray, a: int, outs: np.ndarray, probs: np.ndarray) -> int:
     """chance_outcomes, with a move that has no chance as one outcome of probability 1
@@ -319,9 +315,8 @@ def macro_values(ev: Evaluator, s: np.ndarray, root: int, first: np.ndarray, val
 
 
 @njit(cache=True)
-def seat_win_chances(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width: int, states: np.ndarray,
-                     seats: np.ndarray, out: np.ndarray) -> None:
+def seat_win_chances(ev: Evaluator, states: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
     """out[i] := seats[i]'s chance to win in states[i] by the network, from its own view
     (a potential for reward shaping, one call for a batch)."""
     for i in range(states.shape[0]):
-        out[i] = state_win_probs(params, layers, net, states[i], seats[i], width)[seats[i]]
+        out[i] = state_win_probs(ev, states[i], seats[i])[seats[i]]
