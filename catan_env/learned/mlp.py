@@ -48,6 +48,19 @@ def _next_nonzero(x: np.ndarray, i: int, n: int) -> int:
     return i
 
 
+@njit(cache=True, inline='always')
+def _eight_nonzeros(x: np.ndarray, i: int, n: int) -> Tuple[int, int, int, int, int, int, int, int]:
+    """The next eight indices >= i where x is nonzero (n where there are fewer)."""
+    i0 = _next_nonzero(x, i, n)
+    i1 = _next_nonzero(x, i0 + 1, n)
+    i2 = _next_nonzero(x, i1 + 1, n)
+    i3 = _next_nonzero(x, i2 + 1, n)
+    i4 = _next_nonzero(x, i3 + 1, n)
+    i5 = _next_nonzero(x, i4 + 1, n)
+    i6 = _next_nonzero(x, i5 + 1, n)
+    return i0, i1, i2, i3, i4, i5, i6, _next_nonzero(x, i6 + 1, n)
+
+
 @njit(cache=True)
 def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarray, h: np.ndarray) -> None:
     """h[:n_out] = x[:n_in] @ W + b, skipping zero inputs (observations are sparse, and
@@ -58,14 +71,7 @@ def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarr
     networks' layers than one row a pass, benchmarks/value_opponent_speed.py)."""
     out = h[:n_out]
     copy_into(out, params[off + n_in * n_out:off + n_in * n_out + n_out])
-    i0 = _next_nonzero(x, 0, n_in)
-    i1 = _next_nonzero(x, i0 + 1, n_in)
-    i2 = _next_nonzero(x, i1 + 1, n_in)
-    i3 = _next_nonzero(x, i2 + 1, n_in)
-    i4 = _next_nonzero(x, i3 + 1, n_in)
-    i5 = _next_nonzero(x, i4 + 1, n_in)
-    i6 = _next_nonzero(x, i5 + 1, n_in)
-    i7 = _next_nonzero(x, i6 + 1, n_in)
+    i0, i1, i2, i3, i4, i5, i6, i7 = _eight_nonzeros(x, 0, n_in)
     while i7 < n_in:
         x0, x1, x2, x3, x4, x5, x6, x7 = x[i0], x[i1], x[i2], x[i3], x[i4], x[i5], x[i6], x[i7]
         w0 = params[off + i0 * n_out:off + (i0 + 1) * n_out]
@@ -79,14 +85,7 @@ def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarr
         for j in range(n_out):
             out[j] += (((x0 * w0[j] + x1 * w1[j]) + (x2 * w2[j] + x3 * w3[j]))
                        + ((x4 * w4[j] + x5 * w5[j]) + (x6 * w6[j] + x7 * w7[j])))
-        i0 = _next_nonzero(x, i7 + 1, n_in)
-        i1 = _next_nonzero(x, i0 + 1, n_in)
-        i2 = _next_nonzero(x, i1 + 1, n_in)
-        i3 = _next_nonzero(x, i2 + 1, n_in)
-        i4 = _next_nonzero(x, i3 + 1, n_in)
-        i5 = _next_nonzero(x, i4 + 1, n_in)
-        i6 = _next_nonzero(x, i5 + 1, n_in)
-        i7 = _next_nonzero(x, i6 + 1, n_in)
+        i0, i1, i2, i3, i4, i5, i6, i7 = _eight_nonzeros(x, i7 + 1, n_in)
     i = i0  # fewer than eight left
     while i < n_in:
         xi = x[i]
