@@ -18,7 +18,7 @@ import os
 from catan_env.agents.deep.data import load_folder
 from catan_env.agents.deep.nets import save_networks, train_local, train_value
 from catan_env.agents.deep.selfplay import generate
-from catan_env.agents.training.rounds import RoundLog, run_rounds, upgraded_entry
+from catan_env.agents.training.rounds import RoundLog, run_rounds
 from catan_env.cli import HelpFormatter
 
 
@@ -76,7 +76,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     try:
-        log = RoundLog(os.path.join(args.out, "losses.json"), settings=vars(args), upgrade=old_iteration)
+        log = RoundLog(os.path.join(args.out, "losses.json"), settings=vars(args))
     except ValueError as e:
         ap.error(str(e))
     data_dir = lambda it: os.path.join(args.out, f"data-{it}")  # noqa: E731
@@ -110,13 +110,6 @@ def main(argv=None):
                         record, train, report=report)
     last = os.path.join(args.out, f"nets-{args.iterations}.npz")
     return last if os.path.exists(last) else None
-
-
-def old_iteration(entry):
-    """An iteration logged before the shared round driver (a flat list of iterations)."""
-    return upgraded_entry(entry, train_keys=("value_train", "value_test", "local", "test_picks_winner",
-                                             "test_vp_leader", "positions"),
-                          seconds_keys={"selfplay_s": "data", "train_s": "train"})
 
 
 def _line(entry, path):

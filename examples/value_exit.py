@@ -25,7 +25,7 @@ from catan_env.agents.arena import run_tournament, summarise, wilson
 from catan_env.learned.network import ValueNetwork
 from catan_env.agents.value.positions import generate, load_positions
 from catan_env.agents.value.train import train
-from catan_env.agents.training.rounds import RoundLog, run_rounds, upgraded_entry
+from catan_env.agents.training.rounds import RoundLog, run_rounds
 from catan_env.agents.training.shards import read_manifest
 from catan_env.cli import HelpFormatter
 
@@ -69,9 +69,7 @@ def main(argv=None):
     sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they come
     os.makedirs(args.out, exist_ok=True)
     try:
-        log = RoundLog(os.path.join(args.out, "rounds.json"), settings=vars(args),
-                       upgrade=lambda e: upgraded_entry(e, train_keys=("heldout", "history"),
-                                                        data_keys=("positions_per_s",)))
+        log = RoundLog(os.path.join(args.out, "rounds.json"), settings=vars(args))
     except ValueError as e:
         ap.error(str(e))
     ray_kw = dict(workers=args.workers, backend=args.backend, address=args.address)

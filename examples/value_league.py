@@ -33,7 +33,7 @@ from catan_env.learned.network import PRETRAINED, ValueNetwork
 from catan_env.agents.value.positions import generate, load_positions
 from catan_env.agents.value.train import evaluate as heldout_figures
 from catan_env.agents.value.train import train
-from catan_env.agents.training.rounds import RoundLog, run_rounds, upgraded_entry
+from catan_env.agents.training.rounds import RoundLog, run_rounds
 from catan_env.cli import HelpFormatter
 from catan_env.core.options import PIONEERS_RULES
 
@@ -124,8 +124,7 @@ def main(argv=None):
     # the rounds are compared on the same evaluation games by the same agent: those settings must hold
     try:
         log = RoundLog(os.path.join(args.out, "league.json"), settings=vars(args),
-                       fixed=("eval_games", "search", "determinizations", "seed", "sample"),
-                       upgrade=lambda e: upgraded_entry(e, train_keys=("heldout", "heldout_before")))
+                       fixed=("eval_games", "search", "determinizations", "seed", "sample"))
     except ValueError as e:
         ap.error(str(e))
 

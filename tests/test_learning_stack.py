@@ -72,9 +72,6 @@ def test_rounds_stop_early_and_logs_refuse_other_settings(tmp_path):
     RoundLog(str(tmp_path / "log.json"), settings={"seed": 1, "epochs": 9}, fixed=("seed",))  # not fixed: fine
     with pytest.raises(ValueError, match="other settings.*seed"):
         RoundLog(str(tmp_path / "log.json"), settings={"seed": 2}, fixed=("seed",))
-    # a log written before the shared driver (a bare list of rounds) reads back
-    (tmp_path / "old.json").write_text(json.dumps([{"round": 0, "seconds": {}, "eval": {"win_rate": 0.5}}]))
-    assert RoundLog(str(tmp_path / "old.json")).entry(0)["eval"]["win_rate"] == 0.5
 
 
 def test_split_holds_out_whole_games_and_minibatches_cover_every_row():
@@ -142,35 +139,13 @@ def test_both_learned_agents_stand_on_the_shared_parts():
         assert "catan_env.learned.mlp" in source or "learned.mlp" in source, path
 
 
-def test_logs_from_before_the_shared_driver_are_upgraded_by_each_recipe(tmp_path):
-    # exit_train's losses.json: a bare list of iterations with the figures at the top
-    old = [{"iteration": 1, "value_train": [0.4, 0.3], "value_test": [0.35], "local": [0.6, 0.5],
-            "test_picks_winner": 0.7, "test_vp_leader": 0.6, "positions": 900, "selfplay_s": 12.0, "train_s": 3.0}]
-    (tmp_path / "losses.json").write_text(json.dumps(old))
-    exit_train = load_example("exit_train")
-    entry = RoundLog(str(tmp_path / "losses.json"), upgrade=exit_train.old_iteration).entry(1)
-    assert entry["round"] == 1 and "iteration" not in entry
-    assert entry["train"]["value_train"] == [0.4, 0.3] and entry["train"]["positions"] == 900
-    assert entry["seconds"] == {"data": 12.0, "train": 3.0}
-    line = exit_train._line(entry, "nets-1.npz")
-    assert "0.400 -> 0.300" in line and "trained on 900" in line
-    # value_exit's rounds.json: held-out figures and history at the top of each round
-    saved = {"settings": {"seed": 0}, "rounds": [
-        {"round": 0, "seconds": {"data": 1.0}, "heldout": {"games": 10, "loss": 0.5}, "history": [0.6, 0.5],
-         "eval": {"wins": 3, "games": 10, "win_rate": 0.3, "ci": [0.1, 0.6]}}]}
-    (tmp_path / "rounds.json").write_text(json.dumps(saved))
-    from catan_env.agents.training.rounds import upgraded_entry
-    log = RoundLog(str(tmp_path / "rounds.json"), settings={"seed": 0},
-                   upgrade=lambda e: upgraded_entry(e, train_keys=("heldout", "history")))
-    entry = log.entry(0)
-    assert entry["train"] == {"heldout": {"games": 10, "loss": 0.5}, "history": [0.6, 0.5]}
-    assert upgraded_entry(entry, train_keys=("heldout", "history")) == entry  # today's shape stays
-    with pytest.raises(ValueError, match="round number"):
-        upgraded_entry({"eval": {}})
-    for bad in ({"rounds": 3}, {"settings": None, "rounds": []}, {"rounds": [1, 2]}, [3]):
+def test_a_file_that_is_not_a_round_log_is_refused_by_name(tmp_path):
+    """One log shape ({"settings", "rounds"}); a list of rounds (the shape before the shared
+    driver) or anything else is refused with an error naming the file, not read."""
+    for bad in ({"rounds": 3}, {"settings": None, "rounds": []}, {"rounds": [1, 2]}, [3],
+                [{"iteration": 1, "value_train": [0.4]}]):
         (tmp_path / "bad.json").write_text(json.dumps(bad))
         with pytest.raises(ValueError, match="not a round log"):
             RoundLog(str(tmp_path / "bad.json"))
-    moved = upgraded_entry({"round": 2, "positions_per_s": 9.5, "heldout": {}}, train_keys=("heldout",),
-                           data_keys=("positions_per_s",))
-    assert moved == {"round": 2, "data": {"positions_per_s": 9.5}, "train": {"heldout": {}}, "seconds": {}}
+    (tmp_path / "good.json").write_text(json.dumps({"settings": {"seed": 0}, "rounds": [{"round": 0, "seconds": {}}]}))
+    assert RoundLog(str(tmp_path / "good.json"), settings={"seed": 0}).entry(0) == {"round": 0, "seconds": {}}

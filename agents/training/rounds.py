@@ -18,18 +18,13 @@ class RoundLog:
     ``fixed`` ones must be the same when a run resumes (its rounds are compared on them),
     or :class:`ValueError` names the difference."""
 
-    def __init__(self, path: str, settings: Optional[Dict[str, Any]] = None, fixed: Sequence[str] = (),
-                 upgrade: Optional[Callable[[Dict[str, Any]], Dict[str, Any]]] = None) -> None:
-        """``upgrade``: turns a saved round written by an older version of the recipe into
-        today's entry (see :func:`upgraded_entry`); applied to every saved round on load."""
+    def __init__(self, path: str, settings: Optional[Dict[str, Any]] = None, fixed: Sequence[str] = ()) -> None:
         self.path = path
         self.settings: Dict[str, Any] = dict(settings or {})
         self.rounds: List[Dict[str, Any]] = []
         if os.path.exists(path):
             with open(path) as f:
                 saved = json.load(f)
-            if isinstance(saved, list):  # a log from before the shared driver: the rounds alone
-                saved = {"settings": {}, "rounds": saved}
             if not isinstance(saved, dict) or not isinstance(saved.get("rounds"), list) \
                     or not isinstance(saved.setdefault("settings", {}), dict) \
                     or not all(isinstance(r, dict) for r in saved["rounds"]):
@@ -40,7 +35,7 @@ class RoundLog:
                 raise ValueError(f"{os.path.dirname(path) or '.'} holds a run with other settings "
                                  f"(saved, given): {changed}; use another folder")
             self.settings = dict(saved["settings"], **self.settings) if self.settings else saved["settings"]
-            self.rounds = [upgrade(dict(r)) if upgrade else r for r in saved["rounds"]]
+            self.rounds = saved["rounds"]
 
     def entry(self, k: int) -> Dict[str, Any]:
         """Round k's entry (a new one, not yet saved, when the round has none)."""
@@ -55,29 +50,6 @@ class RoundLog:
         with open(tmp, "w") as f:
             json.dump({"settings": self.settings, "rounds": self.rounds}, f, indent=1, default=_plain)
         os.replace(tmp, self.path)
-
-
-def upgraded_entry(entry: Dict[str, Any], train_keys: Sequence[str] = (),
-                   seconds_keys: Optional[Dict[str, str]] = None, data_keys: Sequence[str] = ()) -> Dict[str, Any]:
-    """A round saved before the shared driver, in today's shape: ``iteration`` renamed
-    ``round``; the flat ``train_keys`` moved under ``train`` and ``data_keys`` under
-    ``data``; ``seconds_keys`` (old name -> stage) moved under ``seconds``.  An entry
-    already in today's shape is returned as it is."""
-    out = dict(entry)
-    if "round" not in out and "iteration" in out:
-        out["round"] = out.pop("iteration")
-    if "round" not in out:
-        raise ValueError(f"a saved round without a round number: {sorted(entry)}")
-    for stage, keys in (("train", train_keys), ("data", data_keys)):
-        moved = {k: out.pop(k) for k in keys if k in out}
-        if moved:
-            out[stage] = dict(out.get(stage) or {}, **moved)
-    seconds = dict(out.get("seconds") or {})
-    for old, stage in (seconds_keys or {}).items():
-        if old in out:
-            seconds[stage] = out.pop(old)
-    out["seconds"] = seconds
-    return out
 
 
 # stage signatures: record(k, previous network or None) -> figures; train(k, previous

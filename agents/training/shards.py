@@ -147,7 +147,6 @@ def record(folder: str, kind: str, play_block: Callable[[Block], BlockResult], k
                 "sample": sample, "max_turns": max_turns, "options": dict(options or {})}
     manifest = read_manifest(folder)
     if manifest is not None:
-        manifest = _upgraded(manifest, kind)
         if manifest["settings"] != settings:
             raise ValueError(f"{folder} holds a run with other settings ({manifest['settings']}); use a new folder")
     else:
@@ -185,17 +184,4 @@ def record(folder: str, kind: str, play_block: Callable[[Block], BlockResult], k
 
 
 def _kind(manifest: Dict[str, Any]) -> Optional[str]:
-    return manifest.get("settings", {}).get("kind", "selfplay" if "agents" in manifest else None)
-
-
-def _upgraded(manifest: Dict[str, Any], kind: str) -> Dict[str, Any]:
-    """A manifest written before the shared recorder, in today's form: Deep Catan's kept
-    ``games`` in its settings and had no ``kind``."""
-    settings = dict(manifest["settings"])
-    games = settings.pop("games", None)
-    settings.setdefault("kind", _kind(manifest) or kind)
-    out = dict(manifest, settings=settings)
-    out.pop("agents", None)
-    if games is not None:
-        out["games"] = max(int(games), int(out.get("games", 0)))
-    return out
+    return manifest.get("settings", {}).get("kind")
