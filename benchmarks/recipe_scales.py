@@ -24,6 +24,9 @@ import time
 from catan_env.cli import HelpFormatter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(ROOT, "docs", "results", "recipe_scales.jsonl")
+DOC = os.path.join(ROOT, "docs", "rl-recipe.md")  # its table of scales is made from RESULTS by scales_table()
+DOC_START, DOC_END = "<!-- recipe_scales: start -->", "<!-- recipe_scales: end -->"
 EVAL_SEED = 2026  # the games every policy is measured on (distill_policy.py's own evaluation uses it too)
 
 
@@ -58,6 +61,37 @@ def untrained_actor(path, hidden):
     policy = MaskableActorCriticPolicy(env.observation_space, env.action_space, lambda _: 1e-3,
                                        net_arch=dict(pi=[hidden, hidden], vf=[hidden, hidden]))
     from_torch(policy).save(path)
+
+
+def _rate(r):
+    return f"{r['wins']}/{r['games']} = {r['rate']:.2f} [{r['lo']:.2f}, {r['hi']:.2f}]"
+
+
+def scales_table(rows):
+    """The recipe page's table of scales (markdown) from the results file's lines."""
+    rows = sorted(rows, key=lambda r: r["teacher_games"])
+    first = rows[0]
+    lines = [f"Measured {first['date']} on this 2-core machine (`{first['command'].strip()}`; each step a fresh "
+             f"process, the other core busy): the greedy policy against three `weighted` bots, the same "
+             f"{first['clone']['games']} seat-randomised games each; an untrained network of the same shape "
+             f"won {_rate(first['untrained'])}.", "",
+             "| teacher games | cloning epochs | teacher, clone, PPO (minutes) | the clone | + PPO |",
+             "|---:|---:|---|---|---|"]
+    for r in rows:
+        t = r["seconds"]
+        lines.append(f"| {r['teacher_games']:,} | {r['epochs']} | {t['teacher'] / 60:.1f}, {t['clone'] / 60:.1f}, "
+                     f"{t['ppo'] / 60:.1f} | {_rate(r['clone'])} | {_rate(r['ppo'])} |")
+    return "\n".join(lines)
+
+
+def write_doc(rows, path=DOC):
+    """Replace the table of scales between the markers of the recipe page."""
+    with open(path) as f:
+        text = f.read()
+    head, rest = text.split(DOC_START, 1)
+    tail = rest.split(DOC_END, 1)[1]
+    with open(path, "w") as f:
+        f.write(f"{head}{DOC_START}\n{scales_table(rows)}\n{DOC_END}{tail}")
 
 
 def main(argv=None):
@@ -113,6 +147,9 @@ def main(argv=None):
         print(json.dumps(row), flush=True)
         with open(args.out, "a") as f:
             f.write(json.dumps(row) + "\n")
+        done[games] = row
+        if os.path.abspath(args.out) == RESULTS:
+            write_doc(list(done.values()))
     return 0
 
 

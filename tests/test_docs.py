@@ -133,3 +133,18 @@ def test_a_broken_link_fails_the_strict_build(tmp_path):
     with open(os.path.join(ROOT, ".ci", "run")) as f:
         ci_builds = [line for line in f if "mkdocs build" in line]
     assert ci_builds and all("--strict" in line and " -q" not in line for line in ci_builds)
+
+
+def test_the_recipe_scales_table_is_the_results_file():
+    """The recipe page's table of small scales is the results file's, as
+    ``benchmarks/recipe_scales.py`` rewrites it after each scale."""
+    import json
+    spec = importlib.util.spec_from_file_location("recipe_scales", os.path.join(ROOT, "benchmarks", "recipe_scales.py"))
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    with open(bench.RESULTS) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    assert rows
+    with open(bench.DOC) as f:
+        page = f.read()
+    assert page.split(bench.DOC_START, 1)[1].split(bench.DOC_END, 1)[0].strip() == bench.scales_table(rows)
