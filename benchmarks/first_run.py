@@ -65,6 +65,19 @@ def checkout(revision, where):
             os.symlink(os.path.join(where, sub), link)
 
 
+RESULTS = os.path.join(ROOT, "docs", "results", "first_run.json")
+
+
+def readme_sentence(doc):
+    """The README's sentence on the first run, from a results file of this script."""
+    loop = doc["milestones"]["README PettingZoo loop"]["this tree"]
+    arena = doc["milestones"]["catan-arena pretrained + 3 jsettlers, one game"]["this tree"]
+    return (f"from an empty cache the PettingZoo loop below takes {loop['median']} s as a whole process "
+            f"(median of {len(loop['runs'])}), and `catan-arena` with `pretrained` and three JSettlersAgents "
+            f"{arena['median']} s to its first game's end ({doc['date']}, `benchmarks/first_run.py`, "
+            f"[results](docs/results/first_run.json)).")
+
+
 def summary(values):
     return {"median": round(statistics.median(values), 1), "min": round(min(values), 1),
             "max": round(max(values), 1), "runs": [round(v, 1) for v in values]}

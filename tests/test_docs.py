@@ -148,3 +148,16 @@ def test_the_recipe_scales_table_is_the_results_file():
     with open(bench.DOC) as f:
         page = f.read()
     assert page.split(bench.DOC_START, 1)[1].split(bench.DOC_END, 1)[0].strip() == bench.scales_table(rows)
+
+
+def test_the_first_run_figures_are_the_results_file():
+    """The README's sentence on the first run's compile time is the results file's
+    (``benchmarks/first_run.py --out``)."""
+    import json
+    spec = importlib.util.spec_from_file_location("first_run", os.path.join(ROOT, "benchmarks", "first_run.py"))
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    with open(bench.RESULTS) as f:
+        doc = json.load(f)
+    with open(os.path.join(ROOT, "README.md")) as f:
+        assert bench.readme_sentence(doc) in " ".join(f.read().split())
