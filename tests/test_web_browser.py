@@ -331,6 +331,7 @@ def test_the_spectator_page_only_watches_and_the_form_offers_no_free_specs(brows
         host.wait_for_function("() => Number(document.body.dataset.version) > 1")
         host.click("#pause")
         host.wait_for_function("() => document.getElementById('pause').textContent === 'resume'")
+        host.wait_for_timeout(300)  # a move already under way when the pause came may still land
         frozen = len(game.log)
         host.wait_for_timeout(300)
         assert len(game.log) == frozen
