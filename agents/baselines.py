@@ -5,10 +5,15 @@
 
 Each line-up plays ``--games`` games; the table (win rate with a 95% Wilson interval, mean
 VP, mean rank, trades per game) is printed and written to <out>/<lineup>/ (summary.json,
-games.csv, plots), plus <out>/table.md with every line-up.
+games.csv, plots), plus <out>/table.md with every line-up and <out>/run.json with how long
+each line-up took (date, machine, command).
 """
+import json
 import os
-from typing import List, Optional, Sequence
+import platform
+import sys
+import time
+from typing import Dict, List, Optional, Sequence
 
 from catan_env.cli import parser, positive_int, user_errors
 
@@ -42,21 +47,34 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = ap.parse_args(argv)
     print(TABLE_LEGEND, flush=True)
     tables: List[str] = []
+    seconds: Dict[str, float] = {}
     lineups = {**LINEUPS, **FULL} if args.full else LINEUPS
+    start = time.perf_counter()
     for name, players in lineups.items():
         if args.only and name not in args.only:
             continue
         print(f"\n=== {name}: {', '.join(players)}", flush=True)
+        t0 = time.perf_counter()
         results = run_tournament(players, args.games, args.workers, args.seed)
+        seconds[name] = round(time.perf_counter() - t0, 1)
         summary = summarise(results, players)
         table = format_table(summary, under_test=players[0])
         print(table, flush=True)
         write_outputs(results, summary, os.path.join(args.out, name))
         tables.append(f"## {name}\n\n```\n{table}\n```\n")
+    total = round(time.perf_counter() - start, 1)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "table.md"), "w") as f:
-        f.write("# Baseline line-ups\n\n" + TABLE_LEGEND + "\n\n" + "\n".join(tables))
-    print(f"\nwrote {args.out}/table.md")
+        f.write("# Baseline line-ups\n\n" + TABLE_LEGEND + "\n\n" + "\n".join(tables)
+                + f"\n{len(seconds)} line-ups of {args.games} games in {total:.0f} s ({args.workers} workers, "
+                f"{time.strftime('%Y-%m-%d')}).\n")
+    run = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+           "command": "catan-baselines " + " ".join(argv if argv is not None else sys.argv[1:]),
+           "games": args.games, "workers": args.workers, "seconds": seconds, "total_seconds": total}
+    with open(os.path.join(args.out, "run.json"), "w") as f:
+        json.dump(run, f, indent=1)
+        f.write("\n")
+    print(f"\n{len(seconds)} line-ups in {total:.0f} s; wrote {args.out}/table.md and run.json")
     return 0
 
 

@@ -58,6 +58,9 @@ def test_baselines_table_marks_the_agent_under_test(tmp_path, capsys):
     assert "Columns:" in table and "* = the agent under test" in table
     assert "weighted *" in table
     assert "trades/g" in capsys.readouterr().out
+    run = json.loads((out / "run.json").read_text())  # how long the main job took, per line-up
+    assert list(run["seconds"]) == ["weighted_vs_random"] and run["total_seconds"] >= run["seconds"]["weighted_vs_random"]
+    assert run["command"].startswith("catan-baselines --games 2") and "1 line-ups of 2 games in" in table
 
 
 def test_the_quick_table_plays_the_shipped_agent_fast_and_full_as_shipped(monkeypatch, tmp_path):

@@ -161,3 +161,15 @@ def test_the_first_run_figures_are_the_results_file():
         doc = json.load(f)
     with open(os.path.join(ROOT, "README.md")) as f:
         assert bench.readme_sentence(doc) in " ".join(f.read().split())
+
+
+def test_the_main_jobs_time_on_the_front_page_is_the_results_file():
+    """The README's main-job comment quotes the run file ``catan-baselines`` wrote."""
+    import json
+    with open(os.path.join(ROOT, "docs", "results", "main_job", "run.json")) as f:
+        run = json.load(f)
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = " ".join(line.lstrip("# ") for line in f.read().split("\n"))
+    assert f"took {run['total_seconds']:.0f} s here once compiled, {run['date']}, docs/results/main_job/run.json" \
+        in " ".join(readme.split())
+    assert len(run["seconds"]) == 7 and run["games"] == 100 and run["workers"] == 2
