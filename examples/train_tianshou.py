@@ -4,7 +4,9 @@
     python examples/train_tianshou.py --minutes 15 --target 0.8 --out runs/tianshou
 
 One learner seat per game (drawn each game) against three random seats, 16 games at a
-time (``--opponents``: any agent spec; ``--init runs/bc`` starts actor and critic from a
+time (``--opponents``: any agent spec, or a comma list drawn per seat and game, with
+``--self-play-every`` adding frozen snapshots of the policy to that pool as SB3's
+league does; ``--init runs/bc`` starts actor and critic from a
 cloned policy, step 3 of docs/rl-recipe.md).  ``PerSeatCollector`` stores the learner's transitions from one of its decisions to
 its next (rewards received on other seats' moves included, the same seat's next
 observation as ``obs_next``), so Tianshou's GAE follows one seat; ``--learners all``
@@ -29,6 +31,7 @@ from tianshou.algorithm.optim import AdamOptimizerFactory
 from tianshou.utils.torch_utils import policy_within_training_step
 
 from catan_env.agents.arena import WinRateCurve
+from catan_env.batched import snapshot_pool
 from catan_env.learned.mlp import from_torch
 from catan_env.cli import HelpFormatter
 from catan_env.wrappers.per_seat import PerSeatGames
@@ -41,7 +44,14 @@ def parse_args(argv=None):
     ap.add_argument("--target", type=float, default=0.8, help="stop once the evaluation win rate reaches this")
     ap.add_argument("--games", type=int, default=16, help="games played at a time")
     ap.add_argument("--learners", default="random", help="'random' (one learner seat per game) or 'all' (self-play)")
-    ap.add_argument("--opponents", default="random", help="agent spec of the other seats")
+    ap.add_argument("--opponents", default="random",
+                    help="agent spec of the other seats; a comma list is a pool each seat is drawn from per game")
+    ap.add_argument("--self-play-every", type=int, default=0,
+                    help=">0: every this many learner steps a frozen snapshot of the policy joins the pool "
+                         "(the newest --pool-size, drawn by recency, beside the --opponents anchors)")
+    ap.add_argument("--pool-size", type=int, default=8, help="snapshots kept in the self-play pool")
+    ap.add_argument("--anchor-weight", type=float, default=0.5,
+                    help="share of the draws the --opponents anchors keep once snapshots join")
     ap.add_argument("--steps-per-update", type=int, default=4096, help="learner transitions per PPO update")
     ap.add_argument("--repeat", type=int, default=4, help="passes over each batch")
     ap.add_argument("--batch-size", type=int, default=1024, help="minibatch size")
@@ -73,7 +83,9 @@ def build(args):
                     gamma=args.gamma, gae_lambda=0.95, ent_coef=args.ent_coef, eps_clip=args.clip, vf_coef=0.5, max_grad_norm=0.5,
                     max_batchsize=4096)
     learners = args.learners if args.learners in ("random", "all") else int(args.learners)
-    games = PerSeatGames(args.games, opponents=args.opponents, learners=learners, players=4,
+    anchors = [a.strip() for a in args.opponents.split(",") if a.strip()]
+    opponents = anchors[0] if len(anchors) == 1 and not args.self_play_every else snapshot_pool(anchors, [])
+    games = PerSeatGames(args.games, opponents=opponents, learners=learners, players=4,
                          vp_reward=args.vp_reward, max_turns=args.max_turns)
     per_stream = 2 * args.steps_per_update // games.n_streams + 2048
     collector = PerSeatCollector(algorithm, games, buffer_size=per_stream * games.n_streams, seed=args.seed)
@@ -108,6 +120,9 @@ def main(argv=None):
     rate = evaluate() if curve.new else 0.0
     collector.reset()
     next_eval = trained + args.eval_every
+    anchors = [a.strip() for a in args.opponents.split(",") if a.strip()]
+    snapshots = []  # the league's frozen copies of the policy, newest last
+    next_snapshot = steps + args.self_play_every
     while rate < args.target and trained < args.minutes * 60:
         t0 = time.time()
         with policy_within_training_step(algorithm.policy):
@@ -115,13 +130,17 @@ def main(argv=None):
             algorithm.update(buffer=collector.buffer, batch_size=args.batch_size, repeat=args.repeat)
         collector.reset_buffer(keep_statistics=True)
         steps += stats.n_collected_steps
+        if args.self_play_every and steps >= next_snapshot:
+            next_snapshot = steps + args.self_play_every
+            snapshots = (snapshots + [from_torch(actor.net)])[-args.pool_size:]
+            collector.games.set_opponents(snapshot_pool(anchors, snapshots, args.anchor_weight))
         trained += time.time() - t0
         if trained >= next_eval or trained >= args.minutes * 60:
             next_eval = trained + args.eval_every
             rate = evaluate()
     curve.close()
     print(f"arena agent: ppo:path={actor_path}")
-    return {"rate": rate, "steps": steps, "minutes": trained / 60, "actor": actor_path}
+    return {"rate": rate, "steps": steps, "minutes": trained / 60, "actor": actor_path, "snapshots": len(snapshots)}
 
 
 if __name__ == "__main__":

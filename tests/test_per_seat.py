@@ -142,6 +142,43 @@ def test_one_learner_per_game_streams_chain_and_carry_the_learners_outcome():
     assert set(outcomes) <= {1.0, -1.0, 0.0}
 
 
+def test_a_pool_of_opponents_is_drawn_per_seat_and_game_and_takes_snapshots():
+    """opponents={spec: weight} draws each non-learning seat of each game by weight (the
+    league the batched env takes); set_opponents swaps in a pool holding a frozen snapshot
+    of the learner (MLPWeights, played greedily); bad pools are refused by name."""
+    from catan_env.agents.learned import MLPPolicyAgent
+    from catan_env.batched import snapshot_pool
+    from catan_env.core.observe import VECTOR_SIZE
+    from catan_env.core.actions import N_ACTIONS
+    from catan_env.learned.mlp import MLPWeights
+    games = PerSeatGames(4, opponents={"random": 1.0, "weighted": 3.0}, learners="random", players=4,
+                         max_turns=30)
+    games.reset(seed=5)
+    drawn = []
+    for _ in range(6):  # new games start as old ones end: the draws go on
+        drawn += [type(bot).__name__ for bots in games._bots for bot in bots.values()]
+        for i in range(games.n_games):
+            games._start(i)
+    assert {"RandomAgent", "WeightedRandomAgent"} <= set(drawn), set(drawn)
+    assert drawn.count("WeightedRandomAgent") > drawn.count("RandomAgent")  # by weight
+    rng = np.random.default_rng(0)
+    snapshot = MLPWeights([(rng.normal(0, 0.1, (VECTOR_SIZE, N_ACTIONS)), np.zeros(N_ACTIONS), "identity")])
+    games.set_opponents(snapshot_pool(["random"], [snapshot], anchor_weight=0.5))
+    for i in range(games.n_games):
+        games._start(i)
+    bots = [bot for bots in games._bots for bot in bots.values()]
+    assert any(isinstance(bot, MLPPolicyAgent) and bot.weights is snapshot for bot in bots)
+    for _ in range(30):  # the snapshot's moves are legal
+        _, obs = games.pending()
+        games.step([int(rng.choice(np.flatnonzero(o["action_mask"]))) for o in obs])
+    with pytest.raises(ValueError, match="positive number"):
+        games.set_opponents({"random": 0.0})
+    with pytest.raises(ValueError, match="unknown agent"):
+        games.set_opponents({"nosuch": 1.0})
+    with pytest.raises(ValueError, match="at least one"):
+        games.set_opponents({})
+
+
 def test_bad_per_seat_options_are_clear_errors():
     with pytest.raises(ValueError, match="n_games"):
         PerSeatGames(0)

@@ -141,6 +141,19 @@ def test_train_tianshou_example_trains_to_its_budget_and_exports_the_arena_agent
     assert again["steps"] >= out["steps"]
 
 
+def test_train_tianshou_example_plays_a_league_with_snapshots(tmp_path):
+    """--opponents as a pool and --self-play-every: frozen snapshots of the policy join
+    the anchors the opponents are drawn from (SB3's league, for Tianshou)."""
+    spec = importlib.util.spec_from_file_location("train_tianshou", os.path.join(ROOT, "examples", "train_tianshou.py"))
+    train = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train)
+    out = train.main(["--minutes", "0.08", "--eval-every", "100", "--eval-games", "2", "--games", "2",
+                      "--steps-per-update", "256", "--batch-size", "128", "--hidden", "32", "--max-turns", "60",
+                      "--opponents", "random,weighted", "--self-play-every", "256", "--pool-size", "2",
+                      "--out", str(tmp_path)])
+    assert out["steps"] >= 512 and 1 <= out["snapshots"] <= 2
+
+
 def test_train_tianshou_example_starts_from_a_cloned_actor_and_critic(tmp_path):
     """--init: the exported actor.npz and critic.npz of a cloned policy are the networks
     PPO starts from (the recipe's step 3 through Tianshou)."""

@@ -94,7 +94,10 @@ class PerSeatGames:
     """N AEC games, stepped one decision at a time, emitting learner seats' transitions.
 
     ``opponents``: agents or agent specs for the seats that do not learn — one spec for
-    every such seat, or a list (seat i of a game uses entry i % len).  ``learners``:
+    every such seat, a list (seat i of a game uses entry i % len), or a pool
+    ``{spec, agent or MLPWeights: weight}`` from which each such seat of each game is drawn
+    by weight (a league, as the batched env takes it: ``catan_env.batched.snapshot_pool``
+    makes one of anchors and the learner's snapshots; ``set_opponents`` replaces it).  ``learners``:
     ``"random"`` (one learner seat per game, drawn each game: the policy learns every
     seat), ``"all"`` (every seat learns: shared-policy self-play, no opponents) or a seat
     number.  Each learner seat's transitions go to one stream (``stream``), so a replay
@@ -118,8 +121,14 @@ class PerSeatGames:
         if isinstance(learners, int) and not 0 <= learners < self.players:
             raise ValueError(f"learner seat {learners} is not a seat of a {self.players}-player game")
         self.learners = learners
-        specs = [] if learners == "all" else ([opponents] if isinstance(opponents, (str, AgentProtocol))
-                                             else list(opponents or []))
+        self._pool: Optional[Dict[Any, float]] = None  # a league: each seat drawn by weight
+        self._specs: List[Any] = []
+        if isinstance(opponents, Mapping):
+            self.set_opponents(opponents)
+            specs = list(self._specs)
+        else:
+            specs = [] if learners == "all" else ([opponents] if isinstance(opponents, (str, AgentProtocol))
+                                                 else list(opponents or []))
         if learners != "all" and not specs:
             raise ValueError("opponents are needed unless learners='all'")
         self._specs = specs
@@ -133,6 +142,33 @@ class PerSeatGames:
         self._next_seed = 0
         self._rng = np.random.default_rng(0)
         self.finished: List[Dict[str, Any]] = []  # game_stats() of games ended since the last read
+
+    def set_opponents(self, pool: Mapping[Any, float]) -> None:
+        """Draw the non-learning seats of the games started from now on from ``pool``
+        ({agent spec, agent or MLPWeights: weight}; an MLPWeights plays its greedy move, as
+        a frozen snapshot of the learner)."""
+        from catan_env.agents.learned import MLPPolicyAgent
+        from catan_env.learned.mlp import MLPWeights
+        entries: Dict[Any, float] = {}
+        for opponent, weight in pool.items():
+            if not (isinstance(weight, (int, float)) and weight > 0):
+                raise ValueError(f"an opponent's weight must be a positive number, got {weight!r} for {opponent!r}")
+            if isinstance(opponent, str):
+                make_agent(opponent)  # an unknown spec is refused now, not at the next game
+            elif isinstance(opponent, MLPWeights):
+                opponent = MLPPolicyAgent(weights=opponent)
+            entries[opponent] = float(weight)
+        if not entries:
+            raise ValueError("an opponent pool needs at least one entry")
+        self._pool = entries
+        self._specs = list(entries)
+
+    def _opponent_for(self, seat: int) -> Any:
+        """The spec or agent playing a non-learning seat of the game being started."""
+        if self._pool is None:
+            return self._specs[seat % len(self._specs)]
+        weights = np.array(list(self._pool.values()))
+        return self._specs[int(self._rng.choice(len(weights), p=weights / weights.sum()))]
 
     # -- games -------------------------------------------------------------------------
     def reset(self, seed: Optional[int] = None) -> None:
@@ -160,7 +196,7 @@ class PerSeatGames:
         bots = {}
         for seat, agent in enumerate(self.agents):
             if agent not in learners:
-                bot = make_agent(self._specs[seat % len(self._specs)], seed=seed * 31 + seat)
+                bot = make_agent(self._opponent_for(seat), seed=seed * 31 + seat)
                 if hasattr(bot, "reset"):
                     bot.reset(seed * 31 + seat)
                 bots[agent] = bot
