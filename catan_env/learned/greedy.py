@@ -22,6 +22,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
 from catan_env.core import actions as A
 from catan_env.core.cards import current_decider
@@ -185,7 +186,11 @@ def greedy_decision(ev: Evaluator, base: np.ndarray,
     return greedy_scored(ev, base, seat, legal, n, seeds, memory, opts, np.empty(0))
 
 
-@njit(cache=True)
+# The two branches below are compiled into greedy_scored where it calls them, and run as
+# plain Python when the searching agent calls them: then each piece they dispatch to
+# (answer_choice, offer_choice, macro_values, ...) is its own cached kernel.  As kernels of
+# their own they re-optimised all that code again, 4 s of a first game's compile time.
+@register_jitable
 def trade_or_forced(ev: Evaluator, view: np.ndarray, seat: int, legal: np.ndarray, n: int, memory: np.ndarray,
                     opts: np.ndarray, scores: np.ndarray) -> Tuple[int, int]:
     """Every decision but a choice among searchable moves, on ``view`` (a determinization
@@ -219,7 +224,7 @@ def trade_or_forced(ev: Evaluator, view: np.ndarray, seat: int, legal: np.ndarra
     return np.int64(-1), K_MOVE
 
 
-@njit(cache=True)
+@register_jitable
 def move_or_macro(ev: Evaluator, view: np.ndarray, seat: int, moves: np.ndarray, mean: np.ndarray,
                   opts: np.ndarray, scores: np.ndarray) -> Tuple[int, int, float]:
     """(move, kind, value): the searchable move of the highest mean value (the first of
