@@ -17,6 +17,7 @@ from typing import Any, Dict, List, NamedTuple
 
 from catan_env.apps.jsettlers_bridge.match import main as jsettlers_main
 from catan_env.apps.bridge.results import SEAT_FIGURES, compare_seats, summarize
+from results_doc import replace_block
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results", "jsettlers_strength.json")
@@ -149,14 +150,7 @@ def readme_rows(doc: Dict[str, Any]) -> str:
 
 def update_readme(doc: Dict[str, Any]) -> None:
     """Rewrite the README's block between the markers (if it has them) from doc."""
-    with open(README) as f:
-        text = f.read()
-    if README_START not in text or README_END not in text:
-        return
-    head, rest = text.split(README_START, 1)
-    _, tail = rest.split(README_END, 1)
-    with open(README, "w") as f:
-        f.write(head + README_START + "\n" + readme_rows(doc) + "\n" + README_END + tail)
+    replace_block(README, README_START, README_END, readme_rows(doc))
 
 
 def table(doc: Dict[str, Any]) -> str:

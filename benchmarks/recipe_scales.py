@@ -22,6 +22,7 @@ import sys
 import time
 
 from catan_env.cli import HelpFormatter
+from results_doc import replace_block
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results", "recipe_scales.jsonl")
@@ -86,12 +87,8 @@ def scales_table(rows):
 
 def write_doc(rows, path=DOC):
     """Replace the table of scales between the markers of the recipe page."""
-    with open(path) as f:
-        text = f.read()
-    head, rest = text.split(DOC_START, 1)
-    tail = rest.split(DOC_END, 1)[1]
-    with open(path, "w") as f:
-        f.write(f"{head}{DOC_START}\n{scales_table(rows)}\n{DOC_END}{tail}")
+    if not replace_block(path, DOC_START, DOC_END, scales_table(rows)):
+        raise SystemExit(f"{path} lacks the markers {DOC_START} ... {DOC_END}")
 
 
 def main(argv=None):

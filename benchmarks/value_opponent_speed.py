@@ -30,6 +30,7 @@ import numpy as np
 
 from catan_env.batched import BatchedCatan
 from catan_env.cli import HelpFormatter
+from results_doc import replace_block
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "docs", "results", "value_opponent_speed.json")
@@ -199,12 +200,8 @@ def write_readme_row(doc, path=os.path.join(ROOT, "README.md")):
 
 def write_doc(doc, path=DOC):
     """Replace the speed table between the markers of the docs page."""
-    with open(path) as f:
-        text = f.read()
-    head, rest = text.split(DOC_START, 1)
-    tail = rest.split(DOC_END, 1)[1]
-    with open(path, "w") as f:
-        f.write(f"{head}{DOC_START}\n{speed_table(doc)}\n{DOC_END}{tail}")
+    if not replace_block(path, DOC_START, DOC_END, speed_table(doc)):
+        raise SystemExit(f"{path} lacks the markers {DOC_START} ... {DOC_END}")
 
 
 def main(argv=None):

@@ -171,3 +171,18 @@ def play_random(s, steps, rng):
             break
         C.step(s, int(rng.choice(C.legal_actions(s))))
     return s
+
+
+def load_benchmark(name):
+    """The script benchmarks/<name>.py as a module, its folder on the path as when it runs
+    (for the tests that check a page shows what the script's results file gives)."""
+    import importlib.util
+    import os
+    import sys
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(name, os.path.join(folder, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

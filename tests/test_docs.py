@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from helpers import load_benchmark
 from test_docstrings import api_modules, typed_modules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -92,15 +93,11 @@ def test_the_opponent_speed_figures_are_the_results_file():
     """The recipe page's speed table and the README's row of strong opponents are the
     results file's, as ``benchmarks/value_opponent_speed.py --out`` rewrites them."""
     import json
-    spec = importlib.util.spec_from_file_location("value_opponent_speed",
-                                                  os.path.join(ROOT, "benchmarks", "value_opponent_speed.py"))
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("value_opponent_speed")
+    from results_doc import block
     with open(bench.RESULTS) as f:
         doc = json.load(f)
-    with open(bench.DOC) as f:
-        page = f.read()
-    assert page.split(bench.DOC_START, 1)[1].split(bench.DOC_END, 1)[0].strip() == bench.speed_table(doc)
+    assert block(bench.DOC, bench.DOC_START, bench.DOC_END) == bench.speed_table(doc)
     with open(os.path.join(ROOT, "README.md")) as f:
         assert bench.readme_row(doc) in f.read().split("\n")
 
@@ -139,24 +136,19 @@ def test_the_recipe_scales_table_is_the_results_file():
     """The recipe page's table of small scales is the results file's, as
     ``benchmarks/recipe_scales.py`` rewrites it after each scale."""
     import json
-    spec = importlib.util.spec_from_file_location("recipe_scales", os.path.join(ROOT, "benchmarks", "recipe_scales.py"))
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("recipe_scales")
+    from results_doc import block
     with open(bench.RESULTS) as f:
         rows = [json.loads(line) for line in f if line.strip()]
     assert rows
-    with open(bench.DOC) as f:
-        page = f.read()
-    assert page.split(bench.DOC_START, 1)[1].split(bench.DOC_END, 1)[0].strip() == bench.scales_table(rows)
+    assert block(bench.DOC, bench.DOC_START, bench.DOC_END) == bench.scales_table(rows)
 
 
 def test_the_first_run_figures_are_the_results_file():
     """The README's sentence on the first run's compile time is the results file's
     (``benchmarks/first_run.py --out``)."""
     import json
-    spec = importlib.util.spec_from_file_location("first_run", os.path.join(ROOT, "benchmarks", "first_run.py"))
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("first_run")
     with open(bench.RESULTS) as f:
         doc = json.load(f)
     with open(os.path.join(ROOT, "README.md")) as f:

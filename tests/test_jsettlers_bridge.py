@@ -423,12 +423,8 @@ def test_the_robbery_victim_is_one_the_server_offers():
 def test_the_front_page_shows_the_results_file():
     """The README's rows against the real robots are the results file's, as the strength
     script writes them (it rewrites both)."""
-    import importlib.util
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    spec = importlib.util.spec_from_file_location("jsettlers_strength", os.path.join(root, "benchmarks",
-                                                                                   "jsettlers_strength.py"))
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    from helpers import load_benchmark
+    bench = load_benchmark("jsettlers_strength")
     with open(bench.RESULTS) as f:
         doc = json.load(f)
     with open(bench.README) as f:
