@@ -102,23 +102,38 @@ def _layer(params: np.ndarray, layers: np.ndarray, row: int, x: np.ndarray, h: n
     _activate(h, n_out, act)
 
 
+@njit(cache=True, inline='always')
+def after_first(params: np.ndarray, layers: np.ndarray, net: np.ndarray, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
+    """The hidden layers after the first, on the first layer's output in h1; returns the
+    buffer holding the last hidden layer's output (h1 or h2)."""
+    cur, other = h1, h2
+    for k in range(1, net[1] - 1):
+        _layer(params, layers, net[0] + k, cur, other)
+        cur, other = other, cur
+    return cur
+
+
+@njit(cache=True, inline='always')
+def output_layer(params: np.ndarray, layers: np.ndarray, net: np.ndarray, cur: np.ndarray, out: np.ndarray) -> None:
+    """The net's last layer, with its activation, on cur into out."""
+    last = net[0] + net[1] - 1
+    n_in, n_out, act, off = layers[last, 0], layers[last, 1], layers[last, 2], layers[last, 3]
+    dense_layer(params, off, n_in, n_out, cur, out)
+    _activate(out, n_out, act)
+
+
 @njit(cache=True)
 def _hidden(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np.ndarray, h1: np.ndarray,
             h2: np.ndarray) -> np.ndarray:
     """Run every layer but the last of net on x; return the buffer holding the result
     (x itself for a one-layer net is returned as a float64 copy in h1)."""
     first = net[0]
-    n_layers = net[1]
-    if n_layers == 1:
+    if net[1] == 1:
         for j in range(layers[first, 0]):
             h1[j] = x[j]
         return h1
     _layer(params, layers, first, x, h1)
-    cur, other = h1, h2
-    for k in range(1, n_layers - 1):
-        _layer(params, layers, first + k, cur, other)
-        cur, other = other, cur
-    return cur
+    return after_first(params, layers, net, h1, h2)
 
 
 @njit(cache=True)
@@ -126,11 +141,7 @@ def mlp_forward(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np.n
                 h1: np.ndarray, h2: np.ndarray) -> None:
     """Full forward pass of one net on x (float32 or float64) into out (n_out floats);
     h1, h2: scratch of the widest layer's size (float32 for speed)."""
-    cur = _hidden(params, layers, net, x, h1, h2)
-    last = net[0] + net[1] - 1
-    n_in, n_out, act, off = layers[last, 0], layers[last, 1], layers[last, 2], layers[last, 3]
-    dense_layer(params, off, n_in, n_out, cur, out)
-    _activate(out, n_out, act)
+    output_layer(params, layers, net, _hidden(params, layers, net, x, h1, h2), out)
 
 
 @njit(cache=True)

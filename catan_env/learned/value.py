@@ -15,7 +15,7 @@ from numba import njit
 
 from collections import namedtuple
 
-from .mlp import _activate, _layer, dense_layer, mlp_forward
+from .mlp import _activate, after_first, dense_layer, mlp_forward, output_layer
 from catan_env.core import actions as A
 from catan_env.core.arrays import copy_into
 from catan_env.core.layout import (
@@ -155,18 +155,11 @@ def evaluate_features(ev: Evaluator, root: int, n_players: int) -> float:
         relative_win_probs(params, layers, net, ev.x, n_players, ev.h1, ev.h2, rel)
         return rel[0]
     _first_layer_from_base(ev)
-    cur, other = ev.h1, ev.h2
-    first, n_layers = net[0], net[1]
-    for k in range(1, n_layers - 1):
-        _layer(params, layers, first + k, cur, other)
-        cur, other = other, cur
     logits = np.empty(MAX_PLAYERS, np.float32)
-    last = first + n_layers - 1
-    if n_layers == 1:
-        for j in range(layers[last, 1]):
-            logits[j] = cur[j]
+    if net[1] == 1:  # the first layer was the output layer
+        copy_into(logits, ev.h1[:MAX_PLAYERS])
     else:
-        _layer(params, layers, last, cur, logits)
+        output_layer(params, layers, net, after_first(params, layers, net, ev.h1, ev.h2), logits)
     seat_softmax(logits, n_players, rel)
     return rel[0]
 
