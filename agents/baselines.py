@@ -10,12 +10,10 @@ each line-up took (date, machine, command).
 """
 import json
 import os
-import platform
-import sys
 import time
 from typing import Dict, List, Optional, Sequence
 
-from catan_env.cli import parser, positive_int, user_errors
+from catan_env.cli import parser, positive_int, run_stamp, user_errors
 
 from .arena import TABLE_LEGEND, format_table, run_tournament, summarise, write_outputs
 
@@ -68,9 +66,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         f.write("# Baseline line-ups\n\n" + TABLE_LEGEND + "\n\n" + "\n".join(tables)
                 + f"\n{len(seconds)} line-ups of {args.games} games in {total:.0f} s ({args.workers} workers, "
                 f"{time.strftime('%Y-%m-%d')}).\n")
-    run = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
-           "command": "catan-baselines " + " ".join(argv if argv is not None else sys.argv[1:]),
-           "games": args.games, "workers": args.workers, "seconds": seconds, "total_seconds": total}
+    run = {**run_stamp("catan-baselines", argv), "games": args.games, "workers": args.workers, "seconds": seconds, "total_seconds": total}
     with open(os.path.join(args.out, "run.json"), "w") as f:
         json.dump(run, f, indent=1)
         f.write("\n")

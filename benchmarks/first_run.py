@@ -14,14 +14,13 @@ the date, machine and command.  Run it on an idle machine: compile time is CPU t
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-from catan_env.cli import HelpFormatter
+from catan_env.cli import HelpFormatter, run_stamp
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README_LOOP = """
@@ -113,9 +112,7 @@ def main(argv=None):
         for name, s in by_tree.items():
             print(f"  {name:<24} median {s['median']:6.1f} s  (min {s['min']}, max {s['max']})")
     if args.out:
-        record = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
-                  "command": "python benchmarks/first_run.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-                  "milestones": figures}
+        record = {**run_stamp("python benchmarks/first_run.py", argv), "milestones": figures}
         with open(args.out, "w") as f:
             json.dump(record, f, indent=1)
             f.write("\n")

@@ -22,14 +22,12 @@ machine's, compare ratios within one run.
 import argparse
 import json
 import os
-import platform
-import sys
 import time
 
 import numpy as np
 
 from catan_env.batched import BatchedCatan
-from catan_env.cli import HelpFormatter
+from catan_env.cli import HelpFormatter, run_stamp
 from results_doc import replace_block
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -214,9 +212,7 @@ def main(argv=None):
     p.add_argument("--out", default="", help="also write the figures to this JSON file (date, machine, command); "
                    "given the docs' results file, the docs' table is rewritten from it too")
     args = p.parse_args(argv)
-    record = {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
-              "command": "python benchmarks/value_opponent_speed.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "games": args.games, "seconds": args.seconds, "learner_steps_per_s": {}}
+    record = {**run_stamp("python benchmarks/value_opponent_speed.py", argv), "games": args.games, "seconds": args.seconds, "learner_steps_per_s": {}}
     print(f"batched env, learner mode, {args.games} games, one core, random learner, 3 opponents of each kind")
     print(f"{'opponents':<64} {'learner steps/s':>16}")
     for kind in args.kinds:

@@ -7,7 +7,7 @@ import functools
 import os
 import sys
 import time
-from typing import Any, Callable, List, Optional, TextIO
+from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO
 
 from .core.game import CorruptStateError, IllegalActionError
 
@@ -50,6 +50,15 @@ def parser(prog: str, description: str) -> argparse.ArgumentParser:
     """An ArgumentParser that shows every option's default in --help."""
     return argparse.ArgumentParser(allow_abbrev=False, prog=prog, description=description,
                                    formatter_class=HelpFormatter)
+
+
+def run_stamp(program: str, argv: Optional[Sequence[str]] = None) -> Dict[str, str]:
+    """What a results file records of the run that wrote it: the date, the machine and
+    the command (``program`` and its arguments: argv, or the process's own)."""
+    import platform
+    args = list(argv) if argv is not None else sys.argv[1:]
+    return {"date": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+            "command": " ".join([program] + args)}
 
 
 def writable_folder(path: str) -> Optional[str]:

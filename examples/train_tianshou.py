@@ -75,6 +75,11 @@ def parse_args(argv=None):
     return ap.parse_args(argv)
 
 
+def league_anchors(args):
+    """The --opponents specs: the league's anchors (one alone: every opponent seat)."""
+    return [a.strip() for a in args.opponents.split(",") if a.strip()]
+
+
 def build(args):
     """The PPO algorithm (masked actor, critic) and the per-seat collector."""
     actor, critic = MaskedActor(args.hidden), MaskedCritic(args.hidden)
@@ -83,7 +88,7 @@ def build(args):
                     gamma=args.gamma, gae_lambda=0.95, ent_coef=args.ent_coef, eps_clip=args.clip, vf_coef=0.5, max_grad_norm=0.5,
                     max_batchsize=4096)
     learners = args.learners if args.learners in ("random", "all") else int(args.learners)
-    anchors = [a.strip() for a in args.opponents.split(",") if a.strip()]
+    anchors = league_anchors(args)
     opponents = anchors[0] if len(anchors) == 1 and not args.self_play_every else snapshot_pool(anchors, [])
     games = PerSeatGames(args.games, opponents=opponents, learners=learners, players=4,
                          vp_reward=args.vp_reward, max_turns=args.max_turns)
@@ -120,7 +125,7 @@ def main(argv=None):
     rate = evaluate() if curve.new else 0.0
     collector.reset()
     next_eval = trained + args.eval_every
-    anchors = [a.strip() for a in args.opponents.split(",") if a.strip()]
+    anchors = league_anchors(args)
     snapshots = []  # the league's frozen copies of the policy, newest last
     next_snapshot = steps + args.self_play_every
     while rate < args.target and trained < args.minutes * 60:
