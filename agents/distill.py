@@ -28,10 +28,11 @@ numba (``batched_opponent()``: ``pretrained:search=0`` and ``value:...:search=0`
 every seat of the batched env's games in one numba call per step (thousands of
 decisions a second); any other agent spec plays arena games (``play_game``) in a
 process pool or as Ray tasks (``backend="ray"``).  Runs are resumable and extendable: the
-folder's ``manifest.json`` records the settings and the shards written; a shard's games
-follow from the run's seed and the shard's index alone.
+folder's ``manifest.json`` (``agents.training.shards.record``, the one format every
+recorder writes) records the settings and the shards written; a shard's games follow from
+the run's seed and the shard's place alone (in the batched env, from its first game's seed).
 """
-import os
+from functools import partial
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -48,11 +49,11 @@ from catan_env.learned.plays import ValueNetworkPlay
 
 from .arena import play_game
 from .registry import make_agent
-from .training.shards import BACKENDS, load_shard, map_jobs, read_manifest, save_shard, write_manifest
+from .training.shards import BACKENDS, Block, BlockResult, load_shard, record, shard_files
 
+KIND = "distill"
 KEYS = ("state", "seat", "action", "value", "winner", "game", "score_ids", "score_values")
 TOP = 16  # scored moves kept per decision
-SEED_STRIDE = 1_000_003  # shard k's games start from seed + k * SEED_STRIDE
 
 
 def _empty() -> Dict[str, np.ndarray]:
@@ -90,10 +91,10 @@ def _rows(states: List[np.ndarray], seats: List[int], actions: List[int], values
 
 
 def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: int = 128,
-                  max_turns: int = 200, options: Optional[Dict[str, Any]] = None) -> Tuple[Dict[str, np.ndarray], int]:
+                  max_turns: int = 200, options: Optional[Dict[str, Any]] = None) -> BlockResult:
     """``games`` whole games of a numba teacher in every seat of the batched env (games
-    still running when that many finished are dropped).  Returns (rows, decisions
-    played, forced moves included)."""
+    still running when that many finished are dropped).  Returns (rows, one result per
+    game: its winner and turns)."""
     teacher_ = ValueOpponent(*_numba_teacher(teacher))
     venv = BatchedCatan(batch, mode="all_seats", max_turns=max_turns, seed=seed, **(options or {}))
     venv.reset(seed=seed)
@@ -103,7 +104,8 @@ def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: i
     scores = np.empty((batch, N_ACTIONS))
     pending: List[Tuple[Any, ...]] = [([], [], [], [], []) for _ in range(batch)]
     parts: List[Dict[str, np.ndarray]] = []
-    done, decisions = 0, 0
+    results: List[Dict[str, Any]] = []
+    done = 0
     while done < games:
         seeds = rng.integers(0, 2 ** 62, size=(batch, teacher_.views), dtype=np.int64)
         deciders = venv.deciders.copy()
@@ -117,16 +119,16 @@ def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: i
             rows[2].append(int(actions[i]))
             rows[3].append(float(values[i]) if values[i] >= 0 else float("nan"))
             rows[4].append(top_scores(scores[i]))
-        decisions += batch
         venv.step(actions)
         for i, stats in venv.episode_stats().items():
             if done < games and pending[i][0]:
                 states_, seats, moves, estimates, scored = pending[i]
                 parts.append(_rows(states_, seats, moves, estimates, int(stats["winner"]), first_game + done, scored))
+                results.append({"winner": int(stats["winner"]), "turns": int(stats["turns"])})
                 done += 1
             pending[i] = ([], [], [], [], [])
     venv.close()
-    return _concat(parts), decisions
+    return _concat(parts), results
 
 
 def _numba_teacher(teacher: Any) -> Tuple[Any, np.ndarray]:
@@ -150,9 +152,9 @@ def in_numba(teacher: str) -> bool:
 
 
 def arena_game(teacher: str, seed: int, players: int = 4, max_turns: int = 200,
-               options: Optional[Dict[str, Any]] = None, game: int = 0) -> Dict[str, np.ndarray]:
+               options: Optional[Dict[str, Any]] = None, game: int = 0) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
     """One arena game of the teacher in every seat: its decisions with more than one
-    legal move."""
+    legal move, and the game's result."""
     agents = [make_agent(teacher, seed=seed * 10 + k) for k in range(players)]
     states: List[np.ndarray] = []
     seats: List[int] = []
@@ -174,30 +176,26 @@ def arena_game(teacher: str, seed: int, players: int = 4, max_turns: int = 200,
 
     stats = play_game(agents, seed, max_turns=max_turns, options=options,
                       before_decision=before, on_decision=after)
-    return _rows(states, seats, actions, values, int(stats["winner"]), game)
+    return (_rows(states, seats, actions, values, int(stats["winner"]), game),
+            {"winner": int(stats["winner"]), "turns": int(stats["turns"])})
 
 
-def _arena_block(job: Tuple[Any, ...]) -> Tuple[Dict[str, np.ndarray], int]:
-    teacher, seeds, first, players, max_turns, options = job
-    parts = [arena_game(teacher, int(s), players, max_turns, options, first + k) for k, s in enumerate(seeds)]
-    return _concat(parts), sum(len(p["seat"]) for p in parts)
+def _play_block(block: Block, batch: int) -> BlockResult:
+    """Worker job: one shard's games of the teacher in every seat -> (rows, results).  A
+    numba teacher plays them in the batched env, ``batch`` at a time, from the block's
+    first seed; any other plays each game's seed in the arena."""
+    games_of, first, _, max_turns, options = block
+    teacher, players = games_of[0][0][0], len(games_of[0][0])
+    if in_numba(teacher):
+        return batched_shard(teacher, len(games_of), games_of[0][1], first, batch, max_turns,
+                             dict(options or {}, players=players))
+    played = [arena_game(teacher, seed, players, max_turns, options, first + k)
+              for k, (_, seed) in enumerate(games_of)]
+    return _concat([rows for rows, _ in played]), [result for _, result in played]
 
 
-def _shard_job(settings: Dict[str, Any], k: int) -> Tuple[Any, ...]:
-    """Shard k's work: its games follow from the run's seed and k alone."""
-    games, seed = settings["shard_games"], settings["seed"] + k * SEED_STRIDE
-    options = dict(settings["options"], players=settings["players"])
-    if settings["engine"] == "batched":
-        return ("batched", settings["teacher"], games, seed, k * games, settings["batch"], settings["max_turns"],
-                options)
-    return ("arena", settings["teacher"], [seed + g for g in range(games)], k * games, settings["players"],
-            settings["max_turns"], settings["options"])
-
-
-def _play_shard(job: Tuple[Any, ...]) -> Tuple[Dict[str, np.ndarray], int]:
-    if job[0] == "batched":
-        return batched_shard(*job[1:])
-    return _arena_block(job[1:])
+def _counts(arrays: Dict[str, np.ndarray]) -> Dict[str, int]:
+    return {"positions": int(len(arrays["seat"]))}
 
 
 def generate(folder: str, teacher: str = "pretrained:search=0", games: int = 1000, seed: int = 0,
@@ -207,57 +205,24 @@ def generate(folder: str, teacher: str = "pretrained:search=0", games: int = 100
     """Record ``games`` games of the teacher (every seat) into folder, one shard per
     ``shard_games`` games; shards already there are kept (a stopped run resumes, a larger
     ``games`` extends it); the settings must match the folder's.  Returns the manifest."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if games < 1 or shard_games < 1:
         raise ValueError(f"games and shard_games must be >= 1, got {games} and {shard_games}")
-    options = dict(options or {})
-    if "players" in options:
+    if "players" in (options or {}):
         raise ValueError("give the player count as players=, not in options")
     engine = "batched" if in_numba(teacher) else "arena"
-    settings = dict(teacher=teacher, seed=int(seed), shard_games=int(shard_games), players=int(players),
-                    max_turns=int(max_turns), options=options, engine=engine,
-                    batch=int(batch))
-    os.makedirs(folder, exist_ok=True)
-    manifest = read_manifest(folder) or {"settings": settings, "shards": []}
-    if manifest["settings"] != settings:
-        raise ValueError(f"{folder} holds a run with other settings {manifest['settings']}; "
-                         f"use another folder (asked {settings})")
-    have = {s["index"] for s in manifest["shards"]}
-    todo = [k for k in range(-(-games // shard_games)) if k not in have]
-    jobs = [_shard_job(settings, k) for k in todo]
-    for k, (rows, decisions) in zip(todo, map_jobs(_play_shard, jobs, workers, backend, address)):
-        name = f"shard-{k:05d}.npz"
-        save_shard(os.path.join(folder, name), rows, keys=KEYS)
-        manifest["shards"].append({"index": k, "file": name, "rows": int(len(rows["seat"])),
-                                   "games": int(len(np.unique(rows["game"]))), "decisions": int(decisions)})
-        manifest["shards"].sort(key=lambda s: s["index"])
-        write_manifest(folder, manifest)
-        if progress is not None:
-            progress(f"shard {k}: {len(rows['seat'])} rows, {sum(s['games'] for s in manifest['shards'])} games")
-    return manifest
+    return record(folder, KIND, partial(_play_block, batch=int(batch)), KEYS, [teacher] * int(players), games,
+                  seed=int(seed), shard_games=int(shard_games), sample=1.0, max_turns=int(max_turns),
+                  options=options, counts=_counts, workers=workers, backend=backend, address=address,
+                  progress=progress, recorder_settings={"engine": engine, "batch": int(batch)})
 
 
 def load(*folders: str) -> Dict[str, np.ndarray]:
     """Every shard of the folders' manifests, concatenated (games numbered across them)."""
     parts = []
-    base = 0
-    for folder in folders:
-        manifest = read_manifest(folder)
-        if manifest is None:
-            raise ValueError(f"{folder} has no manifest.json: not a distillation data folder")
-        for s in manifest["shards"]:
-            part = load_shard(os.path.join(folder, s["file"]), keys=KEYS[:6])
-            try:  # (shards written before the soft targets hold none: all -1)
-                part.update(load_shard(os.path.join(folder, s["file"]), keys=KEYS[6:]))
-            except ValueError:
-                part["score_ids"] = np.full((len(part["seat"]), TOP), -1, np.int16)
-                part["score_values"] = np.zeros((len(part["seat"]), TOP), np.float32)
-            part["game"] = part["game"] + base
-            parts.append(part)
-        base = max([int(p["game"].max()) + 1 for p in parts if len(p["game"])], default=base)
-    if not parts:
-        raise ValueError(f"no shards in {folders}")
+    for path, _, game_base in shard_files(folders, KIND):
+        part = load_shard(path, keys=KEYS)
+        part["game"] = part["game"] + game_base
+        parts.append(part)
     return _concat(parts)
 
 

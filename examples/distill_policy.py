@@ -63,12 +63,6 @@ def make_model(hidden, seed):
     return MaskablePPO("MlpPolicy", env, policy_kwargs=kwargs, seed=seed, verbose=0)
 
 
-def batches(rows, size, rng):
-    order = rng.permutation(rows)
-    for k in range(0, len(order), size):
-        yield order[k:k + size]
-
-
 def soft_targets(ids, values, temperature):
     """(ids with -1 made 0, probabilities): the softmax of each row's scores over its
     scored moves (rows without scores: all zero, so they add no soft loss)."""
@@ -110,7 +104,7 @@ def main(argv=None):
     args = parse_args(argv)
     import torch
     from catan_env.agents import distill
-    from catan_env.agents.training.fit import split_games
+    from catan_env.agents.training.fit import fit, linear_to, split_games
     from catan_env.learned.mlp import from_torch
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -137,38 +131,31 @@ def main(argv=None):
     optim_path = os.path.join(args.out, "optimizer.pt")
     if state["epoch"] and os.path.exists(optim_path):
         optim.load_state_dict(torch.load(optim_path))
-    rng = np.random.default_rng([args.seed, state["epoch"]])
-    start = time.time()
-    steps_per_epoch = -(-len(train_rows) // args.batch)
-    for epoch in range(state["epoch"], args.epochs):
-        policy.train()
-        total = 0.0
-        for k, idx in enumerate(batches(train_rows, args.batch, rng)):
-            frac = (epoch + k / steps_per_epoch) / args.epochs
-            for group in optim.param_groups:
-                group["lr"] = args.lr * (1.0 - 0.9 * frac)
-            loss, ce, mse, agree = bc_loss(policy, data, idx, args.value_weight, args.soft_weight, args.temperature)
-            optim.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-            optim.step()
-            total += float(loss.detach())
-            if args.minutes and time.time() - start > args.minutes * 60:
-                break
-        policy.eval()
-        with torch.no_grad():
-            _, vce, vmse, vagree = bc_loss(policy, data, val_rows, args.value_weight)
-        row = dict(epoch=epoch + 1, train_loss=total / (k + 1), val_ce=vce, val_value_mse=vmse, val_agreement=vagree,
+
+    def train_loss(policy, rows):
+        return bc_loss(policy, data, rows, args.value_weight, args.soft_weight, args.temperature)[0]
+
+    def heldout(policy):
+        _, ce, mse, agree = bc_loss(policy, data, val_rows, args.value_weight)
+        return {"val_ce": ce, "val_value_mse": mse, "val_agreement": agree}
+
+    def checkpoint(entry):  # after every epoch: the model, the optimizer and the curve
+        row = dict(epoch=entry["epoch"], train_loss=entry["train_loss"], **entry["heldout"],
                    minutes=(time.time() - start) / 60)
         state["curve"].append(row)
-        state["epoch"] = epoch + 1
+        state["epoch"] = entry["epoch"]
         model.save(model_path)
         torch.save(optim.state_dict(), optim_path)
         json.dump(state, open(state_path, "w"), indent=1)
-        print(f"epoch {epoch + 1}: train loss {row['train_loss']:.3f}  held-out cross-entropy {vce:.3f}, "
-              f"value error {vmse:.3f}, picks the teacher's move {vagree:.1%}  ({row['minutes']:.1f} min)", flush=True)
-        if args.minutes and time.time() - start > args.minutes * 60:
-            break
+        print(f"epoch {row['epoch']}: train loss {row['train_loss']:.3f}  held-out cross-entropy {row['val_ce']:.3f}, "
+              f"value error {row['val_value_mse']:.3f}, picks the teacher's move {row['val_agreement']:.1%}  "
+              f"({row['minutes']:.1f} min)", flush=True)
+
+    start = time.time()
+    fit(policy, train_rows, train_loss, epochs=args.epochs, batch=args.batch, optimizer=optim,
+        lr_schedule=linear_to(0.1), clip_grad=1.0, seconds=args.minutes * 60 if args.minutes else None,
+        first_epoch=state["epoch"] + 1, rng=np.random.default_rng([args.seed, state["epoch"]]),
+        heldout=heldout, progress=checkpoint)
     from_torch(policy).save(os.path.join(args.out, "actor.npz"))
     critic = torch.nn.Sequential(*policy.mlp_extractor.value_net, policy.value_net)
     from_torch(critic).save(os.path.join(args.out, "critic.npz"))

@@ -225,8 +225,9 @@ def test_a_searching_agent_is_not_played_in_numba():
 def test_shards_round_trip_resume_and_hold_legal_moves(tmp_path):
     folder = str(tmp_path / "d")
     m = D.generate(folder, games=2, shard_games=1, batch=4, max_turns=40, seed=5)
-    assert [s["index"] for s in m["shards"]] == [0, 1]
-    first = open(f"{folder}/shard-00000.npz", "rb").read()
+    assert [s["first_game"] for s in m["shards"]] == [0, 1]
+    assert m["settings"]["kind"] == "distill" and m["settings"]["batch"] == 4
+    first = open(f"{folder}/shard-000000.npz", "rb").read()
     data = D.load(folder)
     obs, masks = D.observations(data["state"], data["seat"])
     assert len(data["seat"]) > 50
@@ -242,13 +243,17 @@ def test_shards_round_trip_resume_and_hold_legal_moves(tmp_path):
     values = data["value"][~np.isnan(data["value"])]
     assert len(values) and ((values >= 0) & (values <= 1)).all()
     m = D.generate(folder, games=3, shard_games=1, batch=4, max_turns=40, seed=5)  # extends: one more shard
-    assert [s["index"] for s in m["shards"]] == [0, 1, 2]
-    assert open(f"{folder}/shard-00000.npz", "rb").read() == first
+    assert [s["first_game"] for s in m["shards"]] == [0, 1, 2]
+    assert [s["positions"] for s in m["shards"]] == [int((data["game"] == g).sum()) for g in range(2)] + \
+        [int((D.load(folder)["game"] == 2).sum())]
+    assert open(f"{folder}/shard-000000.npz", "rb").read() == first
     again = str(tmp_path / "again")
     D.generate(again, games=1, shard_games=1, batch=4, max_turns=40, seed=5)
     assert np.array_equal(D.load(again)["action"], D.load(folder)["action"][D.load(folder)["game"] == 0])
     with pytest.raises(ValueError, match="other settings"):
         D.generate(folder, games=3, shard_games=1, batch=4, max_turns=50, seed=5)
+    with pytest.raises(ValueError, match="not a distill folder"):
+        D.load(str(tmp_path))  # no manifest there
 
 
 def test_any_agent_teaches_through_the_arena(tmp_path):
@@ -256,6 +261,7 @@ def test_any_agent_teaches_through_the_arena(tmp_path):
     m = D.generate(folder, teacher="weighted", games=1, shard_games=1, max_turns=30)
     assert m["settings"]["engine"] == "arena"
     data = D.load(folder)
+    assert m["shards"][0]["winners"] == [int(data["winner"][0])]
     obs, masks = D.observations(data["state"], data["seat"])
     assert masks[np.arange(len(masks)), data["action"]].all()
     assert np.isnan(data["value"]).all()  # the weighted agent gives no estimate

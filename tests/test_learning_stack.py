@@ -106,6 +106,37 @@ def test_fit_keeps_the_best_held_out_epoch():
     assert run.history[0]["train_loss"] > run.history[-1]["train_loss"]  # it learned
 
 
+def test_fit_schedules_the_rate_over_the_whole_run_and_resumes_where_it_was():
+    torch = pytest.importorskip("torch")
+    from catan_env.agents.training.fit import cosine, fit, linear_to
+    x = torch.linspace(-1, 1, 64)[:, None]
+
+    def run(first_epoch, schedule, seconds=None):
+        torch.manual_seed(0)
+        model = torch.nn.Linear(1, 1)
+        opt = torch.optim.AdamW(model.parameters(), lr=0.1)
+        rates = []
+
+        def loss_of(m, rows):
+            rates.append(opt.param_groups[0]["lr"])
+            return ((m(x[rows]) - 3 * x[rows]) ** 2).mean()
+        done = fit(model, np.arange(64), loss_of, epochs=4, batch=16, optimizer=opt, lr_schedule=schedule,
+                   first_epoch=first_epoch, seconds=seconds)
+        return rates, done, opt
+
+    whole, done, opt = run(1, linear_to(0.1))
+    assert len(whole) == 16 and whole[0] == pytest.approx(0.1) and whole[-1] == pytest.approx(0.1 * (1 - 0.9 * 15 / 16))
+    assert np.all(np.diff(whole) < 0) and opt.param_groups[0]["initial_lr"] == 0.1
+    assert [e["epoch"] for e in done.history] == [1, 2, 3, 4] and done.kept_epoch == 4
+    resumed, done, _ = run(3, linear_to(0.1))  # epochs 3 and 4 only: the second half of the same schedule
+    np.testing.assert_allclose(resumed, whole[8:])
+    assert [e["epoch"] for e in done.history] == [3, 4]
+    annealed, _, _ = run(1, cosine)
+    assert annealed[8] == pytest.approx(0.05) and annealed[-1] < 0.001
+    budget, done, _ = run(1, None, seconds=0.0)  # the budget is spent by the first minibatch: one epoch, cut short
+    assert budget == [0.1] and len(done.history) == 1
+
+
 def test_record_refuses_bad_settings(tmp_path):
     with pytest.raises(ValueError, match="sample"):
         record(str(tmp_path), "positions", None, (), ["random"], 1, sample=0)

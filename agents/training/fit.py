@@ -1,13 +1,16 @@
 """The torch training loop every learned agent uses (the ``[rl]`` extra).
 
-:func:`fit` runs minibatch Adam over the training rows, epoch by epoch, with an optional
-cosine-annealed learning rate and an optional held-out evaluation after each epoch; with
+:func:`fit` runs minibatch gradient steps over the training rows, epoch by epoch: Adam by
+default or the caller's optimizer, a learning-rate schedule over the run (:func:`cosine`,
+:func:`linear_to`), optional gradient clipping, an optional time budget, an optional
+held-out evaluation after each epoch and, from ``first_epoch``, a resumed run.  With
 ``keep_best`` it keeps the epoch whose held-out figure is lowest (early stopping: the
 positions of one game share one label, so a network can learn games by heart).  What is
 learned stays with the caller: ``loss_of(model, rows)`` computes one minibatch's loss.
 :func:`split_games` holds out whole games, never single positions of a game.
 """
 import copy
+import math
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
@@ -39,39 +42,67 @@ def minibatches(rows: np.ndarray, size: int, rng: np.random.Generator) -> List[n
     return [np.sort(order[i:i + size]) for i in range(0, len(order), size)]
 
 
-def fit(model: Any, train_rows: np.ndarray, loss_of: Callable[[Any, np.ndarray], Any], *, epochs: int,
-        lr: float = 1e-3, batch: int = 256, weight_decay: float = 0.0, cosine: bool = False,
-        rng: Optional[np.random.Generator] = None, heldout: Optional[Callable[[Any], Dict[str, Any]]] = None,
-        keep_best: Optional[str] = None,
-        progress: Optional[Callable[[Dict[str, Any]], None]] = None) -> Fit:
-    """Train ``model`` in place on ``train_rows`` for ``epochs`` passes.
+def cosine(progress: float) -> float:
+    """The learning rate's share at ``progress`` (0 to 1) of the run: annealed to 0 on a
+    half cosine."""
+    return 0.5 * (1.0 + math.cos(math.pi * progress))
 
-    ``loss_of(model, rows)``: a minibatch's scalar loss tensor.  ``heldout(model)``: the
-    figures after an epoch (the model in eval mode).  ``keep_best``: a key of those
-    figures; the model ends with the weights of the epoch where it was lowest.
-    ``cosine``: anneal the learning rate to 0 over all the run's steps.  ``rng``: the
-    minibatch order (seed 0 when not given).  ``progress(entry)`` after each epoch."""
+
+def linear_to(final: float) -> Callable[[float], float]:
+    """A schedule that falls in a straight line from the whole rate to ``final`` of it."""
+    return lambda progress: 1.0 - (1.0 - final) * progress
+
+
+def fit(model: Any, train_rows: np.ndarray, loss_of: Callable[[Any, np.ndarray], Any], *, epochs: int,
+        lr: float = 1e-3, batch: int = 256, weight_decay: float = 0.0, optimizer: Any = None,
+        lr_schedule: Optional[Callable[[float], float]] = None, clip_grad: Optional[float] = None,
+        seconds: Optional[float] = None, first_epoch: int = 1, rng: Optional[np.random.Generator] = None,
+        heldout: Optional[Callable[[Any], Dict[str, Any]]] = None, keep_best: Optional[str] = None,
+        progress: Optional[Callable[[Dict[str, Any]], None]] = None) -> Fit:
+    """Train ``model`` in place on ``train_rows``, epochs ``first_epoch`` to ``epochs``.
+
+    ``loss_of(model, rows)``: a minibatch's scalar loss tensor.  ``optimizer``: the
+    caller's (for example AdamW with its state loaded to resume); by default Adam with
+    ``lr`` and ``weight_decay``.  ``lr_schedule(progress)``: the share of the base rate at
+    that point of the whole run (0 to 1, counted from epoch 1, so a resumed run goes on
+    where it was).  ``clip_grad``: the largest gradient norm.  ``seconds``: stop after the
+    minibatch that passes this budget (its epoch ends there and counts).
+    ``heldout(model)``: the figures after an epoch (the model in eval mode).
+    ``keep_best``: a key of those figures; the model ends with the weights of the epoch
+    where it was lowest.  ``rng``: the minibatch order (seed 0 when not given).
+    ``progress(entry)`` after each epoch (save a checkpoint there)."""
     import torch
+    if not 1 <= first_epoch:
+        raise ValueError(f"first_epoch must be >= 1, got {first_epoch}")
     rng = rng if rng is not None else np.random.default_rng(0)
-    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
-    sched = None
-    if cosine:
-        steps = max(1, epochs * (len(train_rows) // batch + 1))
-        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
+    opt = optimizer if optimizer is not None else \
+        torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    for group in opt.param_groups:  # the base rate, kept in the optimizer's state as torch's schedulers keep it
+        group.setdefault("initial_lr", group["lr"])
+    base_lrs = [group["initial_lr"] for group in opt.param_groups]
+    steps_per_epoch = max(1, -(-len(train_rows) // batch))
     history: List[Dict[str, Any]] = []
     best: Optional[tuple] = None  # (figure, epoch, weights)
-    for epoch in range(1, epochs + 1):
+    start = time.perf_counter()
+    for epoch in range(first_epoch, epochs + 1):
         model.train()
-        t0, total = time.perf_counter(), 0.0
-        for rows in minibatches(train_rows, batch, rng):
+        t0, total, seen = time.perf_counter(), 0.0, 0
+        for k, rows in enumerate(minibatches(train_rows, batch, rng)):
+            if lr_schedule is not None:
+                share = lr_schedule(((epoch - 1) * steps_per_epoch + k) / (epochs * steps_per_epoch))
+                for group, base in zip(opt.param_groups, base_lrs):
+                    group["lr"] = base * share
             loss = loss_of(model, rows)
             opt.zero_grad()
             loss.backward()
+            if clip_grad is not None:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), clip_grad)
             opt.step()
-            if sched is not None:
-                sched.step()
             total += float(loss.detach()) * len(rows)
-        entry: Dict[str, Any] = {"epoch": epoch, "train_loss": total / max(len(train_rows), 1),
+            seen += len(rows)
+            if seconds is not None and time.perf_counter() - start > seconds:
+                break
+        entry: Dict[str, Any] = {"epoch": epoch, "train_loss": total / max(seen, 1),
                                  "seconds": time.perf_counter() - t0}
         if heldout is not None:
             model.eval()
@@ -84,8 +115,10 @@ def fit(model: Any, train_rows: np.ndarray, loss_of: Callable[[Any, np.ndarray],
         history.append(entry)
         if progress:
             progress(entry)
+        if seconds is not None and time.perf_counter() - start > seconds:
+            break
     model.eval()
     if best is not None:
         model.load_state_dict(best[2])
         return Fit(history, best[1])
-    return Fit(history, epochs)
+    return Fit(history, history[-1]["epoch"] if history else first_epoch - 1)

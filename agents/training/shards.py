@@ -131,11 +131,13 @@ def record(folder: str, kind: str, play_block: Callable[[Block], BlockResult], k
            max_turns: int = 200, options: Optional[Dict[str, Any]] = None,
            counts: Optional[Callable[[Dict[str, np.ndarray]], Dict[str, int]]] = None, workers: int = 1,
            backend: str = "process", address: Optional[str] = None,
-           progress: Optional[Callable[[str], None]] = None, note: str = "") -> Dict[str, Any]:
+           progress: Optional[Callable[[str], None]] = None, note: str = "",
+           recorder_settings: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """Record ``games`` games between ``players`` into ``folder`` with ``play_block`` (a
     picklable worker: one :data:`Block` -> its shard's arrays and the games' results).
     ``counts(arrays)`` adds figures to each shard's entry; its ``positions`` is the
-    progress figure.  Shards already there are kept: a stopped run resumes, a larger
+    progress figure.  ``recorder_settings`` are the recorder's own settings that shape
+    its games (a batch size, say): kept with the folder's, and refused when they change.  Shards already there are kept: a stopped run resumes, a larger
     ``games`` extends it; other settings in the same folder are refused.  Returns the
     manifest, with ``positions_per_s`` of this run."""
     if not 0 < sample <= 1:
@@ -144,7 +146,8 @@ def record(folder: str, kind: str, play_block: Callable[[Block], BlockResult], k
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     os.makedirs(folder, exist_ok=True)
     settings = {"kind": kind, "players": [str(p) for p in players], "seed": seed, "shard_games": shard_games,
-                "sample": sample, "max_turns": max_turns, "options": dict(options or {})}
+                "sample": sample, "max_turns": max_turns, "options": dict(options or {}),
+                **dict(recorder_settings or {})}
     manifest = read_manifest(folder)
     if manifest is not None:
         if manifest["settings"] != settings:

@@ -16,7 +16,7 @@ import numpy as np
 from catan_env.core.layout import MAX_PLAYERS
 
 from catan_env.learned.features import N_FEATURES
-from ..training.fit import fit, split_games
+from ..training.fit import cosine, fit, split_games
 from catan_env.learned.network import ValueNetwork
 
 
@@ -84,7 +84,7 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
 
     heldout = (lambda model: evaluate(export(model, {}), data, held)) if held.any() else None
     run = fit(model, train_rows, loss_of, epochs=epochs, lr=lr, batch=batch, weight_decay=weight_decay,
-              cosine=True, rng=np.random.default_rng(seed), heldout=heldout, keep_best="log_loss",
+              lr_schedule=cosine, rng=np.random.default_rng(seed), heldout=heldout, keep_best="log_loss",
               progress=report)
     history = run.history
     meta = {"hidden": list(hidden), "dropout": dropout, "weight_decay": weight_decay, "epochs": epochs,
