@@ -99,7 +99,8 @@ def _games_until(deadline, trade, seed):
 def scaling(threads, seconds, trade=0):
     """Whole random games on k threads at once (the kernel releases the GIL), each thread
     playing batches until a common deadline (no barrier between batches): games/s per
-    thread count and the speed-up over the first, each count measured twice, alternating."""
+    thread count and the speed-up over the first, each count measured twice, alternating.
+    Returns {threads: games/s}."""
     from concurrent.futures import ThreadPoolExecutor
     random_games(2, 4, trade, 0, 0, 10_000)
     best = {k: 0.0 for k in threads}
@@ -110,9 +111,14 @@ def scaling(threads, seconds, trade=0):
                 jobs = [pool.submit(_games_until, t0 + seconds / 2, trade, 10**6 * j) for j in range(k)]
                 done = sum(job.result() for job in jobs)
                 best[k] = max(best[k], done / (time.perf_counter() - t0))
-    for k in threads:
+    return best
+
+
+def print_scaling(best, trade=0):
+    first = min(best)
+    for k in sorted(best):
         print(f"random games, trading {'on ' if trade else 'off'}, {k} thread(s): {best[k]:8.0f} games/s "
-              f"({best[k] / best[threads[0]]:.2f}x)")
+              f"({best[k] / best[first]:.2f}x)")
 
 
 def main():
@@ -122,7 +128,7 @@ def main():
     ap.add_argument("--threads", default="", help="only the scaling over thread counts, e.g. 1,2")
     args = ap.parse_args()
     if args.threads:
-        return scaling([int(x) for x in args.threads.split(",")], args.seconds)
+        return print_scaling(scaling([int(x) for x in args.threads.split(",")], args.seconds))
     for trade in (0, 1):
         gps, sps, spg = timed_games(trade, args.seconds)
         print(f"random games, trading {'on ' if trade else 'off'}: {gps:8.0f} games/s  "

@@ -144,6 +144,19 @@ def test_the_recipe_scales_table_is_the_results_file():
     assert block(bench.DOC, bench.DOC_START, bench.DOC_END) == bench.scales_table(rows)
 
 
+def test_the_readme_speed_tables_are_one_peers_run():
+    """The speed tables against the peers (README, benchmarks page) are
+    ``benchmarks/peers_speed.py --out``'s results file, every row from that one run."""
+    import json
+    bench = load_benchmark("peers_speed")
+    from results_doc import block
+    with open(bench.RESULTS) as f:
+        doc = json.load(f)
+    for page, link in bench.PAGES.items():
+        assert block(page, bench.DOC_START, bench.DOC_END) == bench.speed_tables(doc, link)
+    assert {"catanatron", "fastcatan python loop", "fastcatan batched simulator"} <= set(doc["games"])
+
+
 def test_the_first_run_figures_are_the_results_file():
     """The README's sentence on the first run's compile time is the results file's
     (``benchmarks/first_run.py --out``)."""

@@ -221,7 +221,7 @@ def _hooked_value_search(leaf):
     g1 = dict(LV.one_ply_value.py_func.__globals__, leaf_value=leaf)
     one_ply = njit(types.FunctionType(LV.one_ply_value.py_func.__code__, g1, "one_ply_hooked"))
     g2 = dict(S.search_values.py_func.__globals__, leaf_value=leaf, one_ply_value=one_ply)
-    for name in ("_leaf", "_one_ply", "_v2", "_q2", "_v3", "_q3", "search_values"):
+    for name in ("_leaf", "_one_ply", "_searchable", "_expected", "_v2", "_q2", "_v3", "_q3", "search_values"):
         g2[name] = njit(types.FunctionType(getattr(S, name).py_func.__code__, g2, name))
     return g2["search_values"]
 

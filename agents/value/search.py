@@ -19,7 +19,7 @@ States come from a determinization of the root's information set (``agent.py``);
 leaves read only what the root may know, so only the chance odds depend on it.
 """
 from collections import namedtuple
-from typing import Tuple
+from typing import Any, Tuple
 
 import numpy as np
 from numba import njit
@@ -53,26 +53,25 @@ def _one_ply(p: Ply, s: np.ndarray, a: int, c: np.ndarray) -> float:
 
 
 @njit(cache=True, inline='always')
-def _v2(p: Ply, s: np.ndarray) -> float:
-    """Value of s with one more ply of root's own: the best one-ply move while root
-    decides, else the leaf."""
+def _searchable(p: Ply, s: np.ndarray) -> Tuple[np.ndarray, int]:
+    """(root's searchable moves in s, how many); none where another seat decides."""
+    moves = np.empty(A.N_ACTIONS, np.int64)
     if current_decider(s) != p.root:
-        return _leaf(p, s)
+        return moves, 0
     buf = np.empty(A.N_ACTIONS, np.int64)
     n = legal_actions(s, buf)
-    c = np.empty_like(s)
-    best = -1.0
+    m = 0
     for j in range(n):
         if SEARCHABLE[buf[j]]:
-            best = max(best, _one_ply(p, s, buf[j], c))
-    if best < 0.0:
-        return _leaf(p, s)
-    return best
+            moves[m] = buf[j]
+            m += 1
+    return moves, m
 
 
 @njit(cache=True, inline='always')
-def _q2(p: Ply, s: np.ndarray, a: int) -> float:
-    """Expected two-ply value of action a."""
+def _expected(p: Ply, s: np.ndarray, a: int, value_after: Any) -> float:
+    """Expected value of action a over its chance outcomes, each valued by ``value_after``
+    (the ply below: ``_v2`` or ``_v3``, a function argument so one body serves both)."""
     outs = np.empty(MAX_OUTCOMES, np.int64)
     probs = np.empty(MAX_OUTCOMES)
     c = np.empty_like(s)
@@ -80,23 +79,34 @@ def _q2(p: Ply, s: np.ndarray, a: int) -> float:
     total = 0.0
     for i in range(k):
         after_move(s, a, outs, i, c)
-        total += probs[i] * _v2(p, c)
+        total += probs[i] * value_after(p, c)
     return total
+
+
+@njit(cache=True, inline='always')
+def _v2(p: Ply, s: np.ndarray) -> float:
+    """Value of s with one more ply of root's own: the best one-ply move while root
+    decides, else the leaf."""
+    moves, m = _searchable(p, s)
+    if m == 0:
+        return _leaf(p, s)
+    c = np.empty_like(s)
+    best = -1.0
+    for j in range(m):
+        best = max(best, _one_ply(p, s, moves[j], c))
+    return best
+
+
+@njit(cache=True, inline='always')
+def _q2(p: Ply, s: np.ndarray, a: int) -> float:
+    """Expected two-ply value of action a."""
+    return _expected(p, s, a, _v2)
 
 
 @njit(cache=True, inline='always')
 def _v3(p: Ply, s: np.ndarray) -> float:
     """Value of s with two more plies of root's own (beam-limited)."""
-    if current_decider(s) != p.root:
-        return _leaf(p, s)
-    buf = np.empty(A.N_ACTIONS, np.int64)
-    n = legal_actions(s, buf)
-    moves = np.empty(n, np.int64)
-    m = 0
-    for j in range(n):
-        if SEARCHABLE[buf[j]]:
-            moves[m] = buf[j]
-            m += 1
+    moves, m = _searchable(p, s)
     if m == 0:
         return _leaf(p, s)
     q = np.empty(m)
@@ -113,15 +123,7 @@ def _v3(p: Ply, s: np.ndarray) -> float:
 @njit(cache=True, inline='always')
 def _q3(p: Ply, s: np.ndarray, a: int) -> float:
     """Expected three-ply value of action a (beam-limited)."""
-    outs = np.empty(MAX_OUTCOMES, np.int64)
-    probs = np.empty(MAX_OUTCOMES)
-    c = np.empty_like(s)
-    k = move_outcomes(s, a, outs, probs)
-    total = 0.0
-    for i in range(k):
-        after_move(s, a, outs, i, c)
-        total += probs[i] * _v3(p, c)
-    return total
+    return _expected(p, s, a, _v3)
 
 
 @njit(cache=True)
