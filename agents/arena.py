@@ -145,22 +145,10 @@ def run_tournament(players: Sequence[str], games: int, workers: int = 1, seed: i
             for i, (specs, gseed) in enumerate(plan)]
     results = []
     bar = Progress(games) if progress else None
-    if backend == "ray":
-        for res in _ray_map(jobs, workers, address):
-            results.append(res)
-            if bar is not None:
-                bar.update(len(results))
-    elif workers <= 1:
-        for job in jobs:
-            results.append(_job(job))
-            if bar is not None:
-                bar.update(len(results))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for res in pool.map(_job, jobs, chunksize=max(1, games // (8 * workers))):
-                results.append(res)
-                if bar is not None:
-                    bar.update(len(results))
+    for res in map_jobs(_job, jobs, workers, backend, address, chunks_per_worker=8):
+        results.append(res)
+        if bar is not None:
+            bar.update(len(results))
     if bar is not None:
         bar.done()
     return results
@@ -217,10 +205,6 @@ class WinRateCurve:
         self.file.close()
 
 
-def _jobs(chunk: Sequence[Tuple[Any, ...]]) -> List[Dict[str, Any]]:
-    return [_job(job) for job in chunk]
-
-
 @contextmanager
 def ray_session(workers: int, address: Optional[str]) -> Iterator[Any]:
     """The ``ray`` module, connected: to the cluster at ``address`` / $RAY_ADDRESS, or to a
@@ -244,17 +228,34 @@ def ray_session(workers: int, address: Optional[str]) -> Iterator[Any]:
             ray.shutdown()
 
 
-def _ray_map(jobs: Sequence[Tuple[Any, ...]], workers: int, address: Optional[str]) -> Iterator[Dict[str, Any]]:
-    """Results of ``_job`` over jobs, in order, computed as Ray tasks (a task plays a
-    chunk of games, as the process pool's chunks, so that short games do not pay a
-    task's overhead each)."""
-    with ray_session(workers, address) as ray:
-        cpus = max(1, int(ray.cluster_resources().get("CPU", workers)))
-        size = max(1, len(jobs) // (8 * cpus))
-        task = ray.remote(num_cpus=1)(_jobs)
-        refs = [task.remote(jobs[i:i + size]) for i in range(0, len(jobs), size)]
-        for ref in refs:
-            yield from ray.get(ref)
+def _map_chunk(fn: Callable[[Any], Any], chunk: Sequence[Any]) -> List[Any]:
+    return [fn(job) for job in chunk]
+
+
+def map_jobs(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int = 1, backend: str = "process",
+             address: Optional[str] = None, chunks_per_worker: Optional[int] = None) -> Iterator[Any]:
+    """fn over jobs, results in order: in this process (workers <= 1), a process pool, or
+    Ray tasks (backend "ray", :func:`ray_session`).  ``chunks_per_worker``: hand the pools
+    the jobs in about that many chunks per worker, so that short jobs (an arena game) do
+    not pay a task's overhead each; None, one job a task (long jobs whose results are
+    saved as they come)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "ray":
+        with ray_session(workers, address) as ray:
+            cpus = max(1, int(ray.cluster_resources().get("CPU", workers)))
+            size = max(1, len(jobs) // (chunks_per_worker * cpus)) if chunks_per_worker else 1
+            task = ray.remote(num_cpus=1)(_map_chunk)
+            refs = [task.remote(fn, jobs[i:i + size]) for i in range(0, len(jobs), size)]
+            for ref in refs:
+                yield from ray.get(ref)
+    elif workers <= 1:
+        for job in jobs:
+            yield fn(job)
+    else:
+        size = max(1, len(jobs) // (chunks_per_worker * workers)) if chunks_per_worker else 1
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            yield from pool.map(fn, jobs, chunksize=size)
 
 
 def summarise(results: Sequence[Dict[str, Any]], players: Sequence[str]) -> Dict[str, Any]:

@@ -47,9 +47,9 @@ from catan_env.core.rules import legal_actions
 from catan_env.learned.greedy import ValueOpponent
 from catan_env.learned.plays import ValueNetworkPlay
 
-from .arena import play_game
 from .registry import make_agent
-from .training.shards import BACKENDS, Block, BlockResult, load_shard, record, shard_files
+from .arena import BACKENDS, play_game
+from .training.shards import Block, BlockResult, load_shard, record, shard_files
 
 KIND = "distill"
 KEYS = ("state", "seat", "action", "value", "winner", "game", "score_ids", "score_values")

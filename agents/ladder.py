@@ -20,14 +20,13 @@ gives the conservative ``mu - 3 sigma`` as well.
 """
 import json
 import os
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from catan_env.cli import UserError, compile_notice, parser, positive_int, require, user_errors
 
-from .arena import BACKENDS, _job, _ray_map
+from .arena import BACKENDS, _job, map_jobs
 from .registry import make_agent
 
 # The shipped agents, as the ladder names them (a name is a spec the registry reads).
@@ -209,8 +208,8 @@ class Ladder:
                     make_agent(spec)
                 compiled()
         with open(self.games_path, "a") as f:
-            for n, (i, res) in enumerate(zip((i for i, _ in todo), _results([j for _, j in todo], workers, backend,
-                                                                             address))):
+            for n, (i, res) in enumerate(zip((i for i, _ in todo), map_jobs(_job, [j for _, j in todo], workers, backend,
+                                                                              address, chunks_per_worker=8))):
                 f.write(json.dumps({"game": i, "seed": res["seed"], "specs": res["specs"], "winner": res["winner"],
                                     "vp": res["vp"], "turns": res["turns"], "truncated": res["truncated"],
                                     "fallbacks": res["fallbacks"]}) + "\n")
@@ -218,17 +217,6 @@ class Ladder:
                 if progress and ((n + 1) % 10 == 0 or n + 1 == len(todo)):
                     print(f"{n + 1}/{len(todo)} games played", flush=True)
         return len(todo)
-
-
-def _results(jobs: Sequence[Tuple[Any, ...]], workers: int, backend: str, address: Optional[str]) -> Iterator[Dict[str, Any]]:
-    if backend == "ray":
-        yield from _ray_map(jobs, workers, address)
-    elif workers <= 1:
-        for job in jobs:
-            yield _job(job)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            yield from pool.map(_job, jobs)
 
 
 @user_errors("catan-ladder")

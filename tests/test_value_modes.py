@@ -1,7 +1,6 @@
 """The learned agent's newer modes: rule options in the features (and older weight files
 widened to them), domestic offers made, answered and confirmed by the network's value,
 the anytime search's budget, and no peeking or fallbacks in any of them."""
-import time
 
 import numpy as np
 import pytest
@@ -11,7 +10,6 @@ from catan_env.agents import make_agent
 from catan_env.agents.arena import play_game
 from catan_env.learned import features as F
 from catan_env.learned.network import EARLIER_LAYOUTS, PRETRAINED, ValueNetwork, feature_digest
-from catan_env.learned.mlp import MLPWeights
 from catan_env.core import actions as A
 from catan_env.core import game as G
 from catan_env.core import layout as L
@@ -290,7 +288,8 @@ def test_the_work_budget_is_honoured_and_follows_the_seed():
 def test_move_value_is_search_values_for_one_move():
     """The anytime search's per-move search equals the batch search on every move it ranks
     (depth 1 for all, depth 2 and 3 for the beam)."""
-    from catan_env.agents.value.search import SEARCHABLE, move_value, search_values
+    from catan_env.agents.value.search import move_value, search_values
+    from catan_env.learned.value import SEARCHABLE
     net = make_agent("pretrained:search=1").network
     for s in _main_phase_states(15, 4):
         seat = G.decider(s)

@@ -13,7 +13,8 @@ from catan_env.agents import make_agent
 from catan_env.learned import features as F
 from catan_env.learned.network import PRETRAINED, ValueNetwork, feature_digest
 from catan_env.agents.value.positions import generate, load_positions, record_game
-from catan_env.agents.value.search import SEARCHABLE, search_values
+from catan_env.agents.value.search import search_values
+from catan_env.learned.value import SEARCHABLE
 from catan_env.learned.mlp import MLPWeights
 from catan_env.core import actions as A
 from catan_env.core import game as G
@@ -455,7 +456,7 @@ def test_trade_plans_are_legal_and_pay_for_the_build():
 
 
 def test_macro_moves_start_with_a_legal_trade():
-    from catan_env.agents.value.search import macro_values
+    from catan_env.learned.value import macro_values
     net = small_network(seed=4)
     found = 0
     for s in random_states(150, seed=22, p_keep=0.1):

@@ -19,15 +19,13 @@ Ray tasks (the same games either way).
 import json
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..arena import ray_session, schedule
+from ..arena import BACKENDS, map_jobs, schedule
 
 MANIFEST = "manifest.json"
-BACKENDS = ("process", "ray")
 HALF_KEYS = ("planes",)  # arrays stored as float16 (board planes: 0/1 and small counts)
 
 # one block of games: ([(specs, seed)], first game index, sample, max_turns, options)
@@ -98,32 +96,6 @@ def shard_files(folders: Sequence[str], kind: str) -> List[Tuple[str, Dict[str, 
     if not out:
         raise ValueError(f"no shards in {list(folders)}")
     return out
-
-
-def map_ray(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int, address: Optional[str]) -> Iterator[Any]:
-    """fn over jobs as Ray tasks, results in order (``arena.ray_session``: a local Ray with
-    ``workers`` CPUs, or the cluster at ``address`` / $RAY_ADDRESS)."""
-    with ray_session(workers, address) as ray:
-        task = ray.remote(num_cpus=1)(fn)
-        refs = [task.remote(job) for job in jobs]
-        for ref in refs:
-            yield ray.get(ref)
-
-
-def map_jobs(fn: Callable[[Any], Any], jobs: Sequence[Any], workers: int = 1, backend: str = "process",
-             address: Optional[str] = None) -> Iterator[Any]:
-    """fn over jobs, results in order: in this process (workers <= 1), a process pool, or
-    Ray tasks (backend "ray", :func:`map_ray`)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    if backend == "ray":
-        yield from map_ray(fn, jobs, workers, address)
-    elif workers <= 1:
-        for job in jobs:
-            yield fn(job)
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            yield from pool.map(fn, jobs)
 
 
 def record(folder: str, kind: str, play_block: Callable[[Block], BlockResult], keys: Sequence[str],

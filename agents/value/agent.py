@@ -52,7 +52,7 @@ from numba import njit
 from catan_env.core import actions as A
 from catan_env.core.layout import PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PHASE, TRADE_GET_RES
 from catan_env.infoset import InfoSet
-from catan_env.learned.network import PRETRAINED, ValueNetwork, load_network
+from catan_env.learned.network import PRETRAINED, load_network
 from catan_env.learned.value import new_evaluator, state_win_probs
 from catan_env.learned.plays import ValueNetworkPlay
 from catan_env.learned.greedy import (

@@ -29,7 +29,8 @@ from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS, PUBLIC_VP, RNG, STAT
 from catan_env.learned.features import N_FEATURES, encode_features
 
 from ..arena import play_game
-from ..training.shards import Block, BlockResult, load_shard, map_jobs, record, shard_files
+from ..arena import map_jobs
+from ..training.shards import Block, BlockResult, load_shard, record, shard_files
 
 KIND = "positions"
 KEYS = ("state", "winner", "final_vp", "value", "value_seat", "game")

@@ -28,9 +28,8 @@ from catan_env.core import actions as A
 from catan_env.core.cards import current_decider
 from catan_env.core.layout import MAX_PLAYERS
 from catan_env.core.rules import legal_actions
-from catan_env.learned.value import (  # noqa: F401 (re-exported: the search's public pieces)
-    MAX_OUTCOMES, SEARCHABLE, Evaluator, after_move, chance_outcomes, leaf_value, macro_values, move_outcomes,
-    new_evaluator, one_ply_value, set_base, trade_plan,
+from catan_env.learned.value import (
+    MAX_OUTCOMES, SEARCHABLE, Evaluator, after_move, leaf_value, move_outcomes, one_ply_value, set_base,
 )
 
 
