@@ -27,6 +27,7 @@ import numpy as np
 import catan_env
 from catan_env.core.options import DEFAULT_MAX_TURNS
 
+from catan_env.agent_specs import compiles_kernels
 from catan_env.cli import Progress, compile_notice, parser, positive_int, user_errors, writable_folder
 
 from .base import AgentProtocol
@@ -115,12 +116,6 @@ def schedule(players: Sequence[str], games: int, seed: int) -> List[Tuple[List[s
 
 
 BACKENDS = ("process", "ray")
-LIGHT_AGENTS = ("random", "weighted", "pruning", "human")  # they compile no kernel of their own
-
-
-def _compiles_search(spec: Any) -> bool:
-    """Whether a player compiles kernels beyond the rules (a search or network agent)."""
-    return not (isinstance(spec, str) and spec.split(":", 1)[0] in LIGHT_AGENTS)
 
 
 def run_tournament(players: Sequence[str], games: int, workers: int = 1, seed: int = 0,
@@ -136,7 +131,8 @@ def run_tournament(players: Sequence[str], games: int, workers: int = 1, seed: i
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     plan = schedule(players, games, seed)
     if progress:
-        compiled = compile_notice(agents=any(_compiles_search(spec) for spec in players))
+        heavy = [spec for spec in players if compiles_kernels(spec)]
+        compiled = compile_notice(agents=bool(heavy), beside=heavy)
         if compiled is not None:  # compile once here, not once per worker process
             play_game(plan[0][0], seed, max_turns=2, options=options)
             compiled()

@@ -202,7 +202,7 @@ class Ladder:
         if not todo:
             return 0
         if progress:
-            compiled = compile_notice()
+            compiled = compile_notice(beside=list(self.pool))
             if compiled is not None:
                 for spec in self.pool:
                     make_agent(spec)

@@ -18,6 +18,15 @@ if TYPE_CHECKING:
 SPEC_GROUP = "catan_env.agent_specs"
 DEFAULT_RESOLVER = "agents"  # the package's own entry in SPEC_GROUP
 
+LIGHT_AGENTS = ("random", "weighted", "pruning", "human")  # they compile no numba kernel of their own
+
+
+def compiles_kernels(spec: Any) -> bool:
+    """Whether a player compiles numba kernels beyond the rules (a search or network
+    agent; an agent object counts as one)."""
+    return not (isinstance(spec, str) and spec.split(":", 1)[0] in LIGHT_AGENTS)
+
+
 # What an agent receives: {"observation": float32 vector (or {"board", "vector"} with
 # obs_type="planes"), "action_mask": int8[N_ACTIONS]}, as the PettingZoo env gives it.
 Observation = Dict[str, Any]

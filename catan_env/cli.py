@@ -126,19 +126,22 @@ class Progress:
             self.stream.flush()
 
 
-def compile_notice(stream: Optional[TextIO] = None, agents: bool = True) -> Optional[Callable[[], None]]:
+def compile_notice(stream: Optional[TextIO] = None, agents: bool = True,
+                   beside: Sequence[Any] = ()) -> Optional[Callable[[], None]]:
     """Say so before the rules core is compiled (first run after install or after a
     change to the core), with the time it takes here: ``agents`` when search agents are
-    compiled too.  Returns a callable that reports the time once done, or None when the
-    compiled kernels are already cached."""
-    from .compiling import COMPILE_RULES_ONLY, COMPILE_WITH_AGENTS, mark_announced, rules_cached
+    compiled too; ``beside``: the agent specs a second process compiles beside this one
+    (``compiling.compile_beside``).  Returns a callable that reports the time once done,
+    or None when the compiled kernels are already cached."""
+    from .compiling import COMPILE_RULES_ONLY, COMPILE_WITH_AGENTS, compile_beside, mark_announced, rules_cached
     mark_announced()  # (the envs made next warn no more)
     if rules_cached():
         return None
     stream = stream or sys.stderr
     what, estimate = (("the rules core and the agents", COMPILE_WITH_AGENTS) if agents
                       else ("the rules core", COMPILE_RULES_ONLY))
-    stream.write(f"compiling {what} (first run only, {estimate} on a 2-core machine)...\n")
+    helper = ", a second process compiling beside this one" if compile_beside(beside) else ""
+    stream.write(f"compiling {what} (first run only, {estimate} on a 2-core machine{helper})...\n")
     stream.flush()
     t0 = time.perf_counter()
 

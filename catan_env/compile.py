@@ -7,7 +7,7 @@ it compiled and how long it took.  Numba caches what is compiled, so every later
 import argparse
 import time
 from concurrent.futures import ProcessPoolExecutor
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -54,12 +54,35 @@ def compile_agents(specs: Sequence[str]) -> Tuple[str, float]:
     return ", ".join(specs), time.perf_counter() - t0
 
 
+def apply_action_signature() -> Tuple[Any, ...]:
+    """The numba signature the envs call the rules' ``apply_action`` with (a C-contiguous
+    int64 state, the action, the forced outcome): what the helper compiles ahead."""
+    from numba import types
+    return (types.Array(types.int64, 1, "C"), types.int64, types.int64)
+
+
+def compile_beside(specs: Sequence[str]) -> None:
+    """The second process of a first run (``catan_env.compiling.compile_beside``): the
+    kernel a process needs last in its first game, ``apply_action`` with every move under
+    it, then the agents' kernels (agents that compile none are skipped)."""
+    from .core.rules import apply_action
+    apply_action.compile(apply_action_signature())
+    from .agent_specs import compiles_kernels
+    heavy = [s for s in specs if s and compiles_kernels(s)]
+    if heavy:
+        compile_agents(heavy)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(allow_abbrev=False, prog="python -m catan_env.compile", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--agents", nargs="?", const=DEFAULT_AGENTS, default="",
                    help=f"also these agents (comma-separated specs; alone: {DEFAULT_AGENTS})")
+    p.add_argument("--beside", default=None, help=argparse.SUPPRESS)  # the first run's second process
     args = p.parse_args(argv)
+    if args.beside is not None:
+        compile_beside([s for s in args.beside.split(",") if s])
+        return 0
     from .compiling import mark_announced
     mark_announced()  # (this command says what compiles itself)
     specs: List[str] = [s.strip() for s in args.agents.split(",") if s.strip()]

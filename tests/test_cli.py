@@ -115,9 +115,11 @@ def test_the_compile_notice_states_what_is_compiled_and_how_long_it_takes(tmp_pa
     import io
 
     from catan_env import cli
-    from catan_env.agents.arena import _compiles_search
+    from catan_env.agent_specs import compiles_kernels
     from catan_env.core import cache_guard
     monkeypatch.setattr(cache_guard, "cache_dir_for", lambda path: str(tmp_path))  # an empty cache
+    monkeypatch.setenv("CATAN_ENV_COMPILE_BESIDE", "0")
+    monkeypatch.setenv("CATAN_ENV_COMPILE_BESIDE", "0")  # (test_a_first_compile_starts_a_second_process)
     from catan_env.compiling import COMPILE_RULES_ONLY, COMPILE_WITH_AGENTS
     for agents, what, estimate in ((False, "the rules core (", COMPILE_RULES_ONLY),
                                    (True, "the rules core and the agents", COMPILE_WITH_AGENTS)):
@@ -128,8 +130,75 @@ def test_the_compile_notice_states_what_is_compiled_and_how_long_it_takes(tmp_pa
         assert "compiled in" in out.getvalue()
     (tmp_path / "rules.apply_action-1.py311.nbi").write_text("")  # cached: nothing to say
     assert cli.compile_notice(io.StringIO()) is None
-    assert not any(_compiles_search(s) for s in ("random", "weighted", "pruning:x=1"))
-    assert all(_compiles_search(s) for s in ("jsettlers", "pretrained", "mcts:iterations=9"))
+    assert not any(compiles_kernels(s) for s in ("random", "weighted", "pruning:x=1"))
+    assert all(compiles_kernels(s) for s in ("jsettlers", "pretrained", "mcts:iterations=9"))
+
+
+def test_a_first_compile_starts_a_second_process_once(tmp_path, monkeypatch):
+    """On an empty cache the first env (or a CLI's notice) starts ``python -m
+    catan_env.compile --beside SPECS`` once, and says so; not on one core, not when
+    CATAN_ENV_COMPILE_BESIDE=0."""
+    import io
+    import subprocess
+    import sys
+    import warnings
+
+    import catan_env
+    from catan_env import cli, compiling
+    from catan_env.core import cache_guard
+    monkeypatch.setattr(cache_guard, "cache_dir_for", lambda path: str(tmp_path))  # an empty cache
+    started = []
+
+    class Recorder:
+        def __init__(self, command, **kwargs):
+            started.append((command, kwargs["env"]["CATAN_ENV_COMPILE_BESIDE"]))
+
+        def poll(self):
+            return 0
+    monkeypatch.setattr(subprocess, "Popen", Recorder)
+    monkeypatch.setattr(compiling, "_helper", None)
+    monkeypatch.setattr(compiling, "_announced", False)
+    monkeypatch.delenv("CATAN_ENV_COMPILE_BESIDE", raising=False)
+    monkeypatch.setattr(compiling.os, "cpu_count", lambda: 2)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        catan_env.raw_env()
+    assert "a second process compiling beside this one" in str(seen[0].message)
+    # the helper does not start helpers of its own
+    assert started == [([sys.executable, "-m", "catan_env.compile", "--beside", ""], "0")]
+    out = io.StringIO()
+    cli.compile_notice(out, beside=["pretrained", "jsettlers", "pretrained", object()])
+    assert len(started) == 1 and "beside this one" in out.getvalue()  # once per process
+    monkeypatch.setattr(compiling, "_helper", None)
+    cli.compile_notice(io.StringIO(), beside=["pretrained", "jsettlers", "pretrained"])
+    assert started[-1][0][-1] == "pretrained,jsettlers"
+    monkeypatch.setattr(compiling, "_helper", None)
+    monkeypatch.setattr(compiling.os, "cpu_count", lambda: 1)
+    out = io.StringIO()
+    cli.compile_notice(out)
+    assert len(started) == 2 and "beside" not in out.getvalue()
+    monkeypatch.setattr(compiling.os, "cpu_count", lambda: 2)
+    monkeypatch.setenv("CATAN_ENV_COMPILE_BESIDE", "0")
+    assert not compiling.compile_beside(["pretrained"]) and len(started) == 2
+
+
+def test_the_second_process_compiles_the_apply_action_the_envs_call():
+    """What ``--beside`` compiles ahead is the very version the envs load: the signature
+    the PettingZoo env and the Gymnasium env call ``apply_action`` with."""
+    import numpy as np
+
+    import catan_env
+    from catan_env.compile import apply_action_signature, main
+    from catan_env.core.rules import apply_action
+    from catan_env.gym_env import CatanGymEnv
+    env = catan_env.raw_env()
+    env.reset(seed=3)
+    for _ in range(30):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(np.flatnonzero(mask)[0]))
+    CatanGymEnv().reset(seed=0)
+    assert apply_action.signatures == [apply_action_signature()]
+    assert main(["--beside", "random,weighted"]) == 0  # light agents: nothing more to compile
 
 
 def test_a_library_user_is_told_once_when_the_kernels_compile(tmp_path, monkeypatch):
@@ -141,6 +210,7 @@ def test_a_library_user_is_told_once_when_the_kernels_compile(tmp_path, monkeypa
     from catan_env import compiling
     from catan_env.core import cache_guard
     monkeypatch.setattr(cache_guard, "cache_dir_for", lambda path: str(tmp_path))  # an empty cache
+    monkeypatch.setenv("CATAN_ENV_COMPILE_BESIDE", "0")
     monkeypatch.setattr(compiling, "_announced", False)
     with pytest.warns(catan_env.CompileNotice, match="compiling its numba kernels"):
         catan_env.raw_env()

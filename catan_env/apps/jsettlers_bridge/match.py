@@ -235,7 +235,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          and g.get("robots", "smart") == args.robots)
     path = os.path.join(args.out, "games.jsonl")
     start = len(games)
-    compiled = compile_notice() if start < args.games else None
+    compiled = compile_notice(beside=list(specs)) if start < args.games else None
     if compiled is not None:  # compile before a server waits on us
         play_game(list(specs) + ["random"] * (4 - len(specs)), args.seed, max_turns=2)
         compiled()

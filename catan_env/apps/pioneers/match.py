@@ -152,7 +152,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     games = games_so_far(args.out, lambda g: g.get("agent") == args.agent and g.get("ours") == args.ours)
     path = os.path.join(args.out, "games.jsonl")
     start = len(games)
-    compiled = compile_notice() if start < args.games else None
+    compiled = compile_notice(beside=[args.agent]) if start < args.games else None
     if compiled is not None:  # compile before the first server starts waiting on us
         play_game([args.agent] * 4, args.seed, max_turns=2)
         compiled()
