@@ -157,6 +157,17 @@ def test_the_readme_speed_tables_are_one_peers_run():
     assert {"catanatron", "fastcatan python loop", "fastcatan batched simulator"} <= set(doc["games"])
 
 
+def test_the_readme_strength_table_is_counted_from_the_per_game_files():
+    """The README's strength table is ``benchmarks/strength_table.py``'s count of the
+    committed per-game files; every file in the folder is some row's."""
+    bench = load_benchmark("strength_table")
+    from results_doc import block
+    assert block(bench.DOC, bench.DOC_START, bench.DOC_END) == bench.strength_table()
+    named = {part.file for row in bench.ROWS for part in row.parts}
+    assert set(os.listdir(bench.FOLDER)) <= named
+    assert bench.measured()  # at least one row is shown
+
+
 def test_the_first_run_figures_are_the_results_file():
     """The README's sentence on the first run's compile time is the results file's
     (``benchmarks/first_run.py --out``)."""
