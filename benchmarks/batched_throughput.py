@@ -14,6 +14,7 @@ for every game at every step.  Prints lines ending in ``steps/s``:
 Usage: python benchmarks/batched_throughput.py [--seconds 5] [--sizes 256,1024] [--threads 1,2]
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from catan_env.batched import BatchedCatan
 from catan_env.cli import HelpFormatter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 
 
 def steps_per_second(num_envs, seconds, **kwargs):
@@ -73,7 +75,9 @@ def fastcatan_line(num_envs, seconds):
 
 def scaling(sizes, threads, seconds):
     """Steps/s per thread count (env step only: the action draw is one thread) and the
-    speed-up over the first count, measured alternately so both see the same machine."""
+    speed-up over the first count, measured alternately so both see the same machine.
+    Returns the rows: {"games", "mode", "threads": {k: env-step steps/s}}."""
+    rows = []
     for n in sizes:
         for label, kwargs in (("learner mode, 3 random opponents", {}),
                               ("all-seats mode", {"mode": "all_seats"})):
@@ -87,6 +91,28 @@ def scaling(sizes, threads, seconds):
                 env_only = max(f[1] for f in figures[k])
                 print(f"batched n={n} {label}, {k} thread(s): env step only {env_only:,.0f} steps/s "
                       f"({env_only / base:.2f}x), with the action draw {total:,.0f} steps/s", flush=True)
+            rows.append({"games": n, "mode": kwargs.get("mode", "learner"),
+                         "threads": {str(k): max(f[1] for f in figures[k]) for k in threads}})
+    return rows
+
+
+THREADS_RESULTS = os.path.join(os.path.dirname(HERE), "docs", "results", "batched_threads.json")
+THREADS_DOC = os.path.join(os.path.dirname(HERE), "docs", "benchmarks.md")
+THREADS_START, THREADS_END = "<!-- batched_threads: start -->", "<!-- batched_threads: end -->"
+
+
+def threads_table(doc):
+    """The benchmarks page's table of the batched env across threads, from a results file."""
+    counts = sorted({int(k) for row in doc["rows"] for k in row["threads"]})
+    lines = ["| batched env, env step (steps/s) | " + " | ".join(f"{k} thread{'s' if k > 1 else ''}" for k in counts)
+             + " | speed-up |", "|---|" + "---:|" * (len(counts) + 1)]
+    for row in doc["rows"]:
+        rates = [row["threads"][str(k)] for k in counts]
+        lines.append(f"| {row['mode'].replace('_', '-')} mode, {row['games']:,} games | " + " | ".join(f"{r:,.0f}" for r in rates)
+                     + f" | {rates[-1] / rates[0]:.2f}x |")
+    lines += ["", f"Measured {doc['date']}, {doc['machine']} (`{doc['command']}`, "
+              "[results](results/batched_threads.json))."]
+    return "\n".join(lines)
 
 
 def main():
@@ -95,10 +121,22 @@ def main():
     ap.add_argument("--sizes", default="256,1024", help="batch sizes, comma-separated")
     ap.add_argument("--no-peers", action="store_true", help="skip fastcatan")
     ap.add_argument("--threads", default="", help="also measure these thread counts, e.g. 1,2")
+    ap.add_argument("--out", default="", help="with --threads: write the figures here and the benchmarks "
+                                              "page's table from them")
     args = ap.parse_args()
     if args.threads:
-        return scaling([int(x) for x in args.sizes.split(",")],
-                       [int(x) for x in args.threads.split(",")], args.seconds)
+        rows = scaling([int(x) for x in args.sizes.split(",")], [int(x) for x in args.threads.split(",")],
+                       args.seconds)
+        if args.out:
+            from catan_env.cli import run_stamp
+            from results_doc import replace_block
+            doc = dict(run_stamp("python benchmarks/batched_throughput.py"), rows=rows)
+            with open(args.out, "w") as f:
+                json.dump(doc, f, indent=1)
+            if not replace_block(THREADS_DOC, THREADS_START, THREADS_END, threads_table(doc)):
+                raise SystemExit(f"{THREADS_DOC} lacks the markers {THREADS_START} ... {THREADS_END}")
+            print(f"wrote {args.out} and the table of {THREADS_DOC}")
+        return 0
     for n in (int(x) for x in args.sizes.split(",")):
         for trade in (True, False):
             total, env_only = steps_per_second(n, args.seconds, domestic_trade=trade)

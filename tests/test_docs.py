@@ -168,6 +168,17 @@ def test_the_readme_strength_table_is_counted_from_the_per_game_files():
     assert bench.measured()  # at least one row is shown
 
 
+def test_the_threads_table_is_the_results_file():
+    """The benchmarks page's table of the batched env across threads is
+    ``batched_throughput.py --threads 1,2 --out``'s results file."""
+    import json
+    bench = load_benchmark("batched_throughput")
+    from results_doc import block
+    with open(bench.THREADS_RESULTS) as f:
+        doc = json.load(f)
+    assert block(bench.THREADS_DOC, bench.THREADS_START, bench.THREADS_END) == bench.threads_table(doc)
+
+
 def test_the_first_run_figures_are_the_results_file():
     """The README's sentence on the first run's compile time is the results file's
     (``benchmarks/first_run.py --out``)."""

@@ -28,8 +28,8 @@ The arrays returned are the env's own buffers, overwritten by the next step: cop
 you keep, and do not write into them (a row's board part is reused while that game's
 board is unchanged).  ``CatanVectorEnv`` copies by default.
 
-``threads=k`` steps k slices of the games at once (the kernel releases the GIL), for
-k cores: the same results as one thread, game for game.
+``threads=k`` steps k slices of the games at once on numba's threads (one parallel
+kernel call a step), for k cores: the same results as one thread, game for game.
 
 Semantics match the single envs step for step (see ``kernel``): the same seed gives the
 same game as ``raw_env().reset(seed=...)``; episodes reset automatically in the same
@@ -38,7 +38,6 @@ step, the finished episode's last observation in ``final_obs`` and its statistic
 """
 import copy
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -188,11 +187,11 @@ class BatchedCatan:
         self._has_reset = False
         self.opponent_fallbacks: Dict[str, int] = {}  # moves Python opponents replaced, by reason (all games)
         # threads > 1: step() splits the games into that many slices, stepped at once by
-        # the GIL-free kernel in a thread pool (results identical to one thread: each game
-        # has its own RNG and rows)
+        # one parallel kernel (results identical to one thread: each game has its own RNG
+        # and rows)
         self.threads = min(threads, num_envs)
         self._slices = np.linspace(0, num_envs, self.threads + 1).astype(np.int64)
-        self._pool: Optional[ThreadPoolExecutor] = None
+        self._slice_args: Optional[Tuple[np.ndarray, ...]] = None  # step_slices' arrays
 
     # ------------------------------------------------------------------ opponents
     def set_opponents(self, opponents: OpponentPool) -> None:
@@ -369,37 +368,32 @@ class BatchedCatan:
         return out
 
     def close(self) -> None:
-        """Stop the stepping threads (threads > 1); the env still works afterwards."""
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        """Nothing to release (numba's threads are shared by the process); kept for the
+        vector-env protocols.  The env still works afterwards."""
 
     # ------------------------------------------------------------------ internals
     def _step_kernel(self, actions: np.ndarray) -> None:
-        """One step of every game: one kernel call, or one per slice in the thread pool.
-        The arguments and each slice's scratch are fetched here, in the calling thread,
-        before any slice starts (a new opponent pool rebuilds them)."""
+        """One step of every game: one kernel call, or (threads > 1) one parallel kernel
+        call stepping the slices at once.  Its arrays are gathered once per opponent
+        pool, as the groups are (``_arrays``)."""
         batch, setup, nets, out = self._arrays()
         if self.threads == 1:
             K.step_slice(actions, batch, setup, nets, out, self._scratch(0), 0, self.num_envs)
             return
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="catan-batched")
-        bounds = [int(b) for b in self._slices]
-        futures = [self._pool.submit(K.step_slice, actions, batch, setup, nets, out, self._scratch(k),
-                                     bounds[k], bounds[k + 1])
-                   for k in range(1, self.threads)]
-        K.step_slice(actions, batch, setup, nets, out, self._scratch(0), bounds[0], bounds[1])  # this thread's slice
-        for f in futures:
-            f.result()
+        if self._slice_args is None:
+            scratches = [K.make_scratch(nets) for _ in range(self.threads)]
+            stacked = tuple(np.stack([sc[f] for sc in scratches]) for f in range(len(K.Scratch._fields)))
+            self._slice_args = (*batch, *setup, *nets, *out, *stacked, self._slices)
+        K.step_slices(actions, *self._slice_args)
 
     def _arrays(self) -> Tuple[Any, ...]:
         """The kernels' grouped arguments: (Batch, Setup, Nets, Outputs), built once per
-        opponent pool (the arrays themselves are never replaced), with one scratch per
-        stepping thread sized for the pool's networks (``_scratch``)."""
+        opponent pool (the arrays themselves are never replaced), with the scratch the
+        kernels called from Python share, sized for the pool's networks (``_scratch``)."""
         if self._kernel_args is None:
             nets = K.Nets(self.params, self.layers, self.nets)
-            self._scratches = [K.make_scratch(nets) for _ in range(self.threads)]  # before the args
+            self._scratches = [K.make_scratch(nets)]  # before the args
+            self._slice_args = None
             self._kernel_args = (
                 K.Batch(self.states, self.games, self.vals, self.rngs),
                 K.Setup(self.cfg, self.fcfg, self._template, self.pool_kinds, self.pool_cum, self.pool_sample),
@@ -408,9 +402,9 @@ class BatchedCatan:
                           self.ep_stats, self.ep_returns, self.obs, self.planes, self.masks))
         return self._kernel_args
 
-    def _scratch(self, k: int) -> Any:
-        """Work buffers of stepping slice k (the kernels allocate nothing themselves: they
-        run without numba's reference counting, see ``kernel``)."""
+    def _scratch(self, k: int = 0) -> Any:
+        """The kernels' work buffers (they allocate nothing themselves: they run without
+        numba's reference counting, see ``kernel``); the parallel step has its own."""
         self._arrays()
         return self._scratches[k]
 

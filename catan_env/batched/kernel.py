@@ -26,7 +26,7 @@ from collections import namedtuple
 from typing import Union
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 from ..core.jit_options import NO_RUNTIME, RUNTIME
 
 from ..core.actions import N_ACTIONS
@@ -369,6 +369,26 @@ def step_slice(actions: np.ndarray, b: Batch, setup: Setup, nets: Nets, out: Out
         apply_action(s, a, FROM_RNG)
         games[i, G_EP_LEN] += 1
         _settle(b, i, setup, nets, out, sc)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def step_slices(actions: np.ndarray, states: np.ndarray, games: np.ndarray, vals: np.ndarray, rngs: np.ndarray,
+                cfg: np.ndarray, fcfg: np.ndarray, template: np.ndarray, pool_kinds: np.ndarray,
+                pool_cum: np.ndarray, pool_sample: np.ndarray, params: np.ndarray, layers: np.ndarray,
+                nets: np.ndarray, rewards: np.ndarray, terminated: np.ndarray, truncated: np.ndarray,
+                final_obs: np.ndarray, final_planes: np.ndarray, ep_stats: np.ndarray, ep_returns: np.ndarray,
+                obs: np.ndarray, planes: np.ndarray, masks: np.ndarray, bufs: np.ndarray, works: np.ndarray,
+                xs: np.ndarray, logits: np.ndarray, h1s: np.ndarray, h2s: np.ndarray, bounds: np.ndarray) -> None:
+    """:func:`step_slice` over slices bounds[k]..bounds[k+1] at once, on numba's own
+    threads (a parallel loop: its threads hand the work over without waking a Python
+    thread each step).  A parallel loop takes arrays only, so the groups come as their
+    arrays, and slice k's scratch is row k of each scratch array."""
+    for k in prange(bounds.shape[0] - 1):
+        step_slice(actions, Batch(states, games, vals, rngs),
+                   Setup(cfg, fcfg, template, pool_kinds, pool_cum, pool_sample), Nets(params, layers, nets),
+                   Outputs(rewards, terminated, truncated, final_obs, final_planes, ep_stats, ep_returns, obs,
+                           planes, masks),
+                   Scratch(bufs[k], works[k], xs[k], logits[k], h1s[k], h2s[k]), bounds[k], bounds[k + 1])
 
 
 @njit(cache=True, **NO_RUNTIME)
