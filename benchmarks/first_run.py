@@ -42,11 +42,11 @@ MILESTONES = {"README PettingZoo loop": README_LOOP, "catan-arena pretrained + 3
 
 
 def _helpers_running():
-    """Whether a first run's second process (``catan_env.compile --beside``) still runs."""
+    """Whether a first run's second process (``python -m catan_env.beside``) still runs."""
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"catan_env.compile\0--beside" in f.read():
+                if b"-m\0catan_env.beside" in f.read():
                     return True
         except OSError:
             pass

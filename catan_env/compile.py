@@ -7,7 +7,7 @@ it compiled and how long it took.  Numba caches what is compiled, so every later
 import argparse
 import time
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -39,38 +39,12 @@ def compile_core() -> Tuple[str, float]:
 
 
 def compile_agents(specs: Sequence[str]) -> Tuple[str, float]:
-    """40 moves of each agent in the PettingZoo env: its kernels compiled (agents are
-    resolved by spec, as the envs resolve them)."""
-    from . import raw_env
-    from .agent_specs import resolve_agent
+    """40 moves of each agent (``beside.play_agents``, as the envs ask them): its kernels
+    compiled (agents are resolved by spec, as the envs resolve them)."""
+    from .beside import play_agents
     t0 = time.perf_counter()
-    for spec in specs:
-        agent = resolve_agent(spec, seed=0)
-        env = raw_env()
-        env.reset(seed=2)
-        for _ in range(40):
-            name = env.agent_selection
-            env.step(int(agent.act(env.observe(name), env.infoset(name))))
+    play_agents(specs)
     return ", ".join(specs), time.perf_counter() - t0
-
-
-def apply_action_signature() -> Tuple[Any, ...]:
-    """The numba signature the envs call the rules' ``apply_action`` with (a C-contiguous
-    int64 state, the action, the forced outcome): what the helper compiles ahead."""
-    from numba import types
-    return (types.Array(types.int64, 1, "C"), types.int64, types.int64)
-
-
-def compile_beside(specs: Sequence[str]) -> None:
-    """The second process of a first run (``catan_env.compiling.compile_beside``): the
-    kernel a process needs last in its first game, ``apply_action`` with every move under
-    it, then the agents' kernels (agents that compile none are skipped)."""
-    from .core.rules import apply_action
-    apply_action.compile(apply_action_signature())
-    from .agent_specs import compiles_kernels
-    heavy = [s for s in specs if s and compiles_kernels(s)]
-    if heavy:
-        compile_agents(heavy)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -78,11 +52,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--agents", nargs="?", const=DEFAULT_AGENTS, default="",
                    help=f"also these agents (comma-separated specs; alone: {DEFAULT_AGENTS})")
-    p.add_argument("--beside", default=None, help=argparse.SUPPRESS)  # the first run's second process
     args = p.parse_args(argv)
-    if args.beside is not None:
-        compile_beside([s for s in args.beside.split(",") if s])
-        return 0
     from .compiling import mark_announced
     mark_announced()  # (this command says what compiles itself)
     specs: List[str] = [s.strip() for s in args.agents.split(",") if s.strip()]

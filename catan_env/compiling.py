@@ -6,7 +6,7 @@ made on an empty cache (silence it with
 ``warnings.simplefilter("ignore", catan_env.CompileNotice)``).
 
 On a machine with two cores or more the first compile also starts a second process
-(:func:`compile_beside`: ``python -m catan_env.compile --beside``) that compiles into
+(:func:`compile_beside`: ``python -m catan_env.beside``) that compiles into
 numba's cache what this process needs last (the rules' ``apply_action`` with the moves
 under it, then the agents named), so two cores compile at once; this process loads from
 the cache whatever the other has finished when it gets there.  Set
@@ -65,8 +65,8 @@ def compile_beside(specs: Sequence[Any] = ()) -> bool:
         return True
     if os.environ.get("CATAN_ENV_COMPILE_BESIDE", "1") == "0" or (os.cpu_count() or 1) < 2:
         return False
-    names = ",".join(dict.fromkeys(str(s) for s in specs if isinstance(s, str)))
-    command = [sys.executable, "-m", "catan_env.compile", "--beside", names]
+    names = ",".join(dict.fromkeys(s for s in specs if isinstance(s, str)))
+    command = [sys.executable, "-m", "catan_env.beside"] + ([names] if names else [])
     _helper = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True,
                                env=dict(os.environ, CATAN_ENV_COMPILE_BESIDE="0"))

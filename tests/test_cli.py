@@ -136,7 +136,7 @@ def test_the_compile_notice_states_what_is_compiled_and_how_long_it_takes(tmp_pa
 
 def test_a_first_compile_starts_a_second_process_once(tmp_path, monkeypatch):
     """On an empty cache the first env (or a CLI's notice) starts ``python -m
-    catan_env.compile --beside SPECS`` once, and says so; not on one core, not when
+    catan_env.beside SPECS`` once, and says so; not on one core, not when
     CATAN_ENV_COMPILE_BESIDE=0."""
     import io
     import subprocess
@@ -165,7 +165,7 @@ def test_a_first_compile_starts_a_second_process_once(tmp_path, monkeypatch):
         catan_env.raw_env()
     assert "a second process compiling beside this one" in str(seen[0].message)
     # the helper does not start helpers of its own
-    assert started == [([sys.executable, "-m", "catan_env.compile", "--beside", ""], "0")]
+    assert started == [([sys.executable, "-m", "catan_env.beside"], "0")]
     out = io.StringIO()
     cli.compile_notice(out, beside=["pretrained", "jsettlers", "pretrained", object()])
     assert len(started) == 1 and "beside this one" in out.getvalue()  # once per process
@@ -183,12 +183,12 @@ def test_a_first_compile_starts_a_second_process_once(tmp_path, monkeypatch):
 
 
 def test_the_second_process_compiles_the_apply_action_the_envs_call():
-    """What ``--beside`` compiles ahead is the very version the envs load: the signature
+    """What ``catan_env.beside`` compiles ahead is the very version the envs load: the signature
     the PettingZoo env and the Gymnasium env call ``apply_action`` with."""
     import numpy as np
 
     import catan_env
-    from catan_env.compile import apply_action_signature, main
+    from catan_env.beside import apply_action_signature, main
     from catan_env.core.rules import apply_action
     from catan_env.gym_env import CatanGymEnv
     env = catan_env.raw_env()
@@ -198,7 +198,8 @@ def test_the_second_process_compiles_the_apply_action_the_envs_call():
         env.step(int(np.flatnonzero(mask)[0]))
     CatanGymEnv().reset(seed=0)
     assert apply_action.signatures == [apply_action_signature()]
-    assert main(["--beside", "random,weighted"]) == 0  # light agents: nothing more to compile
+    assert main(["random,weighted"]) == 0  # light agents: nothing more to compile
+    assert main(["--help"]) == 2
 
 
 def test_a_library_user_is_told_once_when_the_kernels_compile(tmp_path, monkeypatch):
