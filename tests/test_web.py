@@ -111,9 +111,10 @@ async def next_error(ws):
     return await next_of(ws, "error")
 
 
-async def latest_state(ws, quiet=0.3):
-    """The last state a page was sent (its seq is the one a move must carry)."""
-    last = None
+async def latest_state(ws, quiet=0.3, last=None):
+    """The last state a page was sent (its seq is the one a move must carry): ``last``,
+    the newest one already read, or a newer one that comes within ``quiet`` seconds (with
+    none read yet, the first may take up to a minute)."""
     while True:
         try:
             msg = await asyncio.wait_for(ws.receive_json(), last and quiet or 60)
@@ -221,7 +222,7 @@ def test_the_spectator_link_never_plays_a_seat_and_nobody_wipes_another_persons_
             seen = await next_state(watcher)
             while len(seen["players"]) != 2:
                 seen = await next_state(watcher)
-            seen = await latest_state(watcher) or seen
+            seen = await latest_state(watcher, last=seen)
             assert seen["seat"] is None and seen["hand"] is None and seen["legal"] == []
             await watcher.send_json({"type": "act", "action": A.SETTLEMENT0, "seq": seen["seq"]})
             assert "does not play a seat" in (await next_error(watcher))["reason"]
