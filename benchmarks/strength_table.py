@@ -1,11 +1,14 @@
 """The README's strength table, made from committed per-game results files.
 
 Each row of the table names its files in ``docs/results/strength/`` (one line per game,
-as ``benchmarks/value_strength.py`` writes them: the agent's spec, its three opponents'
-spec, won or not); games, wins and the 95% Wilson interval are counted from them here,
+as ``benchmarks/value_strength.py`` writes them, its per-decision times dropped to keep
+them small: the agent's spec, its three opponents' spec, won or not); games, wins and the 95% Wilson interval are counted from them here,
 never typed in.  ``--write`` rewrites the README's block between its markers; a test checks
 that the README shows what the files give.  A row whose files are not committed yet is
 left out of the table (and named by ``--check``).
+
+The recipe page's table of the shipped policy's training run is made the same way from
+``docs/results/policy_big/``.
 
 Usage: python benchmarks/strength_table.py [--write] [--check]
 """
@@ -13,7 +16,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Dict, List, NamedTuple, Sequence, Tuple
+from typing import List, NamedTuple, Sequence, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -89,10 +92,10 @@ def _cell(wins: int, games: int, bold: bool) -> str:
     return f"{f'**{rate}**' if bold else rate} [{lo:.3f}, {hi:.3f}]"
 
 
-def measured(folder: str = FOLDER) -> List[Tuple[Row, List[Tuple[int, int]]]]:
+def measured(folder: str = FOLDER, rows: Sequence[Row] = ROWS) -> List[Tuple[Row, List[Tuple[int, int]]]]:
     """The rows whose every part has games in a committed file, with their tallies."""
     out = []
-    for row in ROWS:
+    for row in rows:
         if all(os.path.exists(os.path.join(folder, p.file)) for p in row.parts):
             counts = [tally(p, folder) for p in row.parts]
             if all(games for _, games in counts):
@@ -100,22 +103,62 @@ def measured(folder: str = FOLDER) -> List[Tuple[Row, List[Tuple[int, int]]]]:
     return out
 
 
-def strength_table(folder: str = FOLDER) -> str:
-    """The README's block: the table and where its figures come from."""
+def table(folder: str, rows: Sequence[Row]) -> List[str]:
+    """The lines of a table of rows counted from folder's files."""
     lines = ["| agent | against | games | win rate [95% CI] | details |", "|---|---|---:|---|---|"]
-    for row, counts in measured(folder):
+    for row, counts in measured(folder, rows):
         sizes = {games for _, games in counts}
         games = f"{sizes.pop():,}" + (" each" if len(counts) > 1 else "") if len(sizes) == 1 else \
             " / ".join(f"{g:,}" for _, g in counts)
         cells = " / ".join(_cell(w, g, row.bold) for w, g in counts)
         lines.append(f"| {row.agent} | {row.against} | {games} | {cells} | {row.details} |")
-    lines += ["", "Counted from the per-game files in [docs/results/strength/](docs/results/strength/) "
-              "(`benchmarks/value_strength.py`, fresh seeds; `benchmarks/strength_table.py` writes this table)."]
-    return "\n".join(lines)
+    return lines
+
+
+def strength_table(folder: str = FOLDER) -> str:
+    """The README's block: the table and where its figures come from."""
+    return "\n".join(table(folder, ROWS) + [
+        "", "Counted from the per-game files in [docs/results/strength/](docs/results/strength/) "
+        "(`benchmarks/value_strength.py`, fresh seeds; `benchmarks/strength_table.py` writes this table)."])
+
+
+POLICY_FOLDER = os.path.join(ROOT, "docs", "results", "policy_big")
+POLICY_DOC = os.path.join(ROOT, "docs", "rl-recipe.md")
+POLICY_START, POLICY_END = "<!-- policy_big: start -->", "<!-- policy_big: end -->"
+NEW = "ppo:path=results/policy_big/ppo/actor.npz"
+CLONE = "ppo:path=results/policy_big/bc/actor.npz"
+OLD = "the policy shipped before (2026-11-27)"
+POLICY_ROWS: Tuple[Row, ...] = (
+    Row("cloned (step 2): 5,160 teacher games, 6 epochs", "3 `jsettlers` (seeds 61,000)",
+        (Part("vs_jsettlers_seed61000.jsonl", CLONE, "jsettlers"),), "65 min, one core"),
+    Row("+ MaskablePPO with potential shaping (step 3), **shipped as `pretrained_policy`**",
+        "3 `jsettlers` (seeds 61,000) / 3 `weighted` (62,000)",
+        (Part("vs_jsettlers_seed61000.jsonl", NEW, "jsettlers"),
+         Part("vs_weighted_seed62000.jsonl", NEW, "weighted")), "25 min, one core", bold=True),
+    Row(OLD, "3 `jsettlers` (seeds 61,000)",
+        (Part("vs_jsettlers_seed61000.jsonl", "pretrained_policy", "jsettlers"),), "2,240 teacher games"),
+    Row("the new policy / " + OLD + ", the same 1,000 games", "3 `jsettlers` (seeds 63,000)",
+        (Part("vs_jsettlers_seed63000.jsonl", NEW, "jsettlers"),
+         Part("vs_jsettlers_seed63000.jsonl", "pretrained_policy", "jsettlers")), "paired"),
+)
+
+
+def policy_table(folder: str = POLICY_FOLDER) -> str:
+    """The recipe page's block: the shipped policy's run, counted from its files."""
+    with open(os.path.join(folder, "ppo_curve.csv")) as f:
+        last = f.read().split()[-1].split(",")  # minutes, env_steps, ...
+    with open(os.path.join(folder, "clone_state.json")) as f:
+        clone = json.load(f)["curve"][-1]
+    return "\n".join(table(folder, POLICY_ROWS) + [
+        "", f"The clone picked the teacher's move in {clone['val_agreement']:.1%} of held-out decisions after "
+        f"{clone['epoch']} epochs; PPO ran {int(last[1]):,} learner steps in {float(last[0]):.0f} minutes. "
+        "Counted from the files in `docs/results/policy_big/` (the run's commands: "
+        "[command.sh](results/policy_big/command.sh); the clone's curve `clone_state.json`, PPO's `ppo_curve.csv`); in them "
+        "`pretrained_policy` is " + OLD + "."])
 
 
 def missing(folder: str = FOLDER) -> List[str]:
-    """The rows left out: their files are not committed (or hold none of their games)."""
+    """The README's rows left out: their files are not committed (or hold none of their games)."""
     shown = {row for row, _ in measured(folder)}
     return [row.agent for row in ROWS if row not in shown]
 
@@ -130,8 +173,11 @@ def main(argv: Sequence[str] = None) -> int:
     if args.check:
         for agent in missing():
             print(f"not measured yet: {agent}")
-    if args.write and not replace_block(DOC, DOC_START, DOC_END, strength_table()):
-        raise SystemExit(f"{DOC} lacks the markers {DOC_START} ... {DOC_END}")
+    if args.write:
+        for doc, start, end, text in ((DOC, DOC_START, DOC_END, strength_table()),
+                                      (POLICY_DOC, POLICY_START, POLICY_END, policy_table())):
+            if not replace_block(doc, start, end, text):
+                raise SystemExit(f"{doc} lacks the markers {start} ... {end}")
     return 0
 
 

@@ -166,6 +166,9 @@ def test_the_readme_strength_table_is_counted_from_the_per_game_files():
     named = {part.file for row in bench.ROWS for part in row.parts}
     assert set(os.listdir(bench.FOLDER)) <= named
     assert bench.measured()  # at least one row is shown
+    # the recipe page's table of the shipped policy's run, every row counted
+    assert block(bench.POLICY_DOC, bench.POLICY_START, bench.POLICY_END) == bench.policy_table()
+    assert len(bench.measured(bench.POLICY_FOLDER, bench.POLICY_ROWS)) == len(bench.POLICY_ROWS)
 
 
 def test_the_threads_table_is_the_results_file():
