@@ -58,7 +58,7 @@ ROWS: Tuple[Row, ...] = (
     Row("`best` MCTS, 10,000 playouts", "3 `jsettlers`",
         (Part("best10000_vs_jsettlers.jsonl", "mcts:variant=best:playouts=10000", "jsettlers"),),
         "[search](docs/search.md)"),
-    Row("`pretrained` (shipped network, anytime expectimax ~0.1 s a move, trades)", "3 `jsettlers`",
+    Row("`pretrained` (shipped network, anytime expectimax, up to ~0.1 s a move, trades)", "3 `jsettlers`",
         (Part("pretrained_vs_jsettlers.jsonl", "pretrained", "jsettlers"),), LEARNED, bold=True),
     Row("`pretrained`", "3 `best` MCTS, 1,000 playouts",
         (Part("pretrained_vs_best1000.jsonl", "pretrained", "mcts:variant=best:playouts=1000"),), LEARNED),
