@@ -93,7 +93,8 @@ def main() -> None:
         _session(args.top)
         return
     with tempfile.TemporaryDirectory() as cache:  # an empty numba cache, removed afterwards
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        # one process compiles everything (no second process beside it): the profile is its own
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, CATAN_ENV_COMPILE_BESIDE="0")
         subprocess.run([sys.executable, os.path.abspath(__file__), "--in-process", "--top", str(args.top)],
                        env=env, check=True)
 

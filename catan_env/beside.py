@@ -8,6 +8,8 @@ playing each a few moves.  The process that started it loads from the cache what
 one has finished by the time it gets there.  It plays through the rules core directly,
 not through the envs, so that it depends on nothing that starts it.
 """
+import os
+import signal
 import sys
 from typing import Any, Optional, Sequence, Tuple
 
@@ -45,6 +47,9 @@ def compile_beside(specs: Sequence[str]) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    seconds = int(os.environ.get("CATAN_ENV_BESIDE_SECONDS", "0") or 0)
+    if seconds > 0 and hasattr(signal, "alarm"):
+        signal.alarm(seconds)  # a spec with a huge budget must not keep a core busy for long
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) > 1 or (args and args[0].startswith("-")):
         print("usage: python -m catan_env.beside [SPEC,SPEC,...]  (started by a first run; see "

@@ -133,14 +133,16 @@ def compile_notice(stream: Optional[TextIO] = None, agents: bool = True,
     compiled too; ``beside``: the agent specs a second process compiles beside this one
     (``compiling.compile_beside``).  Returns a callable that reports the time once done,
     or None when the compiled kernels are already cached."""
-    from .compiling import COMPILE_RULES_ONLY, COMPILE_WITH_AGENTS, compile_beside, mark_announced, rules_cached
-    mark_announced()  # (the envs made next warn no more)
-    if rules_cached():
+    from . import compiling as C
+    C.mark_announced()  # (the envs made next warn no more)
+    if C.rules_cached():
         return None
     stream = stream or sys.stderr
-    what, estimate = (("the rules core and the agents", COMPILE_WITH_AGENTS) if agents
-                      else ("the rules core", COMPILE_RULES_ONLY))
-    helper = ", a second process compiling beside this one" if compile_beside(beside) else ""
+    helped = C.compile_beside(beside)
+    what, estimate = (("the rules core and the agents",
+                       C.COMPILE_WITH_AGENTS if helped else C.COMPILE_WITH_AGENTS_ALONE) if agents
+                      else ("the rules core", C.COMPILE_RULES_ONLY if helped else C.COMPILE_RULES_ONLY_ALONE))
+    helper = ", a second process compiling beside this one" if helped else ""
     stream.write(f"compiling {what} (first run only, {estimate} on a 2-core machine{helper})...\n")
     stream.flush()
     t0 = time.perf_counter()

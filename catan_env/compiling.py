@@ -27,6 +27,10 @@ from .core import cache_guard
 # game included: about 40 s)
 COMPILE_RULES_ONLY = "about 12 s"
 COMPILE_WITH_AGENTS = "about 40 s"
+# the same in one process (no second process: one core, or CATAN_ENV_COMPILE_BESIDE=0)
+COMPILE_RULES_ONLY_ALONE = "about 18 s"
+COMPILE_WITH_AGENTS_ALONE = "about 53 s"
+HELPER_SECONDS = 300  # the second process stops itself after this long, done or not
 
 
 class CompileNotice(UserWarning):
@@ -37,11 +41,36 @@ _announced = False
 
 
 def rules_cached() -> bool:
-    """Whether the rules core's compiled kernels are in numba's cache."""
+    """Whether the rules core's compiled kernels are in numba's cache: its move
+    (``apply_action``, which the second process compiles first) and its legal moves
+    (``legal_mask``, which only a process playing compiles)."""
     rules = os.path.join(cache_guard.CORE_DIR, "rules.py")
     cache_dir = cache_guard.cache_dir_for(rules)
-    return cache_dir is not None and os.path.isdir(cache_dir) and any(
-        n.startswith("rules.apply_action-") and n.endswith(".nbi") for n in os.listdir(cache_dir))
+    if cache_dir is None or not os.path.isdir(cache_dir):
+        return False
+    names = os.listdir(cache_dir)
+    return all(any(n.startswith(f"rules.{kernel}-") and n.endswith(".nbi") for n in names)
+               for kernel in ("apply_action", "legal_mask"))
+
+
+def _cores() -> int:
+    """The cores this process may run on (its affinity, where the system says)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _cache_writable() -> bool:
+    """Whether numba can cache the rules' kernels (else a second process compiles for
+    nothing)."""
+    cache_dir = cache_guard.cache_dir_for(os.path.join(cache_guard.CORE_DIR, "rules.py"))
+    if cache_dir is None:
+        return False
+    probe = cache_dir
+    while not os.path.isdir(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    return os.access(probe, os.W_OK)
 
 
 def mark_announced() -> None:
@@ -57,19 +86,27 @@ def compile_beside(specs: Sequence[Any] = ()) -> bool:
     """Start (once per process) a second process that compiles into numba's cache the
     rules' ``apply_action`` and then the kernels of the agents ``specs`` (strings; others
     are skipped), while this one compiles what it needs first.  Returns whether one runs:
-    not on one core, not with ``CATAN_ENV_COMPILE_BESIDE=0``.  The helper outlives this
-    process if it must (it only writes numba's cache) and exits when done; should it
-    fail, this process compiles everything itself, as it would have."""
+    not on one core, not with ``CATAN_ENV_COMPILE_BESIDE=0``, not from a worker process
+    (a pool's workers would start one each), not where numba cannot cache.  The helper
+    outlives this process if it must (it only writes numba's cache), exits when done and
+    stops itself after ``HELPER_SECONDS``; should it fail or not start, this process
+    compiles everything itself, as it would have."""
     global _helper
     if _helper is not None:
         return True
-    if os.environ.get("CATAN_ENV_COMPILE_BESIDE", "1") == "0" or (os.cpu_count() or 1) < 2:
+    import multiprocessing
+    if (os.environ.get("CATAN_ENV_COMPILE_BESIDE", "1") == "0" or _cores() < 2 or not sys.executable
+            or multiprocessing.parent_process() is not None or not _cache_writable()):
         return False
     names = ",".join(dict.fromkeys(s for s in specs if isinstance(s, str)))
     command = [sys.executable, "-m", "catan_env.beside"] + ([names] if names else [])
-    _helper = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True,
-                               env=dict(os.environ, CATAN_ENV_COMPILE_BESIDE="0"))
+    try:
+        _helper = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, start_new_session=True,
+                                   env=dict(os.environ, CATAN_ENV_COMPILE_BESIDE="0",
+                                            CATAN_ENV_BESIDE_SECONDS=str(HELPER_SECONDS)))
+    except OSError:
+        return False
     atexit.register(_leave_helper)
     return True
 
@@ -91,7 +128,8 @@ def warn_if_compiling(stacklevel: int = 3) -> None:
     if rules_cached():
         return
     beside = compile_beside()
-    warnings.warn(f"catan_env is compiling its numba kernels (first run only, {COMPILE_RULES_ONLY} on a "
+    estimate = COMPILE_RULES_ONLY if beside else COMPILE_RULES_ONLY_ALONE
+    warnings.warn(f"catan_env is compiling its numba kernels (first run only, {estimate} on a "
                   f"2-core machine{', a second process compiling beside this one' if beside else ''}; cached "
                   f"after). Silence this with warnings.simplefilter('ignore', catan_env.CompileNotice)",
                   CompileNotice, stacklevel=stacklevel)

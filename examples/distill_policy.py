@@ -131,6 +131,8 @@ def main(argv=None):
     optim_path = os.path.join(args.out, "optimizer.pt")
     if state["epoch"] and os.path.exists(optim_path):
         optim.load_state_dict(torch.load(optim_path))
+        for group in optim.param_groups:  # the schedule's base is --lr, not the rate it had decayed to
+            group["initial_lr"] = args.lr
 
     def train_loss(policy, rows):
         return bc_loss(policy, data, rows, args.value_weight, args.soft_weight, args.temperature)[0]

@@ -1,6 +1,8 @@
 """The batched numba env: step-for-step equivalence with the single envs, opponents in
 numba (built-in policies and exported MLPs), the Gymnasium VectorEnv and SB3 VecEnv
 faces, and the numba MLP forward pass against torch."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -173,11 +175,13 @@ def test_same_seed_same_games_and_seeds_per_game():
 @pytest.mark.parametrize("mode,opponents", [("learner", "random"), ("learner", ["random", "jsettlers"]),
                                              ("all_seats", "random")])
 def test_threads_step_the_same_games_as_one_thread(mode, opponents):
-    """threads=3 (slices stepped at once, GIL released) gives what one thread gives, game
-    for game: states, observations, masks, rewards, ends and episode statistics; illegal
-    actions in the mix; Python opponents (the kernel pauses for them) too."""
+    """threads=3 (slices stepped at once by a parallel kernel) gives what one thread gives,
+    game for game: states, observations, masks, rewards, ends and episode statistics;
+    illegal actions in the mix; Python opponents (the kernel pauses for them) too."""
     one = BatchedCatan(7, mode=mode, opponents=opponents, max_turns=40, vp_reward=0.1)
-    three = BatchedCatan(7, mode=mode, opponents=opponents, max_turns=40, vp_reward=0.1, threads=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (fewer than 3 cores: numba runs fewer threads)
+        three = BatchedCatan(7, mode=mode, opponents=opponents, max_turns=40, vp_reward=0.1, threads=3)
     assert three.threads == 3
     one.reset(seed=11), three.reset(seed=11)
     for k in range(600):
@@ -191,9 +195,20 @@ def test_threads_step_the_same_games_as_one_thread(mode, opponents):
         assert one.episode_stats() == three.episode_stats()
     np.testing.assert_array_equal(one.states, three.states)
     three.close()
-    three.step(three.sample_actions())  # still works after close (the pool restarts)
+    three.step(three.sample_actions())  # still works after close
     with pytest.raises(ValueError, match="threads"):
         BatchedCatan(2, threads=0)
+
+
+def test_more_threads_than_numba_runs_is_said():
+    import numba
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        with pytest.warns(RuntimeWarning, match="numba runs 1 thread"):
+            BatchedCatan(4, threads=2)
+    finally:
+        numba.set_num_threads(before)
 
 
 def test_sample_legal_draws_legal_actions_uniformly():

@@ -111,6 +111,12 @@ def test_each_option_shows_its_default_once():
     assert address.count("default:") == 1 and "$RAY_ADDRESS" in address
 
 
+def _cache_rules(folder):
+    """Stand-ins for the rules' cached kernels that say the core is compiled."""
+    for kernel in ("apply_action", "legal_mask"):
+        (folder / f"rules.{kernel}-1.py311.nbi").write_text("")
+
+
 def test_the_compile_notice_states_what_is_compiled_and_how_long_it_takes(tmp_path, monkeypatch):
     import io
 
@@ -118,17 +124,16 @@ def test_the_compile_notice_states_what_is_compiled_and_how_long_it_takes(tmp_pa
     from catan_env.agent_specs import compiles_kernels
     from catan_env.core import cache_guard
     monkeypatch.setattr(cache_guard, "cache_dir_for", lambda path: str(tmp_path))  # an empty cache
-    monkeypatch.setenv("CATAN_ENV_COMPILE_BESIDE", "0")
     monkeypatch.setenv("CATAN_ENV_COMPILE_BESIDE", "0")  # (test_a_first_compile_starts_a_second_process)
-    from catan_env.compiling import COMPILE_RULES_ONLY, COMPILE_WITH_AGENTS
-    for agents, what, estimate in ((False, "the rules core (", COMPILE_RULES_ONLY),
-                                   (True, "the rules core and the agents", COMPILE_WITH_AGENTS)):
+    from catan_env.compiling import COMPILE_RULES_ONLY_ALONE, COMPILE_WITH_AGENTS_ALONE
+    for agents, what, estimate in ((False, "the rules core (", COMPILE_RULES_ONLY_ALONE),
+                                   (True, "the rules core and the agents", COMPILE_WITH_AGENTS_ALONE)):
         out = io.StringIO()
         done = cli.compile_notice(out, agents=agents)
         assert done is not None and what in out.getvalue() and estimate in out.getvalue()
         done()
         assert "compiled in" in out.getvalue()
-    (tmp_path / "rules.apply_action-1.py311.nbi").write_text("")  # cached: nothing to say
+    _cache_rules(tmp_path)  # cached: nothing to say
     assert cli.compile_notice(io.StringIO()) is None
     assert not any(compiles_kernels(s) for s in ("random", "weighted", "pruning:x=1"))
     assert all(compiles_kernels(s) for s in ("jsettlers", "pretrained", "mcts:iterations=9"))
@@ -159,7 +164,7 @@ def test_a_first_compile_starts_a_second_process_once(tmp_path, monkeypatch):
     monkeypatch.setattr(compiling, "_helper", None)
     monkeypatch.setattr(compiling, "_announced", False)
     monkeypatch.delenv("CATAN_ENV_COMPILE_BESIDE", raising=False)
-    monkeypatch.setattr(compiling.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compiling, "_cores", lambda: 2)
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         catan_env.raw_env()
@@ -173,13 +178,22 @@ def test_a_first_compile_starts_a_second_process_once(tmp_path, monkeypatch):
     cli.compile_notice(io.StringIO(), beside=["pretrained", "jsettlers", "pretrained"])
     assert started[-1][0][-1] == "pretrained,jsettlers"
     monkeypatch.setattr(compiling, "_helper", None)
-    monkeypatch.setattr(compiling.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(compiling, "_cores", lambda: 1)
     out = io.StringIO()
     cli.compile_notice(out)
     assert len(started) == 2 and "beside" not in out.getvalue()
-    monkeypatch.setattr(compiling.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(compiling, "_cores", lambda: 2)
     monkeypatch.setenv("CATAN_ENV_COMPILE_BESIDE", "0")
     assert not compiling.compile_beside(["pretrained"]) and len(started) == 2
+    monkeypatch.delenv("CATAN_ENV_COMPILE_BESIDE")
+
+    def cannot_start(command, **kwargs):
+        raise OSError("no processes here")
+    monkeypatch.setattr(subprocess, "Popen", cannot_start)
+    assert not compiling.compile_beside(["pretrained"])  # this process compiles alone, no error
+    out = io.StringIO()
+    cli.compile_notice(out, agents=False)
+    assert "beside" not in out.getvalue() and compiling.COMPILE_RULES_ONLY_ALONE in out.getvalue()
 
 
 def test_the_second_process_compiles_the_apply_action_the_envs_call():
@@ -223,9 +237,9 @@ def test_a_library_user_is_told_once_when_the_kernels_compile(tmp_path, monkeypa
         warnings.simplefilter("error")
         catan_env.raw_env()  # once per process
         monkeypatch.setattr(compiling, "_announced", False)
-        (tmp_path / "rules.apply_action-1.py311.nbi").write_text("")
+        _cache_rules(tmp_path)
         catan_env.raw_env()  # cached: nothing to say
-    (tmp_path / "rules.apply_action-1.py311.nbi").unlink()
+    (tmp_path / "rules.legal_mask-1.py311.nbi").unlink()
     monkeypatch.setattr(compiling, "_announced", False)
     import io
     from catan_env import cli

@@ -54,9 +54,9 @@ def _one_ply(p: Ply, s: np.ndarray, a: int, c: np.ndarray) -> float:
 @njit(cache=True, inline='always')
 def _searchable(p: Ply, s: np.ndarray) -> Tuple[np.ndarray, int]:
     """(root's searchable moves in s, how many); none where another seat decides."""
-    moves = np.empty(A.N_ACTIONS, np.int64)
     if current_decider(s) != p.root:
-        return moves, 0
+        return np.empty(0, np.int64), 0
+    moves = np.empty(A.N_ACTIONS, np.int64)
     buf = np.empty(A.N_ACTIONS, np.int64)
     n = legal_actions(s, buf)
     m = 0

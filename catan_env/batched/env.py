@@ -38,6 +38,7 @@ step, the finished episode's last observation in ``final_obs`` and its statistic
 """
 import copy
 import os
+import warnings
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -190,6 +191,12 @@ class BatchedCatan:
         # one parallel kernel (results identical to one thread: each game has its own RNG
         # and rows)
         self.threads = min(threads, num_envs)
+        if self.threads > 1:
+            import numba
+            if numba.get_num_threads() < self.threads:
+                warnings.warn(f"threads={self.threads} but numba runs {numba.get_num_threads()} thread(s) "
+                              f"(NUMBA_NUM_THREADS or numba.set_num_threads): the slices are stepped in turn",
+                              RuntimeWarning, stacklevel=2)
         self._slices = np.linspace(0, num_envs, self.threads + 1).astype(np.int64)
         self._slice_args: Optional[Tuple[np.ndarray, ...]] = None  # step_slices' arrays
 
