@@ -135,6 +135,10 @@ POLICY_ROWS: Tuple[Row, ...] = (
         "3 `jsettlers` (seeds 61,000) / 3 `weighted` (62,000)",
         (Part("vs_jsettlers_seed61000.jsonl", NEW, "jsettlers"),
          Part("vs_weighted_seed62000.jsonl", NEW, "weighted")), "25 min, one core", bold=True),
+    Row("the same clone + Tianshou PPO against the same league (`examples/train_tianshou.py`)",
+        "3 `jsettlers` (seeds 61,000)",
+        (Part("tianshou_vs_jsettlers_seed61000.jsonl", "ppo:path=results/tianshou_league/run/actor.npz",
+              "jsettlers"),), "25 min, one core (half of it beside CI)"),
     Row(OLD, "3 `jsettlers` (seeds 61,000)",
         (Part("vs_jsettlers_seed61000.jsonl", "pretrained_policy", "jsettlers"),), "2,240 teacher games"),
     Row("the new policy / " + OLD + ", the same 1,000 games", "3 `jsettlers` (seeds 63,000)",
@@ -153,7 +157,8 @@ def policy_table(folder: str = POLICY_FOLDER) -> str:
         "", f"The clone picked the teacher's move in {clone['val_agreement']:.1%} of held-out decisions after "
         f"{clone['epoch']} epochs; PPO ran {int(last[1]):,} learner steps in {float(last[0]):.0f} minutes. "
         "Counted from the files in `docs/results/policy_big/` (the run's commands: "
-        "[command.sh](results/policy_big/command.sh); the clone's curve `clone_state.json`, PPO's `ppo_curve.csv`); in them "
+        "[command.sh](results/policy_big/command.sh), Tianshou's `tianshou_command.sh`; the clone's curve "
+        "`clone_state.json`, PPO's `ppo_curve.csv`, Tianshou's `tianshou_curve.csv`); in them "
         "`pretrained_policy` is " + OLD + "."])
 
 
