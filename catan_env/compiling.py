@@ -40,12 +40,16 @@ class CompileNotice(UserWarning):
 _announced = False
 
 
+def _rules_cache_dir() -> Optional[str]:
+    """Where numba caches the rules core's kernels (None: it cannot say)."""
+    return cache_guard.cache_dir_for(os.path.join(cache_guard.CORE_DIR, "rules.py"))
+
+
 def rules_cached() -> bool:
     """Whether the rules core's compiled kernels are in numba's cache: its move
     (``apply_action``, which the second process compiles first) and its legal moves
     (``legal_mask``, which only a process playing compiles)."""
-    rules = os.path.join(cache_guard.CORE_DIR, "rules.py")
-    cache_dir = cache_guard.cache_dir_for(rules)
+    cache_dir = _rules_cache_dir()
     if cache_dir is None or not os.path.isdir(cache_dir):
         return False
     names = os.listdir(cache_dir)
@@ -64,7 +68,7 @@ def _cores() -> int:
 def _cache_writable() -> bool:
     """Whether numba can cache the rules' kernels (else a second process compiles for
     nothing)."""
-    cache_dir = cache_guard.cache_dir_for(os.path.join(cache_guard.CORE_DIR, "rules.py"))
+    cache_dir = _rules_cache_dir()
     if cache_dir is None:
         return False
     probe = cache_dir

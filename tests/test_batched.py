@@ -206,7 +206,8 @@ def test_more_threads_than_numba_runs_is_said():
     numba.set_num_threads(1)
     try:
         with pytest.warns(RuntimeWarning, match="numba runs 1 thread"):
-            BatchedCatan(4, threads=2)
+            env = BatchedCatan(4, threads=2)
+        assert env.threads == 2  # still asked: the slices are stepped in turn
     finally:
         numba.set_num_threads(before)
 

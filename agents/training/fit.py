@@ -72,7 +72,7 @@ def fit(model: Any, train_rows: np.ndarray, loss_of: Callable[[Any, np.ndarray],
     where it was lowest.  ``rng``: the minibatch order (seed 0 when not given).
     ``progress(entry)`` after each epoch (save a checkpoint there)."""
     import torch
-    if not 1 <= first_epoch:
+    if first_epoch < 1:
         raise ValueError(f"first_epoch must be >= 1, got {first_epoch}")
     rng = rng if rng is not None else np.random.default_rng(0)
     opt = optimizer if optimizer is not None else \
@@ -84,6 +84,9 @@ def fit(model: Any, train_rows: np.ndarray, loss_of: Callable[[Any, np.ndarray],
     history: List[Dict[str, Any]] = []
     best: Optional[tuple] = None  # (figure, epoch, weights)
     start = time.perf_counter()
+
+    def spent() -> bool:  # the time budget is used up
+        return seconds is not None and time.perf_counter() - start > seconds
     for epoch in range(first_epoch, epochs + 1):
         model.train()
         t0, total, seen = time.perf_counter(), 0.0, 0
@@ -100,7 +103,7 @@ def fit(model: Any, train_rows: np.ndarray, loss_of: Callable[[Any, np.ndarray],
             opt.step()
             total += float(loss.detach()) * len(rows)
             seen += len(rows)
-            if seconds is not None and time.perf_counter() - start > seconds:
+            if spent():
                 break
         entry: Dict[str, Any] = {"epoch": epoch, "train_loss": total / max(seen, 1),
                                  "seconds": time.perf_counter() - t0}
@@ -115,7 +118,7 @@ def fit(model: Any, train_rows: np.ndarray, loss_of: Callable[[Any, np.ndarray],
         history.append(entry)
         if progress:
             progress(entry)
-        if seconds is not None and time.perf_counter() - start > seconds:
+        if spent():
             break
     model.eval()
     if best is not None:

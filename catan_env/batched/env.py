@@ -268,7 +268,7 @@ class BatchedCatan:
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
-        K.reset_games(np.arange(self.num_envs), seeds, *self._arrays(), self._scratch(0))
+        K.reset_games(np.arange(self.num_envs), seeds, *self._arrays(), self._scratch())
         self._run_external()
         return self.observations(), self.masks
 
@@ -385,7 +385,7 @@ class BatchedCatan:
         pool, as the groups are (``_arrays``)."""
         batch, setup, nets, out = self._arrays()
         if self.threads == 1:
-            K.step_slice(actions, batch, setup, nets, out, self._scratch(0), 0, self.num_envs)
+            K.step_slice(actions, batch, setup, nets, out, self._scratch(), 0, self.num_envs)
             return
         if self._slice_args is None:
             scratches = [K.make_scratch(nets) for _ in range(self.threads)]
@@ -399,7 +399,7 @@ class BatchedCatan:
         kernels called from Python share, sized for the pool's networks (``_scratch``)."""
         if self._kernel_args is None:
             nets = K.Nets(self.params, self.layers, self.nets)
-            self._scratches = [K.make_scratch(nets)]  # before the args
+            self._scratch_buffers = K.make_scratch(nets)  # before the args
             self._slice_args = None
             self._kernel_args = (
                 K.Batch(self.states, self.games, self.vals, self.rngs),
@@ -409,11 +409,11 @@ class BatchedCatan:
                           self.ep_stats, self.ep_returns, self.obs, self.planes, self.masks))
         return self._kernel_args
 
-    def _scratch(self, k: int = 0) -> Any:
+    def _scratch(self) -> Any:
         """The kernels' work buffers (they allocate nothing themselves: they run without
         numba's reference counting, see ``kernel``); the parallel step has its own."""
         self._arrays()
-        return self._scratches[k]
+        return self._scratch_buffers
 
     def _external_agent(self, i: int, seat: int) -> Any:
         """The Python agent playing seat of game i (one copy per game and seat, reset
@@ -490,4 +490,4 @@ class BatchedCatan:
                     raise G.IllegalActionError(f"opponent agent {agent!r} chose illegal action "
                                                f"{G.A.action_name(a)} in game {i}")
                 actions[j] = a
-            K.resume_games(waiting.astype(np.int64), actions, *self._arrays(), self._scratch(0))
+            K.resume_games(waiting.astype(np.int64), actions, *self._arrays(), self._scratch())
