@@ -1,0 +1,139 @@
+"""Which figures on the README and the docs pages no committed results file holds.
+
+A figure is a number a reader takes as measured: one with decimals, a percentage, a
+ratio (``2.34x``), both sides of a count like ``73/200``, and any other whole number of
+100 or more (years aside).  It is traced when a file under ``docs/results/`` holds a
+number that shows as it does (the same value at the page's decimals, or as a share
+where the page shows a percentage).  Not scanned: code (blocks and inline), link targets,
+HTML comments, blocks between ``<!-- name: start -->`` and ``<!-- name: end -->`` markers
+(each is rewritten from its results file by a script, and a test of its own checks it),
+the tables the code generates (actions and observation fields, tested against the code)
+and the changelog, which is the history: figures as measured at the time.
+
+    python tests/figures_trace.py          # every untraced figure, page by page
+"""
+import os
+import re
+import sys
+from typing import Dict, Iterable, List, Set, Tuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(ROOT, "docs", "results")
+HISTORY = {"docs/changelog.md"}  # figures as measured at the time, dated: not re-traced
+TEXT_SUFFIXES = (".json", ".jsonl", ".txt", ".md", ".csv", ".sh", ".log")
+
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_FIGURE = re.compile(r"(?<![\w.,/])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(%|x)?(?![\w])")
+_COUNT = re.compile(r"(?<![\w.,])(\d[\d,]*)\s*/\s*(\d[\d,]*)(?![\w.]\d)")
+
+
+def pages() -> List[str]:
+    """The README and every docs page, as paths relative to the repository."""
+    docs = sorted(f"docs/{name}" for name in os.listdir(os.path.join(ROOT, "docs")) if name.endswith(".md"))
+    return ["README.md"] + [page for page in docs if page not in HISTORY]
+
+
+def results_numbers(folder: str = RESULTS) -> Set[float]:
+    """Every number written in the results files (text formats) under folder."""
+    numbers: Set[float] = set()
+    for here, _, names in os.walk(folder):
+        for name in names:
+            if not name.endswith(TEXT_SUFFIXES):
+                continue
+            with open(os.path.join(here, name), errors="ignore") as f:
+                for token in _NUMBER.findall(f.read()):
+                    try:
+                        numbers.add(float(token.replace(",", "")))
+                    except ValueError:
+                        pass
+    return numbers
+
+
+class Shown:
+    """The ways results numbers may show on a page: at 0-4 decimals, and as percentages."""
+
+    def __init__(self, numbers: Iterable[float]):
+        self.plain: Dict[int, Set[float]] = {d: set() for d in range(5)}
+        self.percent: Dict[int, Set[float]] = {d: set() for d in range(5)}
+        for n in numbers:
+            for d in range(5):
+                self.plain[d].add(round(n, d))
+                self.percent[d].add(round(n * 100, d))
+
+    def holds(self, value: float, decimals: int, percent: bool) -> bool:
+        d = min(decimals, 4)
+        return round(value, d) in self.plain[d] or (percent and round(value, d) in self.percent[d])
+
+
+def readable_text(text: str, generated: Iterable[str] = ()) -> str:
+    """The page's prose and tables: no code, link targets, comments or generated blocks."""
+    for block in generated:
+        text = text.replace(block, "")
+    text = re.sub(r"<!-- (\w+): start -->.*?<!-- \1: end -->", "", text, flags=re.S)
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    return re.sub(r"<[^>]+>", "", text)
+
+
+def figures(text: str) -> List[Tuple[str, float, int, bool]]:
+    """(as shown, value, decimals, is a percentage) of each figure in readable text."""
+    found = []
+    counted = set()
+    for m in _COUNT.finditer(text):
+        for group in (1, 2):
+            counted.add(m.start(group))
+            token = m.group(group)
+            found.append((token, float(token.replace(",", "")), 0, False))
+    for m in _FIGURE.finditer(text):
+        if m.start() in counted:
+            continue
+        whole, fraction, suffix = m.groups()
+        value = float(whole.replace(",", "") + (fraction or ""))
+        if not fraction and not suffix and (value < 100 or 1990 <= value <= 2035):
+            continue
+        found.append((m.group(), value, len(fraction) - 1 if fraction else 0, suffix == "%"))
+    return found
+
+
+def generated_blocks() -> List[str]:
+    """The tables the code writes onto the pages (each tested against the code)."""
+    sys.path.insert(0, ROOT)
+    from catan_env.core.actions import action_table
+    from catan_env.core.observe import observation_table
+    return [action_table(), observation_table()]
+
+
+def code_facts() -> Set[float]:
+    """Sizes the code defines and the pages state in prose (observation, actions, bytes)."""
+    sys.path.insert(0, ROOT)
+    import importlib
+    actions = importlib.import_module("catan_env.core.actions")
+    observe = importlib.import_module("catan_env.core.observe")  # the package's observe() shadows it
+    sizes = (observe.VECTOR_SIZE, observe.BOARD_SIZE, observe.VECTOR_SIZE - observe.BOARD_SIZE,
+             observe.COMPACT_SIZE, 4 * observe.VECTOR_SIZE, actions.N_ACTIONS)
+    return {float(x) for x in sizes}
+
+
+def untraced() -> Dict[str, List[str]]:
+    """Page -> the figures on it that no results file holds (as shown)."""
+    shown = Shown(results_numbers() | code_facts())
+    blocks = generated_blocks()
+    out: Dict[str, List[str]] = {}
+    for page in pages():
+        with open(os.path.join(ROOT, page)) as f:
+            text = readable_text(f.read(), blocks)
+        out[page] = [token for token, value, decimals, percent in figures(text)
+                     if not shown.holds(value, decimals, percent)]
+    return out
+
+
+if __name__ == "__main__":
+    total = 0
+    for page, missing in untraced().items():
+        total += len(missing)
+        if missing:
+            print(f"{page}: {len(missing)}: {' '.join(missing)}")
+    print(f"{total} figures untraced")
+    raise SystemExit(1 if total else 0)
