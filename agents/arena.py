@@ -29,6 +29,7 @@ from catan_env.core.options import DEFAULT_MAX_TURNS
 
 from catan_env.agent_specs import compiles_kernels
 from catan_env.cli import Progress, compile_notice, parser, positive_int, user_errors, writable_folder
+from catan_env.plotting import pyplot, save
 
 from .base import AgentProtocol
 from .registry import make_agent
@@ -317,11 +318,8 @@ def write_outputs(results: Sequence[Dict[str, Any]], summary: Dict[str, Any], ou
             for seat, spec in enumerate(res["specs"]):
                 w.writerow([g, res["seed"], seat, spec, int(res["winner"] == seat), res["vp"][seat],
                             res["rank"][seat], res["turns"], res["trades"][seat], res["fallbacks"][seat]])
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         print("matplotlib not installed: skipping plots (pip install \"catan_env[viz]\")", file=sys.stderr)
         return written
     specs = list(summary["agents"])
@@ -334,10 +332,7 @@ def write_outputs(results: Sequence[Dict[str, Any]], summary: Dict[str, Any], ou
     import textwrap
     lineup = textwrap.fill(", ".join(summary["players"]), 80)  # long specs wrap inside the figure
     ax.set_title(f"VP distribution per agent\n{lineup} ({summary['games']} games)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "vp_distribution.png"))
-    written.append(os.path.join(out, "vp_distribution.png"))
-    plt.close(fig)
+    written.append(save(fig, os.path.join(out, "vp_distribution.png")))
     fig, ax = plt.subplots(figsize=(7, 4))
     n = len(summary["players"])
     width = 0.8 / max(1, len(specs))
@@ -348,10 +343,7 @@ def write_outputs(results: Sequence[Dict[str, Any]], summary: Dict[str, Any], ou
     ax.set_ylabel("win rate")
     ax.set_title(f"Win rate by seat\n{lineup} ({summary['games']} games)", fontsize=10)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "win_rate_by_seat.png"))
-    written.append(os.path.join(out, "win_rate_by_seat.png"))
-    plt.close(fig)
+    written.append(save(fig, os.path.join(out, "win_rate_by_seat.png")))
     return written
 
 

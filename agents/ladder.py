@@ -25,6 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from catan_env.cli import UserError, compile_notice, parser, positive_int, require, user_errors
+from catan_env.plotting import pyplot, save
 
 from .arena import BACKENDS, _job, map_jobs
 from .registry import make_agent
@@ -101,11 +102,8 @@ def format_ratings(rows: Sequence[Dict[str, Any]], games: int) -> str:
 
 def plot_ratings(rows: Sequence[Dict[str, Any]], games: int, path: str) -> Optional[str]:
     """mu with a 2-sigma bar per agent (needs matplotlib); returns the path or None."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
     order = list(rows)[::-1]
     fig, ax = plt.subplots(figsize=(7, 0.4 * len(order) + 1.2))
@@ -114,10 +112,7 @@ def plot_ratings(rows: Sequence[Dict[str, Any]], games: int, path: str) -> Optio
     ax.set_yticks(y, [r["agent"] for r in order], fontsize=8)
     ax.set_xlabel("OpenSkill mu (bars: 2 sigma)")
     ax.set_title(f"Ladder: {games} seat-randomised 4-player games", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 class Ladder:

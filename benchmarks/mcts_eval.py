@@ -34,6 +34,7 @@ import numpy as np
 from catan_env.agents.arena import play_game, schedule, wilson
 from catan_env.agents.mcts import PRESETS
 from catan_env.cli import HelpFormatter
+from catan_env.plotting import pyplot, save
 
 JS = "jsettlers"
 # published win rates against three JSettlers robots: (1,000 playouts, 10,000 playouts)
@@ -241,9 +242,10 @@ def _rates(rows, table):
 
 
 def plot(rows, table, experiment, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
+    if plt is None:
+        print("matplotlib not installed: no plot (pip install \"catan_env[viz]\")")
+        return
     fig, ax = plt.subplots(figsize=(8, 4))
     if experiment == "seats":
         for j, label in enumerate(table):
@@ -271,10 +273,7 @@ def plot(rows, table, experiment, path):
         ax.set_ylabel("win rate (95% CI)")
         ax.legend()
     ax.set_title(f"MCTS: {experiment}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    print(f"wrote {path}")
+    print(f"wrote {save(fig, path, dpi=110)}")
 
 
 if __name__ == "__main__":

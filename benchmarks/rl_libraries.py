@@ -27,6 +27,7 @@ import sys
 import time
 
 from catan_env.cli import HelpFormatter
+from catan_env.plotting import pyplot, save
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -180,11 +181,8 @@ def table(results):
 
 
 def figure(args, names):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for name in names:
@@ -203,11 +201,7 @@ def figure(args, names):
     axes[1].set_xscale("log")
     axes[0].legend(loc="lower right")
     fig.suptitle("Each RL library's path to 80% against three random opponents")
-    fig.tight_layout()
-    path = os.path.join(args.out, "curves.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, os.path.join(args.out, "curves.png"), dpi=110)
 
 
 def main(argv=None):

@@ -24,6 +24,7 @@ import numpy as np
 from catan_env.agents.arena import play_game, schedule, wilson
 from catan_env.agents.registry import make_agent
 from catan_env.cli import HelpFormatter
+from catan_env.plotting import pyplot, save
 
 
 def play(spec, opponent, game, seed):
@@ -81,9 +82,9 @@ def plot(rows, path):
     """Win rate (95% interval) against the budget per decision of the ``seconds=`` specs."""
     import re
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
+    if plt is None:
+        return None
     points = defaultdict(list)
     for r in rows:
         m = re.search(r"seconds=([0-9.e-]+)", r["spec"])
@@ -102,10 +103,7 @@ def plot(rows, path):
     ax.set(xscale="log", xlabel="budget per decision (s, anytime search)", ylabel="win rate",
            title="pretrained: strength against time per decision", ylim=(0, 1))
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def main(argv=None):

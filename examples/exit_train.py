@@ -20,6 +20,7 @@ from catan_env.agents.deep.nets import save_networks, train_local, train_value
 from catan_env.agents.deep.selfplay import generate
 from catan_env.agents.training.rounds import RoundLog, run_rounds
 from catan_env.cli import HelpFormatter
+from catan_env.plotting import pyplot, save
 
 
 def expert_spec(args, nets):
@@ -30,11 +31,8 @@ def expert_spec(args, nets):
 
 
 def plot(losses, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
     for entry in (e for e in losses if "train" in e):
@@ -47,10 +45,7 @@ def plot(losses, path):
     axes[1].set(title="local network (weighted BCE)", xlabel="epoch")
     for ax in axes:
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def main(argv=None):

@@ -23,6 +23,7 @@ import gymnasium
 
 import catan_env  # noqa: F401  (registers catan_env/Catan-v0)
 from catan_env.cli import HelpFormatter
+from catan_env.plotting import pyplot, save
 
 
 @dataclass
@@ -147,11 +148,8 @@ def save_curve(curve, out):
     with open(os.path.join(out, "curve.csv"), "w") as f:
         f.write("step,episodes,mean_reward_last100,win_rate_last100\n")
         f.writelines(",".join(str(x) for x in row) + "\n" for row in curve)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         print('matplotlib not installed: no learning_curve.png (pip install "catan_env[viz]")')
         return None
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -161,11 +159,7 @@ def save_curve(curve, out):
     ax.set_ylabel("win rate, last 100 episodes")
     ax.set_title("MaskablePPO learning curve")
     ax.legend()
-    fig.tight_layout()
-    path = os.path.join(out, "learning_curve.png")
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save(fig, os.path.join(out, "learning_curve.png"))
 
 
 def main(argv=None):

@@ -16,7 +16,7 @@ takes the two cards actually missing, as the original does (JSettlers2 2.7.00,
 are public events here (the engine's knowledge tracking), not unknown cards.  How this
 agent differs from the real robot, found by reading its source: docs/jsettlers.md.
 """
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -140,28 +140,24 @@ class JSettlersAgent(Agent):
         self._plan_pinned = False
         ph = int(s[L.PHASE])
         self._learn_from_offer(ph)
-        if ph == L.PH_SETUP_SETTLEMENT:
-            a = self._opening_settlement()
-        elif ph == L.PH_SETUP_ROAD:
-            a = self._opening_road()
-        elif ph == L.PH_PRE_ROLL:
-            a = self._pre_roll()
-        elif ph == L.PH_DISCARD:
-            a = self._discard()
-        elif ph == L.PH_MOVE_ROBBER:
-            a = self._robber()
-        elif ph == L.PH_ROAD_BUILDING:
-            a = self._free_road()
-        elif ph == L.PH_TRADE_RESPONSE:
-            a = self._answer_offer()
-        elif ph == L.PH_TRADE_CONFIRM:
-            a = self._confirm()
-        else:
-            a = self._main()
+        a = self._decider(ph)()
         if a not in self._legal:  # never play an illegal move, and say so
             safe = A.END_TURN if A.END_TURN in self._legal else int(legal[0])
             a = self._fall_back(f"illegal plan in {L.PHASE_NAMES[ph]}", safe)
         return int(a)
+
+    def _decider(self, phase: int) -> Callable[[], int]:
+        """The method that decides in this phase (the main phase's by default)."""
+        return {
+            L.PH_SETUP_SETTLEMENT: self._opening_settlement,
+            L.PH_SETUP_ROAD: self._opening_road,
+            L.PH_PRE_ROLL: self._pre_roll,
+            L.PH_DISCARD: self._discard,
+            L.PH_MOVE_ROBBER: self._robber,
+            L.PH_ROAD_BUILDING: self._free_road,
+            L.PH_TRADE_RESPONSE: self._answer_offer,
+            L.PH_TRADE_CONFIRM: self._confirm,
+        }.get(phase, self._main)
 
     def _fall_back(self, reason: str, action: int) -> int:
         return self.fall_back(self._infoset, reason, action)
@@ -458,32 +454,26 @@ class JSettlersAgent(Agent):
 
         # per kind: (discounted bonus, ETA, plan)
         best: Dict[str, Tuple[float, int, List[PlanItem]]] = {}
+
+        def consider(kind: str, place: Callable[[np.ndarray, int, int], None], spots: Iterable[int],
+                     piece: int) -> None:
+            """The best spot for one more piece of this kind, by its discounted bonus."""
+            eta = model.eta(self._hand, piece)
+            for spot in spots:
+                t = s.copy()
+                place(t, me, spot)
+                sc = discounted(bonus_for(t), eta)
+                if kind not in best or sc > best[kind][0]:
+                    best[kind] = (sc, eta, [(kind, spot)])
+
         if s[L.SETTLEMENTS_LEFT + me] > 0:
-            s_eta = model.eta(self._hand, SP.SETTLEMENT)
-            for v, path in settlement_spots(s, me, max_roads=0):
-                t = s.copy()
-                P.place_settlement(t, me, v)
-                sc = discounted(bonus_for(t), s_eta)
-                if "settlement" not in best or sc > best["settlement"][0]:
-                    best["settlement"] = (sc, s_eta, [("settlement", v)])
+            consider("settlement", P.place_settlement, (v for v, _ in settlement_spots(s, me, max_roads=0)),
+                     SP.SETTLEMENT)
         if s[L.ROADS_LEFT + me] > 0:
-            r_eta = model.eta(self._hand, SP.ROAD)
-            for e in range(N_EDGES):
-                if not P.road_spot_ok(s, me, e):
-                    continue
-                t = s.copy()
-                P.place_road(t, me, e)
-                sc = discounted(bonus_for(t), r_eta)
-                if "road" not in best or sc > best["road"][0]:
-                    best["road"] = (sc, r_eta, [("road", e)])
+            consider("road", P.place_road, (e for e in range(N_EDGES) if P.road_spot_ok(s, me, e)), SP.ROAD)
         if s[L.CITIES_LEFT + me] > 0:
-            c_eta = model.eta(self._hand, SP.CITY)
-            for town in np.flatnonzero((L.view(s, "v_owner") == me) & (L.view(s, "v_level") == 1)):
-                t = s.copy()
-                P.upgrade_to_city(t, me, int(town))
-                sc = discounted(bonus_for(t), c_eta)
-                if "city" not in best or sc > best["city"][0]:
-                    best["city"] = (sc, c_eta, [("city", int(town))])
+            towns = np.flatnonzero((L.view(s, "v_owner") == me) & (L.view(s, "v_level") == 1))
+            consider("city", P.upgrade_to_city, (int(town) for town in towns), SP.CITY)
         choice: Optional[Tuple[float, int, List[PlanItem]]] = None
         c, r_, st = best.get("city"), best.get("road"), best.get("settlement")
         if c and c[0] > 0 and all(o is None or (c[0], -c[1]) > (o[0], -o[1]) for o in (st, r_)):

@@ -18,6 +18,7 @@ from catan_env.core.layout import MAX_PLAYERS
 from catan_env.learned.features import N_FEATURES
 from ..training.fit import cosine, fit, split_games
 from catan_env.learned.network import ValueNetwork
+from catan_env.plotting import pyplot, save
 
 
 def make_model(hidden: Sequence[int] = (256, 128), dropout: float = 0.0) -> Any:
@@ -155,11 +156,8 @@ def evaluate(network: ValueNetwork, data: Dict[str, np.ndarray], rows: Optional[
 def reliability_plot(calibration: Sequence[Sequence[float]], path: str, title: str = "") -> Optional[str]:
     """Draw calibration bins (mean predicted, observed, count) as a reliability diagram
     (needs matplotlib, the [viz] extra); returns the path, or None without matplotlib."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
     pred = [c[0] for c in calibration]
     seen = [c[1] for c in calibration]
@@ -171,7 +169,4 @@ def reliability_plot(calibration: Sequence[Sequence[float]], path: str, title: s
     ax.legend(fontsize=8)
     hist.bar(pred, counts, width=0.08)
     hist.set(xlabel="predicted chance to win", ylabel="seat-positions")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save(fig, path)

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from .layout import (
-    BANK, DECK, DECK_START, LAST_DRAW, LAST_STEAL, N_DEV, N_RES, OPT_PLAYERS, OPT_VP, PUBLIC, PUBLIC_VP,
+    BANK, DECK, LAST_DRAW, LAST_STEAL, N_DEV, N_RES, OPT_PLAYERS, OPT_VP, PUBLIC, PUBLIC_VP,
     TURN_PLAYER, UNKNOWN, VICTORY_POINT, dev_i, dev_new_i, hand_i, know_i,
 )
 from .rng import seed_rng, shuffle
@@ -28,30 +28,31 @@ from .tables import CARDS_PER_RESOURCE
 
 
 @njit(cache=True)
+def _pool(counts: np.ndarray) -> np.ndarray:
+    """The cards of a pool in type order: counts[k] cards of type k."""
+    return np.repeat(np.arange(counts.shape[0]), counts)
+
+
+@njit(cache=True)
 def _deal_resources(s: np.ndarray, observer: int) -> None:
     """Opponents keep the cards the observer knows; the rest is dealt from the pool."""
     n = s[OPT_PLAYERS]
-    pool = np.zeros(N_RES * CARDS_PER_RESOURCE, dtype=np.int64)
-    m = 0
+    unplaced = np.empty(N_RES, dtype=np.int64)
     for r in range(N_RES):
-        c = CARDS_PER_RESOURCE - s[BANK + r] - s[hand_i(observer, r)]
+        unplaced[r] = CARDS_PER_RESOURCE - s[BANK + r] - s[hand_i(observer, r)]
         for t in range(n):
             if t != observer:
-                c -= s[know_i(observer, t, r)]
-        for _ in range(c):
-            pool[m] = r
-            m += 1
-    cards = pool[:m].copy()
+                unplaced[r] -= s[know_i(observer, t, r)]
+    cards = _pool(unplaced)
     shuffle(s, cards)
     j = 0
     for t in range(n):
-        if t == observer:
-            continue
-        for r in range(N_RES):
-            s[hand_i(t, r)] = s[know_i(observer, t, r)]
-        for _ in range(s[know_i(observer, t, UNKNOWN)]):
-            s[hand_i(t, cards[j])] += 1
-            j += 1
+        if t != observer:
+            for r in range(N_RES):
+                s[hand_i(t, r)] = s[know_i(observer, t, r)]
+            for _ in range(s[know_i(observer, t, UNKNOWN)]):
+                s[hand_i(t, cards[j])] += 1
+                j += 1
 
 
 @njit(cache=True)
@@ -93,20 +94,14 @@ def _rebuild_knowledge(s: np.ndarray, observer: int) -> None:
 @njit(cache=True)
 def _deal_dev_cards(s: np.ndarray, observer: int) -> None:
     n = s[OPT_PLAYERS]
-    size = 0
+    unseen = np.empty(N_DEV, dtype=np.int64)
     for t in range(N_DEV):
-        size += s[DECK_START + t]
-    pool = np.zeros(size, dtype=np.int64)
-    m = 0
-    for t in range(N_DEV):
-        c = s[DECK + t]
+        unseen[t] = s[DECK + t]
         for p in range(n):
             if p != observer:
-                c += s[dev_i(p, t)]
-        for _ in range(c):
-            pool[m] = t
-            m += 1
-    cards = pool[:m].copy()
+                unseen[t] += s[dev_i(p, t)]
+    cards = _pool(unseen)
+    m = cards.shape[0]
     held = np.zeros(n, dtype=np.int64)
     new = np.zeros(n, dtype=np.int64)
     for p in range(n):

@@ -572,6 +572,14 @@ def _do_end_turn(s: np.ndarray, tp: int) -> None:
     _check_win(s)
 
 
+@helper
+def _buy(s: np.ndarray, p: int, cost: np.ndarray) -> None:
+    """The turn player pays for a piece or a card: with the strict-trade rule, no domestic
+    trade after it this turn."""
+    _pay(s, p, cost)
+    s[BUILT] = 1
+
+
 @njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_road(s: np.ndarray, p: int, e: int) -> None:
     """A road: free during road building, paid in the main phase."""
@@ -582,34 +590,27 @@ def _do_road(s: np.ndarray, p: int, e: int) -> None:
             s[FREE_ROADS] = 0
             s[PHASE] = s[RETURN_PHASE]
     else:
-        _pay(s, p, ROAD_COST)
+        _buy(s, p, ROAD_COST)
         place_road(s, p, e)
-        s[BUILT] = 1
     _check_win(s)
 
 
 @njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
-def _do_settlement(s: np.ndarray, p: int, v: int) -> None:
-    _pay(s, p, SETTLEMENT_COST)
-    place_settlement(s, p, v)
-    s[BUILT] = 1
-    _check_win(s)
-
-
-@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
-def _do_city(s: np.ndarray, p: int, v: int) -> None:
-    if s[V_LEVEL + v] == 0:  # the direct-city variant: settlement and city at once
-        _pay(s, p, SETTLEMENT_COST)
+def _do_building(s: np.ndarray, p: int, v: int, city: bool) -> None:
+    """A settlement, or a city: on p's settlement, or (the direct-city variant) on an
+    open spot, paying for the settlement and the city at once."""
+    if not city or s[V_LEVEL + v] == 0:
+        _buy(s, p, SETTLEMENT_COST)
         place_settlement(s, p, v)
-    _pay(s, p, CITY_COST)
-    upgrade_to_city(s, p, v)
-    s[BUILT] = 1
+    if city:
+        _buy(s, p, CITY_COST)
+        upgrade_to_city(s, p, v)
     _check_win(s)
 
 
 @njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def _do_buy_dev(s: np.ndarray, p: int, forced: int) -> None:
-    _pay(s, p, DEV_COST)
+    _buy(s, p, DEV_COST)
     if forced >= 0:
         t = forced
     else:
@@ -622,7 +623,6 @@ def _do_buy_dev(s: np.ndarray, p: int, forced: int) -> None:
     s[dev_i(p, t)] += 1
     s[dev_new_i(p, t)] += 1
     s[LAST_DRAW] = t
-    s[BUILT] = 1
     _check_win(s)
 
 
@@ -802,9 +802,9 @@ def apply_action(s: np.ndarray, a: int, forced: int) -> None:
     elif a < A.SETTLEMENT0:
         _do_road(s, p, a - A.ROAD0)
     elif a < A.CITY0:
-        _do_settlement(s, p, a - A.SETTLEMENT0)
+        _do_building(s, p, a - A.SETTLEMENT0, False)
     elif a < A.BUY_DEV:
-        _do_city(s, p, a - A.CITY0)
+        _do_building(s, p, a - A.CITY0, True)
     elif a == A.BUY_DEV:
         _do_buy_dev(s, p, forced)
     elif a == A.PLAY_KNIGHT:

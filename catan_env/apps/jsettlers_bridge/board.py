@@ -192,10 +192,7 @@ class JSettlersBoard:
     # ---- JSettlers coordinates <-> core ids
     def vertex(self, node: int) -> int:
         """The core vertex of a JSettlers node coordinate (BoardError if not a land node)."""
-        try:
-            return VERTEX_OF_NODE[int(node)]
-        except KeyError:
-            raise BoardError(f"node {_name(int(node))} is not a land node") from None
+        return _land(VERTEX_OF_NODE, node, "node", "a land node")
 
     def node(self, vertex: int) -> int:
         """The JSettlers node coordinate of a core vertex."""
@@ -203,10 +200,7 @@ class JSettlersBoard:
 
     def edge(self, coord: int) -> int:
         """The core edge of a JSettlers edge coordinate (BoardError if not a land edge)."""
-        try:
-            return EDGE_OF_COORD[int(coord)]
-        except KeyError:
-            raise BoardError(f"edge {_name(int(coord))} is not a land edge") from None
+        return _land(EDGE_OF_COORD, coord, "edge", "a land edge")
 
     def edge_coord(self, edge: int) -> int:
         """The JSettlers edge coordinate of a core edge."""
@@ -214,14 +208,19 @@ class JSettlersBoard:
 
     def hex(self, coord: int) -> int:
         """The core hex of a JSettlers land hex coordinate (BoardError if not land)."""
-        try:
-            return HEX_OF_COORD[int(coord)]
-        except KeyError:
-            raise BoardError(f"hex {_name(int(coord))} is not a land hex") from None
+        return _land(HEX_OF_COORD, coord, "hex", "a land hex")
 
     def hex_coord(self, h: int) -> int:
         """The JSettlers hex coordinate of a core hex."""
         return COORD_OF_HEX[int(h)]
+
+
+def _land(table: Dict[int, int], coord: int, kind: str, what: str) -> int:
+    """table[coord], or a BoardError naming the coordinate that is not on the land."""
+    try:
+        return table[int(coord)]
+    except KeyError:
+        raise BoardError(f"{kind} {_name(int(coord))} is not {what}") from None
 
 
 def parse_board_layout(fields: Sequence[str]) -> JSettlersBoard:
