@@ -2,9 +2,14 @@
 
 A figure is a number a reader takes as measured: one with decimals, a percentage, a
 ratio (``2.34x``), both sides of a count like ``73/200``, and any other whole number of
-100 or more (years aside).  It is traced when a file under ``docs/results/`` holds a
-number that shows as it does (the same value at the page's decimals, or as a share
-where the page shows a percentage).  Not scanned: code (blocks and inline), link targets,
+100 or more (years aside).  A measured figure (decimals, a percentage or a ratio, with
+three or more significant digits) is traced when a results file the page names (a path
+or link to a file or folder under ``docs/results/``, anywhere on the page) holds a number
+that shows as it does (the same value at the page's decimals, or as a share where the
+page shows a percentage): a page cites its files, and only those count, so a figure is
+not passed by a number that happens to stand in some unrelated file.  A round number or
+a whole one (200 games, 1,000 playouts, a 95% interval: most often settings) is traced
+by any results file or by the sizes the code defines.  Not scanned: code (blocks and inline), link targets,
 HTML comments, blocks between ``<!-- name: start -->`` and ``<!-- name: end -->`` markers
 (each is rewritten from its results file by a script, and a test of its own checks it),
 the tables the code generates (actions and observation fields, tested against the code)
@@ -15,15 +20,14 @@ and the changelog, which is the history: figures as measured at the time.
 import os
 import re
 import sys
-from typing import Dict, Iterable, List, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RESULTS = os.path.join(ROOT, "docs", "results")
 HISTORY = {"docs/changelog.md"}  # figures as measured at the time, dated: not re-traced
 TEXT_SUFFIXES = (".json", ".jsonl", ".txt", ".md", ".csv", ".sh", ".log")
 
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
-_FIGURE = re.compile(r"(?<![\w.,/])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(%|x)?(?![\w])")
+_FIGURE = re.compile(r"(?<![\w.,/])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(%|x)?(?![\w]|\.\d)")
 _COUNT = re.compile(r"(?<![\w.,])(\d[\d,]*)\s*/\s*(\d[\d,]*)(?![\w.]\d)")
 
 
@@ -33,19 +37,32 @@ def pages() -> List[str]:
     return ["README.md"] + [page for page in docs if page not in HISTORY]
 
 
-def results_numbers(folder: str = RESULTS) -> Set[float]:
-    """Every number written in the results files (text formats) under folder."""
+_CITED = re.compile(r"(?:docs/)?results/[\w./-]+")
+
+
+def cited_files(text: str) -> Set[str]:
+    """The results files a page names: each path or link to a file or folder under
+    docs/results/ (a folder stands for every file below it)."""
+    files: Set[str] = set()
+    for match in _CITED.findall(text):
+        path = os.path.join(ROOT, match if match.startswith("docs/") else "docs/" + match)
+        if os.path.isfile(path):
+            files.add(path)
+        elif os.path.isdir(path):
+            files.update(os.path.join(here, name) for here, _, names in os.walk(path) for name in names)
+    return {f for f in files if f.endswith(TEXT_SUFFIXES)}
+
+
+def results_numbers(files: Iterable[str]) -> Set[float]:
+    """Every number written in the given results files."""
     numbers: Set[float] = set()
-    for here, _, names in os.walk(folder):
-        for name in names:
-            if not name.endswith(TEXT_SUFFIXES):
-                continue
-            with open(os.path.join(here, name), errors="ignore") as f:
-                for token in _NUMBER.findall(f.read()):
-                    try:
-                        numbers.add(float(token.replace(",", "")))
-                    except ValueError:
-                        pass
+    for path in files:
+        with open(path, errors="ignore") as f:
+            for token in _NUMBER.findall(f.read()):
+                try:
+                    numbers.add(float(token.replace(",", "")))
+                except ValueError:
+                    pass
     return numbers
 
 
@@ -75,6 +92,13 @@ def readable_text(text: str, generated: Iterable[str] = ()) -> str:
     text = re.sub(r"`[^`\n]*`", "", text)
     text = re.sub(r"\]\([^)]*\)", "]", text)
     return re.sub(r"<[^>]+>", "", text)
+
+
+def precise(token: str) -> bool:
+    """Three or more significant digits: a measured figure, where a round number (200
+    games, 1,000 playouts, 0.25 parity, a 95% interval) is most often a setting."""
+    digits = re.sub(r"\D", "", token).lstrip("0").rstrip("0")
+    return len(digits) >= 3
 
 
 def figures(text: str) -> List[Tuple[str, float, int, bool]]:
@@ -116,16 +140,23 @@ def code_facts() -> Set[float]:
     return {float(x) for x in sizes}
 
 
-def untraced() -> Dict[str, List[str]]:
-    """Page -> the figures on it that no results file holds (as shown)."""
-    shown = Shown(results_numbers() | code_facts())
+def untraced(texts: Optional[Dict[str, str]] = None) -> Dict[str, List[str]]:
+    """Page -> the figures on it that no results file it cites holds (as shown); texts
+    stands in for some pages' files (a test plants a figure this way)."""
+    facts = code_facts()
     blocks = generated_blocks()
+    anywhere = Shown(results_numbers(cited_files("docs/results/.")) | facts)
     out: Dict[str, List[str]] = {}
     for page in pages():
-        with open(os.path.join(ROOT, page)) as f:
-            text = readable_text(f.read(), blocks)
-        out[page] = [token for token, value, decimals, percent in figures(text)
-                     if not shown.holds(value, decimals, percent)]
+        if texts and page in texts:
+            raw = texts[page]
+        else:
+            with open(os.path.join(ROOT, page)) as f:
+                raw = f.read()
+        cited = Shown(results_numbers(cited_files(raw)) | facts)
+        out[page] = [token for token, value, decimals, percent in figures(readable_text(raw, blocks))
+                     if not (cited if precise(token) and (decimals or percent or token.endswith("x"))
+                             else anywhere).holds(value, decimals, percent)]
     return out
 
 

@@ -203,3 +203,42 @@ def test_the_main_jobs_time_on_the_front_page_is_the_results_file():
     assert f"took {run['total_seconds']:.0f} s here once compiled, {run['date']}, docs/results/main_job/run.json" \
         in " ".join(readme.split())
     assert len(run["seconds"]) == 7 and run["games"] == 100 and run["workers"] == 2
+
+
+def test_every_figure_on_the_pages_is_in_a_results_file_they_cite():
+    """Each measured figure on the README and the docs pages stands in a committed results
+    file the page names (``tests/figures_trace.py`` lists any that do not)."""
+    import figures_trace
+    missing = {page: found for page, found in figures_trace.untraced().items() if found}
+    assert not missing, f"figures no cited results file holds (run python tests/figures_trace.py): {missing}"
+
+
+def test_the_figure_check_fails_on_a_planted_figure():
+    """One digit changed in a traced figure, or its file no longer cited, fails the check;
+    settings and code are not figures."""
+    import figures_trace
+    readme = read("README.md")
+    robots = readme.split("<!-- jsettlers-strength", 1)[1]  # a block no start/end markers exempt
+    row = next(line for line in robots.splitlines() if line.startswith("| `jsettlers` | "))
+    rate = next(x for x in re.findall(r"\d\.\d{3}", row) if figures_trace.precise(x))
+    planted = readme.replace(row, row.replace(rate, rate[:-1] + str((int(rate[-1]) + 1) % 10), 1))
+    assert planted != readme
+    assert figures_trace.untraced({"README.md": readme})["README.md"] == []
+    assert figures_trace.untraced({"README.md": planted})["README.md"] != []
+    uncited = readme.replace("docs/results/jsettlers_strength.json", "a file")
+    assert rate in figures_trace.untraced({"README.md": uncited})["README.md"]
+    text = "won 0.6912 of 1,000 games with `--seconds 0.3737` at 127.0.0.1, 73/200 and 12.5%"
+    assert [f[0] for f in figures_trace.figures(figures_trace.readable_text(text))] == \
+        ["73", "200", "0.6912", "1,000", "12.5%"]
+
+
+def test_the_strength_table_output_on_the_docs_is_the_scripts():
+    """``docs/results/strength_table/table.txt`` (which the learned-agents and learning
+    pages cite) is what ``benchmarks/strength_table.py`` prints today."""
+    bench = load_benchmark("strength_table")
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert bench.main([]) == 0
+    assert read("docs", "results", "strength_table", "table.txt").strip() == out.getvalue().strip()
