@@ -8,12 +8,11 @@ VP, mean rank, trades per game) is printed and written to <out>/<lineup>/ (summa
 games.csv, plots), plus <out>/table.md with every line-up and <out>/run.json with how long
 each line-up took (date, machine, command).
 """
-import json
 import os
 import time
 from typing import Dict, List, Optional, Sequence
 
-from catan_env.cli import parser, positive_int, run_stamp, user_errors
+from catan_env.cli import parser, positive_int, run_stamp, user_errors, write_results
 
 from .arena import TABLE_LEGEND, format_table, run_tournament, summarise, write_outputs
 
@@ -67,9 +66,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 + f"\n{len(seconds)} line-ups of {args.games} games in {total:.0f} s ({args.workers} workers, "
                 f"{time.strftime('%Y-%m-%d')}).\n")
     run = {**run_stamp("catan-baselines", argv), "games": args.games, "workers": args.workers, "seconds": seconds, "total_seconds": total}
-    with open(os.path.join(args.out, "run.json"), "w") as f:
-        json.dump(run, f, indent=1)
-        f.write("\n")
+    write_results(os.path.join(args.out, "run.json"), run)
     print(f"\n{len(seconds)} line-ups in {total:.0f} s; wrote {args.out}/table.md and run.json")
     return 0
 

@@ -14,7 +14,6 @@ for every game at every step.  Prints lines ending in ``steps/s``:
 Usage: python benchmarks/batched_throughput.py [--seconds 5] [--sizes 256,1024] [--threads 1,2]
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -128,11 +127,10 @@ def main():
         rows = scaling([int(x) for x in args.sizes.split(",")], [int(x) for x in args.threads.split(",")],
                        args.seconds)
         if args.out:
-            from catan_env.cli import run_stamp
+            from catan_env.cli import run_stamp, write_results
             from results_doc import replace_block
             doc = dict(run_stamp("python benchmarks/batched_throughput.py"), rows=rows)
-            with open(args.out, "w") as f:
-                json.dump(doc, f, indent=1)
+            write_results(args.out, doc)
             if not replace_block(THREADS_DOC, THREADS_START, THREADS_END, threads_table(doc)):
                 raise SystemExit(f"{THREADS_DOC} lacks the markers {THREADS_START} ... {THREADS_END}")
             print(f"wrote {args.out} and the table of {THREADS_DOC}")

@@ -12,7 +12,6 @@ median, min and max seconds per tree and milestone; ``--out`` writes them as JSO
 the date, machine and command.  Run it on an idle machine: compile time is CPU time.
 """
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -20,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from catan_env.cli import HelpFormatter, run_stamp
+from catan_env.cli import HelpFormatter, run_stamp, write_results
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README_LOOP = """
@@ -129,10 +128,7 @@ def main(argv=None):
             print(f"  {name:<24} median {s['median']:6.1f} s  (min {s['min']}, max {s['max']})")
     if args.out:
         record = {**run_stamp("python benchmarks/first_run.py", argv), "milestones": figures}
-        with open(args.out, "w") as f:
-            json.dump(record, f, indent=1)
-            f.write("\n")
-        print(f"wrote {args.out}")
+        print(f"wrote {write_results(args.out, record)}")
     return 0
 
 

@@ -12,7 +12,6 @@ Usage: python benchmarks/peers_speed.py [--seconds 10] [--peers /tmp/catan_peers
 Measure on an idle machine (pause background runs): the two-thread row needs both cores.
 """
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -22,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from catan_env.cli import HelpFormatter, run_stamp  # noqa: E402
+from catan_env.cli import HelpFormatter, run_stamp, write_results  # noqa: E402
 from results_doc import replace_block  # noqa: E402
 
 RESULTS = os.path.join(ROOT, "docs", "results", "peers_speed.json")
@@ -168,8 +167,7 @@ def main(argv=None):
                games=dict(games, **peer_games), steps=dict(steps, **peer_steps))
     print(speed_tables(doc))
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(doc, f, indent=1)
+        write_results(args.out, doc)
         for page, link in PAGES.items():
             if not replace_block(page, DOC_START, DOC_END, speed_tables(doc, link)):
                 raise SystemExit(f"{page} lacks the markers {DOC_START} ... {DOC_END}")

@@ -20,14 +20,13 @@ updates).  Compile time is excluded (one warm-up step per kind); figures are thi
 machine's, compare ratios within one run.
 """
 import argparse
-import json
 import os
 import time
 
 import numpy as np
 
 from catan_env.batched import BatchedCatan
-from catan_env.cli import HelpFormatter, run_stamp
+from catan_env.cli import HelpFormatter, run_stamp, write_results
 from results_doc import replace_block
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -236,10 +235,7 @@ def main(argv=None):
         record["ppo_stage"] = {"seconds": round(total, 1), "learner_steps_per_s": round(steps / total),
                                "shares": {part: round(spent / total, 3) for part, spent in parts.items()}}
     if args.out:
-        with open(args.out, "w") as f:
-            json.dump(record, f, indent=1)
-            f.write("\n")
-        print(f"wrote {args.out}")
+        print(f"wrote {write_results(args.out, record)}")
         if os.path.abspath(args.out) == RESULTS:
             write_doc(record)
             write_readme_row(record)

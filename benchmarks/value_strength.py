@@ -82,14 +82,14 @@ def plot(rows, path):
     """Win rate (95% interval) against the budget per decision of the ``seconds=`` specs."""
     import re
 
-    plt = pyplot()
-    if plt is None:
-        return None
     points = defaultdict(list)
     for r in rows:
         m = re.search(r"seconds=([0-9.e-]+)", r["spec"])
         if m:
             points[(float(m.group(1)), r["opponent"])].append(r["won"])
+    plt = pyplot()
+    if plt is None:
+        return None
     fig, ax = plt.subplots(figsize=(6, 3.8))
     for opp in sorted({o for _, o in points}):
         xs = sorted(s for s, o in points if o == opp)

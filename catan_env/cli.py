@@ -61,6 +61,16 @@ def run_stamp(program: str, argv: Optional[Sequence[str]] = None) -> Dict[str, s
             "command": " ".join([program] + args)}
 
 
+def write_results(path: str, record: Dict[str, Any]) -> str:
+    """Write a results file: one JSON object, indented, ending in a newline (so the file
+    reads and diffs as text); returns path."""
+    import json
+    with open(path, "w") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")
+    return path
+
+
 def writable_folder(path: str) -> Optional[str]:
     """Why ``path`` cannot take output files (None when it can): made if missing, then
     probed with a file, so a CLI can refuse it before it does any work."""

@@ -15,7 +15,6 @@ held-out figures, win rate and stage times.  ``--backend ray [--address HOST:POR
 runs the games, the featurizing and the evaluations as Ray tasks.  Needs the [rl] extra.
 """
 import argparse
-import json
 import os
 import sys
 
@@ -25,7 +24,7 @@ from catan_env.agents.arena import run_tournament, summarise, wilson
 from catan_env.learned.network import ValueNetwork
 from catan_env.agents.value.positions import generate, load_positions
 from catan_env.agents.value.train import train
-from catan_env.agents.training.rounds import RoundLog, run_rounds
+from catan_env.agents.training.rounds import RoundLog, round_line, run_rounds
 from catan_env.agents.training.shards import read_manifest
 from catan_env.cli import HelpFormatter
 
@@ -110,8 +109,8 @@ def main(argv=None):
         return {"opponents": "3 x jsettlers", "games": n, "wins": wins, "win_rate": wins / n,
                 "ci": list(wilson(wins, n))}
 
-    rounds = run_rounds(log, range(args.rounds + 1), lambda k: os.path.join(args.out, f"round-{k}.npz"),
-                        record, train_round, evaluate, report=lambda entry: print(_line(entry)))
+    run_rounds(log, range(args.rounds + 1), lambda k: os.path.join(args.out, f"round-{k}.npz"),
+               record, train_round, evaluate, report=lambda entry: print(_line(entry)))
     if args.ship:
         ship(os.path.join(args.out, f"round-{args.rounds}.npz"), log.entry(args.rounds))
     return 0
@@ -143,11 +142,9 @@ def _extra_rows(folders):
 
 
 def _line(entry):
-    e, h = entry["eval"], (entry.get("train") or {}).get("heldout") or {}
-    return (f"round {entry['round']}: {e['wins']}/{e['games']} = {e['win_rate']:.3f} "
-            f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}] against {e['opponents']}; held-out accuracy "
-            f"{h.get('accuracy', float('nan')):.3f} (VP leader {h.get('vp_leader_accuracy', float('nan')):.3f}); "
-            f"stage seconds {json.dumps({k: round(v) for k, v in entry['seconds'].items()})}")
+    h = (entry.get("train") or {}).get("heldout") or {}
+    return round_line(entry, f"held-out accuracy {h.get('accuracy', float('nan')):.3f} "
+                             f"(VP leader {h.get('vp_leader_accuracy', float('nan')):.3f})")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ Each stage leaves its file (a data folder resumes shard by shard, a network or a
 evaluation is not redone), so a stopped run continues where it was.  Needs the [rl] extra.
 """
 import argparse
-import json
 import os
 import shutil
 import sys
@@ -33,7 +32,7 @@ from catan_env.learned.network import PRETRAINED, ValueNetwork
 from catan_env.agents.value.positions import generate, load_positions
 from catan_env.agents.value.train import evaluate as heldout_figures
 from catan_env.agents.value.train import train
-from catan_env.agents.training.rounds import RoundLog, run_rounds
+from catan_env.agents.training.rounds import RoundLog, round_line, run_rounds
 from catan_env.cli import HelpFormatter
 from catan_env.core.options import PIONEERS_RULES
 
@@ -168,12 +167,10 @@ def stopped(rounds, patience):
 
 
 def _line(entry):
-    e, t = entry["eval"], entry.get("train") or {}
+    t = entry.get("train") or {}
     h, b = t.get("heldout") or {}, t.get("heldout_before") or {}
-    return (f"round {entry['round']}: {e['wins']}/{e['games']} = {e['win_rate']:.3f} "
-            f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}] against {e['opponents']}; held-out log loss "
-            f"{h.get('log_loss', float('nan')):.3f} (the round before: {b.get('log_loss', float('nan')):.3f}); stage seconds "
-            f"{json.dumps({k: round(v) for k, v in entry['seconds'].items()})}")
+    return round_line(entry, f"held-out log loss {h.get('log_loss', float('nan')):.3f} "
+                             f"(the round before: {b.get('log_loss', float('nan')):.3f})")
 
 
 if __name__ == "__main__":

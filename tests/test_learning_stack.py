@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from catan_env.agents.training.fit import minibatches, split_games
-from catan_env.agents.training.rounds import RoundLog, run_rounds
+from catan_env.agents.training.rounds import RoundLog, round_line, run_rounds
 from catan_env.agents.training.shards import record
 from test_deep import load_example
 
@@ -61,6 +61,15 @@ def test_rounds_resume_where_they_stopped(tmp_path):
     calls.clear()
     run_rounds(RoundLog(str(tmp_path / "rounds.json")), range(3), path, *_stages(tmp_path, calls))
     assert calls == [("eval", 2)]
+
+
+def test_a_round_reads_as_one_line():
+    entry = {"round": 3, "eval": {"wins": 81, "games": 200, "win_rate": 0.405, "ci": [0.339, 0.474],
+                                  "opponents": "3 x jsettlers"},
+             "seconds": {"data": 61.4, "train": 12.6, "eval": 300.2}}
+    assert round_line(entry, "held-out log loss 0.512") == (
+        'round 3: 81/200 = 0.405 [0.339, 0.474] against 3 x jsettlers; held-out log loss 0.512; '
+        'stage seconds {"data": 61, "train": 13, "eval": 300}')
 
 
 def test_rounds_stop_early_and_logs_refuse_other_settings(tmp_path):

@@ -95,6 +95,15 @@ def run_rounds(log: RoundLog, rounds: Iterable[int], network_path: Callable[[int
     return log.rounds
 
 
+def round_line(entry: Dict[str, Any], heldout: str) -> str:
+    """One line a person reads for an evaluated round: its games against the opponents,
+    heldout (what the loop says of its held-out positions) and each stage's seconds."""
+    e = entry["eval"]
+    seconds = json.dumps({k: round(v) for k, v in entry["seconds"].items()})
+    return (f"round {entry['round']}: {e['wins']}/{e['games']} = {e['win_rate']:.3f} "
+            f"[{e['ci'][0]:.3f}, {e['ci'][1]:.3f}] against {e['opponents']}; {heldout}; stage seconds {seconds}")
+
+
 def _plain(x: Any) -> Any:
     """numpy scalars and arrays in the log as plain JSON."""
     if hasattr(x, "tolist"):
