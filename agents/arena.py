@@ -47,6 +47,21 @@ def wilson(wins: int, n: int, z: float = 1.96) -> Tuple[float, float]:
     return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
+def decisions(env: Any, agents: Sequence[AgentProtocol]) -> Iterator[Tuple[int, int]]:
+    """Each decision of a game on a reset AEC env, as (seat, action): agents[seat] chooses
+    from its own observation and infoset, and the move is played when the loop asks for
+    the next one (so the loop sees the state it was chosen in)."""
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[name]
+        action = int(agents[seat].act(obs, env.infoset(name)))
+        yield seat, action
+        env.step(action)
+
+
 def play_game(specs: Sequence[Union[str, AgentProtocol]], seed: int,
               max_turns: Optional[int] = DEFAULT_MAX_TURNS, options: Optional[Mapping[str, Any]] = None,
               time_decisions: bool = False, record_path: Optional[str] = None,

@@ -13,7 +13,7 @@ import time
 from typing import Any, Dict, List
 
 import catan_env
-from catan_env.agents.arena import wilson
+from catan_env.agents.arena import decisions, wilson
 from catan_env.agents.registry import make_agent
 from catan_env.core import actions as A
 from catan_env.core import layout as L
@@ -32,11 +32,10 @@ def play(agent_spec: str, opponent_spec: str, games: int, seed: int) -> Dict[str
         agents = {p: make_agent(agent_spec if p == ours else opponent_spec, seed=seed * 7 + g * 4 + p)
                   for p in range(4)}
         pending: Dict[int, str] = {}  # counterer -> shape, for the offer on the table
-        for name in env.agent_iter():
-            if any(env.terminations.values()) or any(env.truncations.values()):
-                break
-            p = env.possible_agents.index(name)
-            a = int(agents[p].act(env.observe(name), env.infoset(name)))
+        kind = ""
+        for p, a in decisions(env, agents):
+            if int(env.game_state[L.PHASE]) == L.PH_MAIN and kind in ("TRADE_REJECT", "TRADE_ACCEPT", "TRADE_COUNTER"):
+                pending = {}  # the last answer ended the offer: it lapsed
             kind = A.action_kind(a)
             if kind == "TRADE_OFFER":
                 pending = {}
@@ -52,9 +51,6 @@ def play(agent_spec: str, opponent_spec: str, games: int, seed: int) -> Dict[str
                 pending = {}
             elif kind == "TRADE_CANCEL":
                 pending = {}
-            env.step(a)
-            if int(env.game_state[L.PHASE]) == L.PH_MAIN and kind in ("TRADE_REJECT", "TRADE_ACCEPT", "TRADE_COUNTER"):
-                pending = {}  # the offer lapsed
     out: Dict[str, Any] = {}
     for side, shapes in counts.items():
         out[side] = {}

@@ -16,7 +16,7 @@ import numpy as np
 
 import catan_env
 from catan_env.agents import JSettlersAgent
-from catan_env.agents.arena import wilson
+from catan_env.agents.arena import decisions, wilson
 from catan_env.core import layout as L
 from catan_env.core.topology import VERTEX_HEXES
 
@@ -43,11 +43,8 @@ def main(argv: List[str]) -> int:
         env.reset(seed=args.seed + g)
         ours = g % 4
         agents = [JSettlersAgent(seed=g * 4 + k) if k == ours else DesertKnightAgent(seed=g * 4 + k) for k in range(4)]
-        for name in env.agent_iter():
-            if any(env.terminations.values()) or any(env.truncations.values()):
-                break
-            k = env.possible_agents.index(name)
-            env.step(int(agents[k].act(env.observe(name), env.infoset(name))))
+        for _ in decisions(env, agents):
+            pass
         wins += int(env.game_state[L.WINNER]) == ours
     lo, hi = wilson(wins, args.games)
     print(f"fixed jsettlers against three of the old: {wins}/{args.games} = {wins / args.games:.3f} [{lo:.3f}, {hi:.3f}]")

@@ -408,6 +408,7 @@ def test_lopsided_false_keeps_to_trades_a_person_might_take():
     proposer asked for, are what proposers almost never take (benchmarks/counter_offers.py):
     ``lopsided=false`` never makes them, the default does."""
     import catan_env
+    from catan_env.agents.arena import decisions
     from catan_env.agents.registry import make_agent
     from catan_env.core import actions as A
     from catan_env.core import layout as L
@@ -418,11 +419,7 @@ def test_lopsided_false_keeps_to_trades_a_person_might_take():
             env = catan_env.raw_env()
             env.reset(seed=70 + g)
             agents = [make_agent(spec if p == g % 4 else "jsettlers", seed=g * 4 + p) for p in range(4)]
-            for name in env.agent_iter():
-                if any(env.terminations.values()) or any(env.truncations.values()):
-                    break
-                p = env.possible_agents.index(name)
-                a = int(agents[p].act(env.observe(name), env.infoset(name)))
+            for p, a in decisions(env, agents):
                 kind = A.action_kind(a)
                 if p == g % 4 and kind in ("TRADE_OFFER", "TRADE_COUNTER"):
                     trades += 1
@@ -430,7 +427,6 @@ def test_lopsided_false_keeps_to_trades_a_person_might_take():
                     asks_two = A.MENU_GIVE_N[m] == 1 and A.MENU_GET_N[m] == 2
                     withholds = kind == "TRADE_COUNTER" and A.MENU_GIVE_RES[m] != env.game_state[L.TRADE_GET_RES]
                     made += int(asks_two or withholds)
-                env.step(a)
         return made, trades
     made, trades = lopsided_made("pretrained:search=0")
     assert made > 0

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import catan_env
+from catan_env.agents.arena import decisions
 from catan_env.agents.random_agents import WeightedRandomAgent
 from catan_env.core import game as G
 from catan_env.core import layout as L
@@ -24,12 +25,8 @@ def weighted_game(seed: int, players: int = 4) -> GameRecord:
     env = catan_env.raw_env(players=players)
     env.reset(seed=seed)
     agents = [WeightedRandomAgent(seed=seed * 10 + i) for i in range(players)]
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        env.step(agents[env.agent_name_mapping[name]].act(obs, env.infoset(name)))
+    for _ in decisions(env, agents):
+        pass
     return env.record()
 
 

@@ -456,7 +456,7 @@ class JSettlersAgent(Agent):
         best: Dict[str, Tuple[float, int, List[PlanItem]]] = {}
 
         def consider(kind: str, place: Callable[[np.ndarray, int, int], None], spots: Iterable[int],
-                     piece: int) -> None:
+                     piece: np.ndarray) -> None:
             """The best spot for one more piece of this kind, by its discounted bonus."""
             eta = model.eta(self._hand, piece)
             for spot in spots:

@@ -215,7 +215,7 @@ class JSettlersBoard:
         return COORD_OF_HEX[int(h)]
 
 
-def _land(table: Dict[int, int], coord: int, kind: str, what: str) -> int:
+def _land(table: Mapping[int, int], coord: int, kind: str, what: str) -> int:
     """table[coord], or a BoardError naming the coordinate that is not on the land."""
     try:
         return table[int(coord)]
