@@ -19,7 +19,7 @@ import sys
 import time
 from collections import defaultdict
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -47,18 +47,34 @@ def wilson(wins: int, n: int, z: float = 1.96) -> Tuple[float, float]:
     return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
-def decisions(env: Any, agents: Sequence[AgentProtocol]) -> Iterator[Tuple[int, int]]:
-    """Each decision of a game on a reset AEC env, as (seat, action): agents[seat] chooses
-    from its own observation and infoset, and the move is played when the loop asks for
-    the next one (so the loop sees the state it was chosen in)."""
+class Decision(NamedTuple):
+    """One decision of a game: the seat, its action, what it decided from, and how long
+    its agent took (seconds)."""
+    seat: int
+    action: int
+    observation: Any
+    infoset: Any
+    seconds: float
+
+
+def decisions(env: Any, agents: Sequence[Any],
+              before: Optional[Callable[[Any, int, Any], None]] = None) -> Iterator[Decision]:
+    """Each decision of a game on a reset AEC env: agents[seat] chooses from its own
+    observation and infoset, and the move is played when the loop asks for the next one
+    (so the loop sees the state it was chosen in).  before(env, seat, agent) runs ahead
+    of each decision (a recorder reads the true state there; agents never see it)."""
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
             continue
         seat = env.agent_name_mapping[name]
-        action = int(agents[seat].act(obs, env.infoset(name)))
-        yield seat, action
+        if before is not None:
+            before(env, seat, agents[seat])
+        t0 = time.perf_counter()
+        infoset = env.infoset(name)
+        action = int(agents[seat].act(obs, infoset))
+        yield Decision(seat, action, obs, infoset, time.perf_counter() - t0)
         env.step(action)
 
 
@@ -83,22 +99,11 @@ def play_game(specs: Sequence[Union[str, AgentProtocol]], seed: int,
         if hasattr(a, "reset"):
             a.reset(seed * 31 + i)
     times: List[List[float]] = [[] for _ in range(n)]
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        seat = env.agent_name_mapping[name]
-        if before_decision is not None:
-            before_decision(env, seat, agents[seat])
-        t0 = time.perf_counter()
-        infoset = env.infoset(name)
-        action = agents[seat].act(obs, infoset)
+    for d in decisions(env, agents, before_decision):
         if time_decisions:
-            times[seat].append(time.perf_counter() - t0)
+            times[d.seat].append(d.seconds)
         if on_decision is not None:
-            on_decision(seat, obs, action, infoset)
-        env.step(action)
+            on_decision(d.seat, d.observation, d.action, d.infoset)
     stats = env.game_stats()
     agent_stats = [a.game_stats() if hasattr(a, "game_stats") else None for a in agents]
     if record_path is not None:

@@ -33,7 +33,7 @@ def play(agent_spec: str, opponent_spec: str, games: int, seed: int) -> Dict[str
                   for p in range(4)}
         pending: Dict[int, str] = {}  # counterer -> shape, for the offer on the table
         kind = ""
-        for p, a in decisions(env, agents):
+        for p, a, *_ in decisions(env, agents):
             if int(env.game_state[L.PHASE]) == L.PH_MAIN and kind in ("TRADE_REJECT", "TRADE_ACCEPT", "TRADE_COUNTER"):
                 pending = {}  # the last answer ended the offer: it lapsed
             kind = A.action_kind(a)

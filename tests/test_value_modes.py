@@ -419,7 +419,7 @@ def test_lopsided_false_keeps_to_trades_a_person_might_take():
             env = catan_env.raw_env()
             env.reset(seed=70 + g)
             agents = [make_agent(spec if p == g % 4 else "jsettlers", seed=g * 4 + p) for p in range(4)]
-            for p, a in decisions(env, agents):
+            for p, a, *_ in decisions(env, agents):
                 kind = A.action_kind(a)
                 if p == g % 4 and kind in ("TRADE_OFFER", "TRADE_COUNTER"):
                     trades += 1
