@@ -138,6 +138,19 @@ def _steal_pair(thief=1, victim=2):
     raise AssertionError("no steal between seats 1 and 2 found")
 
 
+def test_determinize_survives_knowledge_that_claims_too_many_cards():
+    """A mirrored game (a bridge to another server) can hold knowledge that claims more
+    cards of a kind than are left unplaced: determinizing deals none of that kind to the
+    unknown hands instead of failing (a JSettlers game failed on it once)."""
+    s = _state_with_unknowns()
+    observer, other = 0, 1
+    s[L.know_i(observer, other, 0)] += 25  # more brick known in seat 1's hand than exist
+    s[L.DECK] -= 30  # and a deck that claims fewer cards than were drawn
+    for seed in range(5):
+        d = C.determinize(s, observer, seed)
+        assert np.array_equal(L.view(d, "hand")[observer], L.view(s, "hand")[observer])
+
+
 def test_determinization_does_not_reveal_a_steal_between_others():
     """The steal case: seat 1 robs seat 2.  Seat 2's row about seat 1 names the stolen
     card in the truth; in seat 0's determinizations nothing may depend on which card."""

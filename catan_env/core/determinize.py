@@ -29,8 +29,9 @@ from .tables import CARDS_PER_RESOURCE
 
 @njit(cache=True)
 def _pool(counts: np.ndarray) -> np.ndarray:
-    """The cards of a pool in type order: counts[k] cards of type k."""
-    return np.repeat(np.arange(counts.shape[0]), counts)
+    """The cards of a pool in type order: counts[k] cards of type k (none where a count is
+    negative: a mirrored game's knowledge can claim more cards than are left)."""
+    return np.repeat(np.arange(counts.shape[0]), np.maximum(counts, 0))
 
 
 @njit(cache=True)
@@ -50,9 +51,9 @@ def _deal_resources(s: np.ndarray, observer: int) -> None:
         if t != observer:
             for r in range(N_RES):
                 s[hand_i(t, r)] = s[know_i(observer, t, r)]
-            for _ in range(s[know_i(observer, t, UNKNOWN)]):
-                s[hand_i(t, cards[j])] += 1
-                j += 1
+            for _ in range(min(s[know_i(observer, t, UNKNOWN)], cards.shape[0] - j)):
+                s[hand_i(t, cards[j])] += 1  # (fewer cards left than unknown ones: only
+                j += 1                        # in a mirrored game's knowledge, dealt as far as they go)
 
 
 @njit(cache=True)
@@ -119,7 +120,7 @@ def _deal_dev_cards(s: np.ndarray, observer: int) -> None:
             for t in range(N_DEV):
                 s[dev_i(p, t)] = 0
                 s[dev_new_i(p, t)] = 0
-            for i in range(held[p]):
+            for i in range(min(held[p], m - j)):  # (as far as the pool goes, as above)
                 c = cards[j]
                 j += 1
                 s[dev_i(p, c)] += 1
