@@ -61,8 +61,10 @@ def decisions(env: Any, agents: Sequence[Any],
               before: Optional[Callable[[Any, int, Any], None]] = None) -> Iterator[Decision]:
     """Each decision of a game on a reset AEC env: agents[seat] chooses from its own
     observation and infoset, and the move is played when the loop asks for the next one
-    (so the loop sees the state it was chosen in).  before(env, seat, agent) runs ahead
-    of each decision (a recorder reads the true state there; agents never see it)."""
+    (so the loop sees the state it was chosen in; a loop that breaks leaves its last
+    decision unplayed).  The game is over when the loop ends.  before(env, seat, agent)
+    runs ahead of each decision (a recorder reads the true state there; agents never see
+    it)."""
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:

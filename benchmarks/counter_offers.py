@@ -29,8 +29,8 @@ def play(agent_spec: str, opponent_spec: str, games: int, seed: int) -> Dict[str
         env = catan_env.raw_env()
         env.reset(seed=seed + g)
         ours = g % 4
-        agents = {p: make_agent(agent_spec if p == ours else opponent_spec, seed=seed * 7 + g * 4 + p)
-                  for p in range(4)}
+        agents = [make_agent(agent_spec if p == ours else opponent_spec, seed=seed * 7 + g * 4 + p)
+                  for p in range(4)]
         pending: Dict[int, str] = {}  # counterer -> shape, for the offer on the table
         kind = ""
         for p, a, *_ in decisions(env, agents):

@@ -2,18 +2,20 @@
 
 A figure is a number a reader takes as measured: one with decimals, a percentage, a
 ratio (``2.34x``), both sides of a count like ``73/200``, and any other whole number of
-100 or more (years aside).  A measured figure (decimals, a percentage or a ratio, with
-three or more significant digits) is traced when a results file the page names (a path
+100 or more (years aside).  A measured figure (a decimal, a percentage or a ratio with
+two or more significant digits, a whole number with three or more) is traced when a results file the page names (a path
 or link to a file or folder under ``docs/results/``, anywhere on the page) holds a number
 that shows as it does (the same value at the page's decimals, or as a share where the
-page shows a percentage): a page cites its files, and only those count, so a figure is
-not passed by a number that happens to stand in some unrelated file.  A round number or
-a whole one (200 games, 1,000 playouts, a 95% interval: most often settings) is traced
-by any results file or by the sizes the code defines.  Not scanned: code (blocks and inline), link targets,
+page shows a percentage): a page cites its files (outside HTML comments), and only
+those count, so a figure is
+not passed by a number that happens to stand in some unrelated file.  A round number
+(200 games, 1,000 playouts, a 5x budget: most often settings) is traced by any results
+file or by the sizes the code defines.  Not scanned: code (blocks and inline), link targets,
 HTML comments, blocks between ``<!-- name: start -->`` and ``<!-- name: end -->`` markers
 (each is rewritten from its results file by a script, and a test of its own checks it),
 the tables the code generates (actions and observation fields, tested against the code)
-and the changelog, which is the history: figures as measured at the time.
+and the history (the changelog and the earlier measurements): figures as measured at the
+time.  Words ("clearly weaker", "a few-fold") are not figures: no check reads them.
 
     python tests/figures_trace.py          # every untraced figure, page by page
 """
@@ -23,29 +25,32 @@ import sys
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HISTORY = {"docs/changelog.md"}  # figures as measured at the time, dated: not re-traced
+# figures as measured at the time, dated, whose results files were not kept: not re-traced
+HISTORY = {"docs/changelog.md", "docs/earlier-measurements.md"}
 TEXT_SUFFIXES = (".json", ".jsonl", ".txt", ".md", ".csv", ".sh", ".log")
 
-_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")  # a JSON or CSV number (commas separate)
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")    # a number for people: 5,634,937
 _FIGURE = re.compile(r"(?<![\w.,/])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(%|x)?(?![\w]|\.\d)")
+_INTERVAL = re.compile(r"\s*(?:Wilson|CIs?\b|confidence|intervals?\b)")  # "95% CI": a setting
 _COUNT = re.compile(r"(?<![\w.,])(\d[\d,]*)\s*/\s*(\d[\d,]*)(?![\w.]\d)")
 
 
-def pages() -> List[str]:
-    """The README and every docs page, as paths relative to the repository."""
-    docs = sorted(f"docs/{name}" for name in os.listdir(os.path.join(ROOT, "docs")) if name.endswith(".md"))
+def pages(root: str = ROOT) -> List[str]:
+    """The README and every docs page, as paths relative to the repository root."""
+    docs = sorted(f"docs/{name}" for name in os.listdir(os.path.join(root, "docs")) if name.endswith(".md"))
     return ["README.md"] + [page for page in docs if page not in HISTORY]
 
 
 _CITED = re.compile(r"(?:docs/)?results/[\w./-]+")
 
 
-def cited_files(text: str) -> Set[str]:
+def cited_files(text: str, root: str = ROOT) -> Set[str]:
     """The results files a page names: each path or link to a file or folder under
     docs/results/ (a folder stands for every file below it)."""
     files: Set[str] = set()
     for match in _CITED.findall(text):
-        path = os.path.join(ROOT, match if match.startswith("docs/") else "docs/" + match)
+        path = os.path.join(root, match if match.startswith("docs/") else "docs/" + match)
         if os.path.isfile(path):
             files.add(path)
         elif os.path.isdir(path):
@@ -58,11 +63,12 @@ def results_numbers(files: Iterable[str]) -> Set[float]:
     numbers: Set[float] = set()
     for path in files:
         with open(path, errors="ignore") as f:
-            for token in _NUMBER.findall(f.read()):
-                try:
-                    numbers.add(float(token.replace(",", "")))
-                except ValueError:
-                    pass
+            text = f.read()
+        for token in _NUMBER.findall(text) + _GROUPED.findall(text):
+            try:
+                numbers.add(float(token.replace(",", "")))
+            except ValueError:
+                pass
     return numbers
 
 
@@ -94,11 +100,14 @@ def readable_text(text: str, generated: Iterable[str] = ()) -> str:
     return re.sub(r"<[^>]+>", "", text)
 
 
-def precise(token: str) -> bool:
-    """Three or more significant digits: a measured figure, where a round number (200
-    games, 1,000 playouts, 0.25 parity, a 95% interval) is most often a setting."""
-    digits = re.sub(r"\D", "", token).lstrip("0").rstrip("0")
-    return len(digits) >= 3
+def measured(token: str) -> bool:
+    """A figure a run measured, not a setting: a decimal, percentage or ratio with two or
+    more significant digits, or a whole number with three or more (5,634,937; 2,240)
+    where a round one (200 games, 1,000 playouts, a 5x budget) is most often a setting."""
+    digits = re.sub(r"\D", "", token).lstrip("0")
+    if re.fullmatch(r"[\d,]+", token):  # a whole number: its trailing zeros say nothing
+        return len(digits.rstrip("0")) >= 3
+    return len(digits.rstrip("0")) >= 2
 
 
 def figures(text: str) -> List[Tuple[str, float, int, bool]]:
@@ -111,7 +120,7 @@ def figures(text: str) -> List[Tuple[str, float, int, bool]]:
             token = m.group(group)
             found.append((token, float(token.replace(",", "")), 0, False))
     for m in _FIGURE.finditer(text):
-        if m.start() in counted:
+        if m.start() in counted or _INTERVAL.match(text, m.end()):
             continue
         whole, fraction, suffix = m.groups()
         value = float(whole.replace(",", "") + (fraction or ""))
@@ -121,42 +130,49 @@ def figures(text: str) -> List[Tuple[str, float, int, bool]]:
     return found
 
 
+def _importable() -> None:
+    """The repository's packages importable (this file also runs as a script)."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+
+
 def generated_blocks() -> List[str]:
     """The tables the code writes onto the pages (each tested against the code)."""
-    sys.path.insert(0, ROOT)
+    _importable()
     from catan_env.core.actions import action_table
     from catan_env.core.observe import observation_table
-    return [action_table(), observation_table()]
+    from catan_env.learned.features import feature_table
+    return [action_table(), observation_table(), feature_table()]
 
 
 def code_facts() -> Set[float]:
     """Sizes the code defines and the pages state in prose (observation, actions, bytes)."""
-    sys.path.insert(0, ROOT)
+    _importable()
     import importlib
     actions = importlib.import_module("catan_env.core.actions")
     observe = importlib.import_module("catan_env.core.observe")  # the package's observe() shadows it
+    features = importlib.import_module("catan_env.learned.features")
     sizes = (observe.VECTOR_SIZE, observe.BOARD_SIZE, observe.VECTOR_SIZE - observe.BOARD_SIZE,
-             observe.COMPACT_SIZE, 4 * observe.VECTOR_SIZE, actions.N_ACTIONS)
+             observe.COMPACT_SIZE, 4 * observe.VECTOR_SIZE, actions.N_ACTIONS, features.N_FEATURES)
     return {float(x) for x in sizes}
 
 
-def untraced(texts: Optional[Dict[str, str]] = None) -> Dict[str, List[str]]:
-    """Page -> the figures on it that no results file it cites holds (as shown); texts
-    stands in for some pages' files (a test plants a figure this way)."""
+def untraced(texts: Optional[Dict[str, str]] = None, root: str = ROOT) -> Dict[str, List[str]]:
+    """Page -> the figures on it that no results file it cites holds (as shown), for the
+    repository at root; texts stands in for some pages' files (a test plants a figure)."""
     facts = code_facts()
     blocks = generated_blocks()
-    anywhere = Shown(results_numbers(cited_files("docs/results/.")) | facts)
+    anywhere = Shown(results_numbers(cited_files("docs/results/.", root)) | facts)
     out: Dict[str, List[str]] = {}
-    for page in pages():
+    for page in pages(root):
         if texts and page in texts:
             raw = texts[page]
         else:
-            with open(os.path.join(ROOT, page)) as f:
+            with open(os.path.join(root, page)) as f:
                 raw = f.read()
-        cited = Shown(results_numbers(cited_files(raw)) | facts)
+        cited = Shown(results_numbers(cited_files(re.sub(r"<!--.*?-->", "", raw, flags=re.S), root)) | facts)
         out[page] = [token for token, value, decimals, percent in figures(readable_text(raw, blocks))
-                     if not (cited if precise(token) and (decimals or percent or token.endswith("x"))
-                             else anywhere).holds(value, decimals, percent)]
+                     if not (cited if measured(token) else anywhere).holds(value, decimals, percent)]
     return out
 
 

@@ -8,7 +8,7 @@ import catan_env
 from catan_env.agents import (Agent, JSettlersAgent, RandomAgent, WeightedRandomAgent,
                     available_agents, make_agent, register_agent)
 from catan_env.agents.jsettlers import speed as SP
-from catan_env.agents.arena import play_game, run_tournament, summarise, wilson, write_outputs
+from catan_env.agents.arena import decisions, play_game, run_tournament, summarise, wilson, write_outputs
 from catan_env.agents.jsettlers.planning import wgeta
 from catan_env import InfoSet
 from catan_env.core import actions as A
@@ -57,6 +57,24 @@ def test_agents_never_read_hidden_state(spec):
             assert G.legal_mask(s)[acts[0]] == 1
             kinds.add(label)
     assert kinds == {"hand make-up", "development card types", "rng", "others' knowledge"}
+
+
+def test_decisions_show_each_move_before_it_is_played_and_end_with_the_game():
+    """The loop body sees the state the move was chosen in (the move is legal there), each
+    seat's own agent decides, and the game is over once the loop ends; the same game as
+    play_game's for the same agents and seed."""
+    env = catan_env.raw_env()
+    env.reset(seed=11)
+    agents = [RandomAgent(seed=11 * 31 + i) for i in range(4)]
+    seen = 0
+    for d in decisions(env, agents):
+        assert d.seat == int(env.game_state[L.DECIDER])
+        assert d.observation["action_mask"][d.action]
+        assert d.seconds >= 0.0
+        seen += 1
+    assert seen > 50
+    assert all(env.terminations.values()) or all(env.truncations.values())
+    assert play_game(["random"] * 4, seed=11)["steps"] == int(env.game_state[L.STEPS])
 
 
 def test_building_speed_estimate_by_hand():

@@ -213,23 +213,27 @@ def test_every_figure_on_the_pages_is_in_a_results_file_they_cite():
     assert not missing, f"figures no cited results file holds (run python tests/figures_trace.py): {missing}"
 
 
-def test_the_figure_check_fails_on_a_planted_figure():
-    """One digit changed in a traced figure, or its file no longer cited, fails the check;
-    settings and code are not figures."""
+def test_the_figure_check_fails_on_a_planted_figure(tmp_path):
+    """On a small repository of its own: a figure its cited file holds passes; one digit
+    changed, the file no longer cited, or its citation only in a comment, fails; settings,
+    code and generated blocks are not figures."""
+    import json
     import figures_trace
-    readme = read("README.md")
-    robots = readme.split("<!-- jsettlers-strength", 1)[1]  # a block no start/end markers exempt
-    row = next(line for line in robots.splitlines() if line.startswith("| `jsettlers` | "))
-    rate = next(x for x in re.findall(r"\d\.\d{3}", row) if figures_trace.precise(x))
-    planted = readme.replace(row, row.replace(rate, rate[:-1] + str((int(rate[-1]) + 1) % 10), 1))
-    assert planted != readme
-    assert figures_trace.untraced({"README.md": readme})["README.md"] == []
-    assert figures_trace.untraced({"README.md": planted})["README.md"] != []
-    uncited = readme.replace("docs/results/jsettlers_strength.json", "a file")
-    assert rate in figures_trace.untraced({"README.md": uncited})["README.md"]
-    text = "won 0.6912 of 1,000 games with `--seconds 0.3737` at 127.0.0.1, 73/200 and 12.5%"
-    assert [f[0] for f in figures_trace.figures(figures_trace.readable_text(text))] == \
-        ["73", "200", "0.6912", "1,000", "12.5%"]
+    (tmp_path / "docs" / "results").mkdir(parents=True)
+    (tmp_path / "docs" / "results" / "run.json").write_text(json.dumps({"win_rate": 0.69124, "games": 1000}))
+    (tmp_path / "docs" / "results" / "other.csv").write_text("0,12,7.5\n")
+    page = "Won 0.691 of 1,000 games (73.4% of 2,473 moves, [the run](results/run.json)).\n"
+    (tmp_path / "docs" / "page.md").write_text(page)
+    (tmp_path / "README.md").write_text("Two commands.\n")
+    check = lambda text: figures_trace.untraced({"docs/page.md": text}, root=str(tmp_path))["docs/page.md"]  # noqa: E731
+    assert check(page) == ["73.4%", "2,473"]
+    assert check(page.replace("73.4% of 2,473 moves, ", "")) == []
+    assert check("Won 0.692 ([the run](results/run.json)).") == ["0.692"]
+    assert check("Won 0.691 of the games.") == ["0.691"]
+    assert check("Won 0.691 of the games. <!-- docs/results/run.json -->") == ["0.691"]
+    assert check("Seven and a half: 127.5 by the CSV's columns ([the row](results/other.csv)).") == ["127.5"]
+    assert check("`--seconds 0.3737` at 127.0.0.1, 95% CIs, <!-- x: start -->0.9999<!-- x: end -->") == []
+    assert figures_trace.untraced(root=str(tmp_path))["README.md"] == []
 
 
 def test_the_strength_table_output_on_the_docs_is_the_scripts():

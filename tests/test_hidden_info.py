@@ -148,7 +148,11 @@ def test_determinize_survives_knowledge_that_claims_too_many_cards():
     s[L.DECK] -= 30  # and a deck that claims fewer cards than were drawn
     for seed in range(5):
         d = C.determinize(s, observer, seed)
-        assert np.array_equal(L.view(d, "hand")[observer], L.view(s, "hand")[observer])
+        hands = L.view(d, "hand")
+        assert np.array_equal(hands[observer], L.view(s, "hand")[observer])
+        assert (hands >= 0).all() and (L.view(d, "deck") >= 0).all() and (L.view(d, "dev_hand") >= 0).all()
+        for t in range(1, 4):  # each opponent holds at least what the observer knows it holds
+            assert (hands[t] >= L.view(s, "know")[observer, t, :L.N_RES]).all()
 
 
 def test_determinization_does_not_reveal_a_steal_between_others():

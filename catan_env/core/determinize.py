@@ -51,9 +51,12 @@ def _deal_resources(s: np.ndarray, observer: int) -> None:
         if t != observer:
             for r in range(N_RES):
                 s[hand_i(t, r)] = s[know_i(observer, t, r)]
+            # (a server whose bank never runs short, JSettlers, can put more than 19 cards of
+            # a kind in play: then fewer are left to deal than are unknown, and the deal
+            # goes as far as they do; in the core's own games the counts always match)
             for _ in range(min(s[know_i(observer, t, UNKNOWN)], cards.shape[0] - j)):
-                s[hand_i(t, cards[j])] += 1  # (fewer cards left than unknown ones: only
-                j += 1                        # in a mirrored game's knowledge, dealt as far as they go)
+                s[hand_i(t, cards[j])] += 1
+                j += 1
 
 
 @njit(cache=True)
