@@ -146,18 +146,22 @@ class JSettlersAgent(Agent):
             a = self._fall_back(f"illegal plan in {L.PHASE_NAMES[ph]}", safe)
         return int(a)
 
+    # the method that decides in each phase (the main phase's in any other)
+    _DECIDERS = {
+        L.PH_SETUP_SETTLEMENT: "_opening_settlement",
+        L.PH_SETUP_ROAD: "_opening_road",
+        L.PH_PRE_ROLL: "_pre_roll",
+        L.PH_DISCARD: "_discard",
+        L.PH_MOVE_ROBBER: "_robber",
+        L.PH_ROAD_BUILDING: "_free_road",
+        L.PH_TRADE_RESPONSE: "_answer_offer",
+        L.PH_TRADE_CONFIRM: "_confirm",
+    }
+
     def _decider(self, phase: int) -> Callable[[], int]:
-        """The method that decides in this phase (the main phase's by default)."""
-        return {
-            L.PH_SETUP_SETTLEMENT: self._opening_settlement,
-            L.PH_SETUP_ROAD: self._opening_road,
-            L.PH_PRE_ROLL: self._pre_roll,
-            L.PH_DISCARD: self._discard,
-            L.PH_MOVE_ROBBER: self._robber,
-            L.PH_ROAD_BUILDING: self._free_road,
-            L.PH_TRADE_RESPONSE: self._answer_offer,
-            L.PH_TRADE_CONFIRM: self._confirm,
-        }.get(phase, self._main)
+        """The method that decides in this phase."""
+        method: Callable[[], int] = getattr(self, self._DECIDERS.get(phase, "_main"))
+        return method
 
     def _fall_back(self, reason: str, action: int) -> int:
         return self.fall_back(self._infoset, reason, action)
