@@ -149,11 +149,8 @@ def compile_notice(stream: Optional[TextIO] = None, agents: bool = True,
         return None
     stream = stream or sys.stderr
     helped = C.compile_beside(beside)
-    what, estimate = (("the rules core and the agents",
-                       C.COMPILE_WITH_AGENTS if helped else C.COMPILE_WITH_AGENTS_ALONE) if agents
-                      else ("the rules core", C.COMPILE_RULES_ONLY if helped else C.COMPILE_RULES_ONLY_ALONE))
-    helper = ", a second process compiling beside this one" if helped else ""
-    stream.write(f"compiling {what} (first run only, {estimate} on a 2-core machine{helper})...\n")
+    what = "the rules core and the agents" if agents else "the rules core"
+    stream.write(f"compiling {what} ({C.how_long(agents, helped)})...\n")
     stream.flush()
     t0 = time.perf_counter()
 

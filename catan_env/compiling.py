@@ -33,6 +33,17 @@ COMPILE_WITH_AGENTS_ALONE = "about 53 s"
 HELPER_SECONDS = 300  # the second process stops itself after this long, done or not
 
 
+def how_long(agents: bool, beside: bool) -> str:
+    """What a first run's notice says of its compile: how long, and whether a second
+    process compiles beside this one (the CLIs' notice and the envs' warning alike)."""
+    if agents:
+        estimate = COMPILE_WITH_AGENTS if beside else COMPILE_WITH_AGENTS_ALONE
+    else:
+        estimate = COMPILE_RULES_ONLY if beside else COMPILE_RULES_ONLY_ALONE
+    helper = ", a second process compiling beside this one" if beside else ""
+    return f"first run only, {estimate} on a 2-core machine{helper}"
+
+
 class CompileNotice(UserWarning):
     """The numba kernels are being compiled (first run only; cached after)."""
 
@@ -132,8 +143,6 @@ def warn_if_compiling(stacklevel: int = 3) -> None:
     if rules_cached():
         return
     beside = compile_beside()
-    estimate = COMPILE_RULES_ONLY if beside else COMPILE_RULES_ONLY_ALONE
-    warnings.warn(f"catan_env is compiling its numba kernels (first run only, {estimate} on a "
-                  f"2-core machine{', a second process compiling beside this one' if beside else ''}; cached "
+    warnings.warn(f"catan_env is compiling its numba kernels ({how_long(False, beside)}; cached "
                   f"after). Silence this with warnings.simplefilter('ignore', catan_env.CompileNotice)",
                   CompileNotice, stacklevel=stacklevel)
