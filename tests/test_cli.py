@@ -125,6 +125,8 @@ def test_the_compile_notice_states_what_is_compiled_and_how_long_it_takes(tmp_pa
     from catan_env.core import cache_guard
     monkeypatch.setattr(cache_guard, "cache_dir_for", lambda path: str(tmp_path))  # an empty cache
     monkeypatch.setenv("CATAN_ENV_COMPILE_BESIDE", "0")  # (test_a_first_compile_starts_a_second_process)
+    from catan_env import compiling
+    monkeypatch.setattr(compiling, "_helper", None)  # (a first env in this worker may have started one)
     from catan_env.compiling import COMPILE_RULES_ONLY_ALONE, COMPILE_WITH_AGENTS_ALONE
     for agents, what, estimate in ((False, "the rules core (", COMPILE_RULES_ONLY_ALONE),
                                    (True, "the rules core and the agents", COMPILE_WITH_AGENTS_ALONE)):
