@@ -31,7 +31,16 @@ from .tables import CARDS_PER_RESOURCE
 def _pool(counts: np.ndarray) -> np.ndarray:
     """The cards of a pool in type order: counts[k] cards of type k (none where a count is
     negative: a mirrored game's knowledge can claim more cards than are left)."""
-    return np.repeat(np.arange(counts.shape[0]), np.maximum(counts, 0))
+    total = 0
+    for k in range(counts.shape[0]):
+        total += max(counts[k], 0)
+    cards = np.empty(total, dtype=np.int64)
+    m = 0
+    for k in range(counts.shape[0]):
+        for _ in range(counts[k]):  # (none for a negative count)
+            cards[m] = k
+            m += 1
+    return cards
 
 
 @njit(cache=True)
