@@ -141,8 +141,10 @@ def compile_notice(stream: Optional[TextIO] = None, agents: bool = True,
     """Say so before the rules core is compiled (first run after install or after a
     change to the core), with the time it takes here: ``agents`` when search agents are
     compiled too; ``beside``: the agent specs a second process compiles beside this one
-    (``compiling.compile_beside``).  Returns a callable that reports the time once done,
-    or None when the compiled kernels are already cached."""
+    (``compiling.compile_beside``); with one running, the two share the first run's compile
+    jobs out here (``compiling.compile_together``) before this returns.  Returns a
+    callable that reports the time once done, or None when the compiled kernels are
+    already cached."""
     from . import compiling as C
     C.mark_announced()  # (the envs made next warn no more)
     if C.rules_cached():
@@ -153,6 +155,8 @@ def compile_notice(stream: Optional[TextIO] = None, agents: bool = True,
     stream.write(f"compiling {what} ({C.how_long(agents, helped)})...\n")
     stream.flush()
     t0 = time.perf_counter()
+    if helped:
+        C.compile_together(beside)
 
     def finished() -> None:
         stream.write(f"compiled in {time.perf_counter() - t0:.0f} s\n")

@@ -6,27 +6,31 @@ made on an empty cache (silence it with
 ``warnings.simplefilter("ignore", catan_env.CompileNotice)``).
 
 On a machine with two cores or more the first compile also starts a second process
-(:func:`compile_beside`: ``python -m catan_env.beside``) that compiles into
-numba's cache what this process needs last (the rules' ``apply_action`` with the moves
-under it, then the agents named), so two cores compile at once; this process loads from
-the cache whatever the other has finished when it gets there.  Set
-``CATAN_ENV_COMPILE_BESIDE=0`` to compile in one process only."""
+(:func:`compile_beside`: ``python -m catan_env.beside``) that compiles into numba's cache
+what this process needs last (the rules' ``apply_action`` with the moves under it, then
+the agents named), so two cores compile at once; this process loads from the cache
+whatever the other has finished when it gets there.  A CLI that knows its agents shares
+the work out instead (:func:`compile_together`: each process takes the next of the first
+run's jobs the other has not, so each kernel is compiled once) and plays once both are
+done.  Set ``CATAN_ENV_COMPILE_BESIDE=0`` to compile in one process only."""
 import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
 from typing import Any, Optional, Sequence
 
 from .core import cache_guard
 
 # what a first run compiles, as measured here (2-core machine, empty numba cache, a second
-# process compiling beside, 2026-11-29, benchmarks/first_run.py): the rules, the env and
+# process compiling beside, 2026-11-30, benchmarks/first_run.py): the rules, the env and
 # its observations alone (the README's PettingZoo loop, a whole process: about 11 s); with
-# search agents on top (catan-arena with pretrained and three JSettlersAgents, its first
-# game included: about 40 s)
+# search agents on top (catan-arena with pretrained and three JSettlersAgents, the two
+# processes sharing the jobs out, its first game included: about 32 s)
 COMPILE_RULES_ONLY = "about 12 s"
-COMPILE_WITH_AGENTS = "about 40 s"
+COMPILE_WITH_AGENTS = "about 30 s"
 # the same in one process (no second process: one core, or CATAN_ENV_COMPILE_BESIDE=0)
 COMPILE_RULES_ONLY_ALONE = "about 18 s"
 COMPILE_WITH_AGENTS_ALONE = "about 53 s"
@@ -95,6 +99,7 @@ def mark_announced() -> None:
 
 
 _helper: Optional["subprocess.Popen[bytes]"] = None
+_board: Optional[str] = None  # the folder this process and its helper share jobs through
 
 
 def compile_beside(specs: Sequence[Any] = ()) -> bool:
@@ -106,7 +111,7 @@ def compile_beside(specs: Sequence[Any] = ()) -> bool:
     outlives this process if it must (it only writes numba's cache), exits when done and
     stops itself after ``HELPER_SECONDS``; should it fail or not start, this process
     compiles everything itself, as it would have."""
-    global _helper
+    global _helper, _board
     if _helper is not None:
         return True
     import multiprocessing
@@ -115,14 +120,38 @@ def compile_beside(specs: Sequence[Any] = ()) -> bool:
         return False
     names = ",".join(dict.fromkeys(s for s in specs if isinstance(s, str)))
     command = [sys.executable, "-m", "catan_env.beside"] + ([names] if names else [])
+    from .beside import BOARD_VARIABLE
+    try:
+        board = tempfile.mkdtemp(prefix="catan_env-first-run-")
+    except OSError:
+        return False
+    atexit.register(shutil.rmtree, board, True)  # (a helper still at work then finds no job left)
     try:
         _helper = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, start_new_session=True,
-                                   env=dict(os.environ, CATAN_ENV_COMPILE_BESIDE="0",
+                                   env=dict(os.environ, CATAN_ENV_COMPILE_BESIDE="0", **{BOARD_VARIABLE: board},
                                             CATAN_ENV_BESIDE_SECONDS=str(HELPER_SECONDS)))
     except OSError:
+        shutil.rmtree(board, ignore_errors=True)
         return False
+    _board = board
     atexit.register(_leave_helper)
+    return True
+
+
+def compile_together(specs: Sequence[Any] = ()) -> bool:
+    """Compile a first run's jobs (``beside.first_run_jobs``: the rules, then the agents
+    ``specs``) together with the helper :func:`compile_beside` started with the same
+    specs: each process takes the next job the other has not, then this one waits for
+    the helper's.  Returns whether it did (not without a helper still running: then this
+    process compiles what it needs as it plays)."""
+    if _helper is None or _board is None or _helper.poll() is not None:
+        return False
+    from .beside import JobBoard, first_run_jobs
+    jobs = first_run_jobs(specs)
+    board = JobBoard(_board)
+    board.run(jobs)
+    board.wait(jobs, lambda: _helper is not None and _helper.poll() is None, HELPER_SECONDS)
     return True
 
 

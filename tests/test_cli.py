@@ -322,3 +322,94 @@ def test_the_arena_table_stays_aligned_for_long_specs():
     lines = format_table(summary, under_test="random").split("\n")[1:]
     assert len({len(line) for line in lines}) == 1, lines
     assert lines[2].startswith("random *")
+
+
+def test_a_first_runs_jobs_come_in_stages_and_each_is_compiled_once(tmp_path):
+    """The first-run jobs: the rules, then each agent's first stage, then its later ones
+    (a network agent: its network, its play without its search, its search); agents that
+    compile nothing are skipped.  Two processes sharing a board compile each job once, in
+    order; a board that is gone leaves nothing to take."""
+    from catan_env.beside import JobBoard, first_run_jobs
+    names = [what for what, _ in first_run_jobs(["pretrained", "random", "jsettlers", "pretrained"])]
+    assert names == ["the rules' legal moves and views", "the rules' moves", "pretrained: its network", "jsettlers",
+                     "pretrained: its play without its search", "pretrained: its search"]
+    assert [w for w, _ in first_run_jobs(["pretrained:search=0"])][2:] == ["pretrained:search=0: its decision"]
+    ran = []
+    jobs = [(str(i), (lambda i=i: ran.append(i))) for i in range(5)]
+    first, second = JobBoard(str(tmp_path)), JobBoard(str(tmp_path))
+    assert first.take(0) and not second.take(0)
+    assert second.run(jobs, first=2) == [2, 3, 4] and second.run(jobs) == [1]
+    assert first.run(jobs) == []
+    assert ran == [2, 3, 4, 1] and not first.done(0)
+    first.wait(jobs, helping=lambda: False, seconds=60)  # the other process stopped: no waiting on job 0
+    first.finish(0)
+    first.wait(jobs, helping=lambda: True, seconds=60)  # every job done: returns at once
+    gone = JobBoard(str(tmp_path / "removed"))
+    assert gone.run(jobs) == [] and ran == [2, 3, 4, 1]
+
+
+def test_the_twin_without_search_plays_legal_moves_and_never_searches(monkeypatch):
+    """The value agent's twin of its compile stages values every searchable move at 0: it
+    plays a whole stretch of legal moves (the rules would raise on an illegal one) without
+    calling the search, so what it compiles is everything but the search."""
+    from catan_env.agents.value import agent as value_agent
+    from catan_env.agents.registry import make_agent
+    from catan_env.beside import play
+    agent = make_agent("pretrained")
+    stages = dict(agent.compile_stages())
+    assert list(stages) == ["its network", "its play without its search", "its search"]
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the twin searched")
+    monkeypatch.setattr(value_agent, "move_value", no_search)
+    monkeypatch.setattr(value_agent, "search_values", no_search)
+    stages["its play without its search"]()
+    with pytest.raises(AssertionError, match="the twin searched"):
+        play(agent, moves=4)  # the agent itself searches
+
+
+def test_the_second_process_shares_its_jobs_through_the_board(tmp_path):
+    """``python -m catan_env.beside SPECS`` with a board takes every job no one else has
+    and marks each done, from the rules' moves on (the first process compiles the views
+    itself, at once)."""
+    import subprocess
+    import sys
+
+    from catan_env.beside import BOARD_VARIABLE, JobBoard, first_run_jobs
+    jobs = first_run_jobs(["jsettlers"])
+    JobBoard(str(tmp_path)).take(2)  # this process has the agent
+    done = subprocess.run([sys.executable, "-m", "catan_env.beside", "random,jsettlers"], capture_output=True,
+                          env=dict(os.environ, **{BOARD_VARIABLE: str(tmp_path)}), timeout=600)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert sorted(os.listdir(tmp_path)) == ["01.done", "01.taken", "02.taken"]
+    assert len(jobs) == 3
+
+
+def test_compile_together_takes_the_jobs_left_and_waits_for_the_helpers(tmp_path, monkeypatch):
+    """With a helper running, this process compiles every job the helper has not taken
+    and returns only once the helper's are done; with the helper gone it returns at once
+    and compiles nothing (it will compile as it plays)."""
+    import threading
+
+    from catan_env import beside, compiling
+    ran = []
+    jobs = [(str(i), (lambda i=i: ran.append(i))) for i in range(4)]
+    monkeypatch.setattr(beside, "first_run_jobs", lambda specs: jobs)
+    board = beside.JobBoard(str(tmp_path))
+    board.take(1)  # the helper is compiling job 1
+
+    class Helper:
+        running = True
+
+        def poll(self):
+            return None if self.running else 0
+    helper = Helper()
+    monkeypatch.setattr(compiling, "_helper", helper)
+    monkeypatch.setattr(compiling, "_board", str(tmp_path))
+    finish = threading.Timer(0.5, board.finish, args=(1,))
+    finish.start()
+    assert compiling.compile_together(["pretrained"])
+    assert ran == [0, 2, 3] and board.done(1) and not finish.is_alive()
+    helper.running = False
+    ran.clear()
+    assert not compiling.compile_together(["pretrained"]) and ran == []

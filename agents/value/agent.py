@@ -43,13 +43,15 @@ when a person sits at the table).
 ``trade_counts`` counts what it did.  ``last_values`` holds each seat's estimated chance
 to win after the chosen move (recorded as training targets).
 """
+import copy
 import time
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from numba import njit
 
 from catan_env.core import actions as A
+from catan_env.core.game import new_game
 from catan_env.core.layout import PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PHASE, TRADE_GET_RES
 from catan_env.infoset import InfoSet
 from catan_env.learned.network import PRETRAINED, load_network
@@ -139,6 +141,24 @@ class ValueSearchAgent(Agent):
         self._leaves = 0  # network evaluations by the anytime search so far
         self.clock: Callable[[], float] = time.perf_counter  # the seconds budget's clock (a test may give a deterministic one)
         self.last_values: Optional[np.ndarray] = None
+        self._search_off = False  # a first run's twin without the search (compile_stages)
+
+    def compile_stages(self) -> List[Tuple[str, Callable[[], None]]]:
+        """This agent's kernels in the order a first run best compiles them (see
+        ``catan_env.beside``): its network, then its play without its search (a twin that
+        values every searchable move at 0: trades, macros and the rest), then its search,
+        which builds on both.  The network alone (``search=0``) is one decision kernel."""
+        from catan_env.beside import play
+        if self._greedy:
+            return [("its decision", lambda: play(self))]
+        twin = copy.copy(self)
+        twin._search_off = True
+
+        def network() -> None:
+            self.network.win_probs(new_game(seed=2), 0)
+        return [("its network", network),
+                ("its play without its search", lambda: play(twin, moves=120)),
+                ("its search", lambda: play(self, moves=4))]
 
     def reset(self, seed: Optional[int] = None) -> None:
         super().reset(seed)
@@ -177,7 +197,9 @@ class ValueSearchAgent(Agent):
         if a >= 0:
             return self._count(infoset, int(a), int(kind), -1.0)
         moves = legal[SEARCHABLE[legal] == 1]
-        if self.seconds > 0 or self.leaves > 0:
+        if self._search_off:
+            mean = np.zeros(len(moves))
+        elif self.seconds > 0 or self.leaves > 0:
             mean, view = self._anytime(view, seat, moves, infoset)
         else:
             mean, view = self._fixed(view, seat, moves, infoset)
