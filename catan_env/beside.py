@@ -121,15 +121,16 @@ class JobBoard:
     def done(self, job: int) -> bool:
         return os.path.exists(self._path(job, "done"))
 
-    def run(self, jobs: Sequence[Job], first: int = 0) -> List[int]:
+    def run(self, jobs: Sequence[Job], first: int = 0) -> List[Tuple[int, float]]:
         """Take and compile, in order from job ``first``, every job no other process has
-        taken; the jobs this process compiled."""
+        taken; the jobs this process compiled, each with the seconds it took."""
         mine = []
         for i in range(first, len(jobs)):
             if self.take(i):
+                t0 = time.perf_counter()
                 jobs[i][1]()
                 self.finish(i)
-                mine.append(i)
+                mine.append((i, time.perf_counter() - t0))
         return mine
 
     def wait(self, jobs: Sequence[Job], helping: Callable[[], bool], seconds: float) -> None:

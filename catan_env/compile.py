@@ -1,15 +1,20 @@
 """Compile the numba kernels ahead of time, for whoever would rather not wait in the first
 game: ``python -m catan_env.compile`` compiles the rules core and the envs;
-``--agents jsettlers,pretrained,mcts`` compiles those agents' kernels too, in a second
-process beside the core's, so two cores compile at once.  Each job prints one line: what
-it compiled and how long it took.  Numba caches what is compiled, so every later process
+``--agents jsettlers,pretrained,mcts`` compiles those agents' kernels too, two processes
+sharing the jobs out (the core's, then each agent's stages, as a first run shares them:
+``catan_env.beside``), so two cores compile at once.  Each job prints one line: what it
+compiled and how long it took.  Numba caches what is compiled, so every later process
 (and a second run of this command) loads it in a moment."""
 import argparse
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
-from typing import List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .beside import Job
 
 DEFAULT_AGENTS = "jsettlers,pretrained,mcts:playouts=50"
 
@@ -38,13 +43,22 @@ def compile_core() -> Tuple[str, float]:
     return "the rules core and the envs", time.perf_counter() - t0
 
 
-def compile_agents(specs: Sequence[str]) -> Tuple[str, float]:
-    """40 moves of each agent (``beside.play_agents``, as the envs ask them): its kernels
-    compiled (agents are resolved by spec, as the envs resolve them)."""
-    from .beside import play_agents
-    t0 = time.perf_counter()
-    play_agents(specs)
-    return ", ".join(specs), time.perf_counter() - t0
+def ahead_of_time_jobs(specs: Sequence[str]) -> List["Job"]:
+    """The core's job (the rules and every env), then the agents' stages (the first
+    run's jobs past the rules: ``beside.first_run_jobs``)."""
+    from .beside import first_run_jobs
+
+    def core() -> None:
+        compile_core()
+    return [("the rules core and the envs", core)] + first_run_jobs(specs)[2:]
+
+
+def compile_jobs(specs: Sequence[str], board: str) -> List[Tuple[int, str, float]]:
+    """One process's share: every job no other process on ``board`` has taken, each as
+    (its number, what it compiled, seconds)."""
+    from .beside import JobBoard
+    jobs = ahead_of_time_jobs(specs)
+    return [(i, jobs[i][0], seconds) for i, seconds in JobBoard(board).run(jobs)]
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -60,10 +74,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           + " (numba caches them for every later run)...", flush=True)
     t0 = time.perf_counter()
     if specs:
-        with ProcessPoolExecutor(2) as pool:
-            jobs = [pool.submit(compile_core), pool.submit(compile_agents, specs)]
-            for job in jobs:
-                what, seconds = job.result()
+        with tempfile.TemporaryDirectory(prefix="catan_env-compile-") as board, ProcessPoolExecutor(2) as pool:
+            shares = [pool.submit(compile_jobs, specs, board) for _ in range(2)]
+            for _, what, seconds in sorted(job for share in shares for job in share.result()):
                 print(f"  {what}: {seconds:.0f} s", flush=True)
     else:
         what, seconds = compile_core()
