@@ -413,3 +413,36 @@ def test_compile_together_takes_the_jobs_left_and_waits_for_the_helpers(tmp_path
     helper.running = False
     ran.clear()
     assert not compiling.compile_together(["pretrained"]) and ran == []
+
+
+@pytest.mark.parametrize("spec", ["pretrained:leaves=3000", "mcts:playouts=5000", "mcts:playouts=5000:opening=jsettlers"])
+def test_compile_stages_play_on_a_small_budget_and_leave_the_agent_as_it_was(spec, monkeypatch):
+    """An agent's compile stages play copies on a small budget (a first run does not wait
+    on a big one), and playing them leaves the agent itself untouched: its generator draws
+    what it would have drawn, its counts are zero."""
+    import copy as copy_module
+
+    import numpy as np
+
+    from catan_env import beside
+    from catan_env.agents.registry import make_agent
+    played = []
+    real_play = beside.play
+
+    def recording_play(agent, *args, **kwargs):
+        played.append(agent)
+        return real_play(agent, *args, **kwargs)
+    monkeypatch.setattr(beside, "play", recording_play)
+    agent = make_agent(spec, seed=3)
+    expected = copy_module.deepcopy(agent.rng).integers(2 ** 62, size=4)
+    for _, compile_stage in agent.compile_stages():
+        compile_stage()
+    assert played and agent not in played
+    for copy_played in played:
+        if spec.startswith("mcts"):
+            assert copy_played.config.playouts == 64 and copy_played.config.seconds == 0.0
+        elif not getattr(copy_played, "_search_off", False):  # (the twin does not search at all)
+            assert copy_played.leaves == 200 and copy_played.seconds == 0.0
+    assert np.array_equal(agent.rng.integers(2 ** 62, size=4), expected)
+    assert sum(agent.fallbacks.values()) == 0
+    assert sum(getattr(agent, "trade_counts", {}).values()) == 0 and not getattr(agent, "depth_counts", {})

@@ -10,8 +10,11 @@ the trade-optimistic search of "Optimizing UCT" (``trading.py``): one trading ro
 turn, 1:1 offers to everyone for the chosen optimistic move, accept-only confirmations
 (counter-offers ignored) and a two-option search (accept / reject) to answer offers.
 """
+import copy
+import dataclasses
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -82,6 +85,18 @@ class MCTSAgent(Agent):
         self.offers_accepted = 0    # ... closed with a player who accepted
         self.offers_answered = 0    # others' offers we searched an answer for
         self.offers_taken = 0       # ... and accepted
+
+    def compile_stages(self) -> List[Tuple[str, Callable[[], None]]]:
+        """Its kernels for a first run (``catan_env.beside``): a few moves of a copy with a
+        small budget (playouts are a number the kernels read, not part of what compiles),
+        so that a first run does not wait on a large budget."""
+        from catan_env.beside import play
+        quick = copy.copy(self)  # (its own generator and pool: playing it leaves this agent as it was)
+        quick.config = dataclasses.replace(self.config, playouts=min(self.config.playouts, 64), seconds=0.0)
+        quick.rng, quick._pool, quick.fallbacks = np.random.default_rng(0), None, Counter()
+        quick._opener = copy.deepcopy(self._opener)
+        quick.reset()
+        return [("its search", lambda: play(quick, moves=20))]
 
     def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)

@@ -45,6 +45,7 @@ to win after the chosen move (recorded as training targets).
 """
 import copy
 import time
+from collections import Counter
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -147,18 +148,33 @@ class ValueSearchAgent(Agent):
         """This agent's kernels in the order a first run best compiles them (see
         ``catan_env.beside``): its network, then its play without its search (a twin that
         values every searchable move at 0: trades, macros and the rest), then its search,
-        which builds on both.  The network alone (``search=0``) is one decision kernel."""
+        which builds on both, on a small budget (a first run does not wait on a large one).
+        The network alone (``search=0``) is one decision kernel."""
         from catan_env.beside import play
         if self._greedy:
             return [("its decision", lambda: play(self))]
-        twin = copy.copy(self)
-        twin._search_off = True
+        twin = self._compile_copy(_search_off=True)
+        quick = self._compile_copy()  # the same kernels on a small budget (the budget is a number they read)
+        if self.seconds > 0 or self.leaves > 0:
+            quick.seconds, quick.leaves = 0.0, min(self.leaves or 200, 200)
 
         def network() -> None:
             self.network.win_probs(new_game(seed=2), 0)
         return [("its network", network),
                 ("its play without its search", lambda: play(twin, moves=120)),
-                ("its search", lambda: play(self, moves=4))]
+                ("its search", lambda: play(quick, moves=4))]
+
+    def _compile_copy(self, **changes: Any) -> "ValueSearchAgent":
+        """A copy to compile with: the same network, its own generator, memory and counts
+        (playing it leaves this agent as it was)."""
+        twin = copy.copy(self)
+        twin.rng = np.random.default_rng(0)
+        twin._memory = new_memory()
+        twin._step_cost, twin._leaf_cost = np.zeros(4), np.zeros(4)
+        twin.trade_counts, twin.depth_counts, twin.fallbacks = dict(self.trade_counts), {}, Counter()
+        twin._opener = copy.deepcopy(self._opener)
+        twin.__dict__.update(changes)
+        return twin
 
     def reset(self, seed: Optional[int] = None) -> None:
         super().reset(seed)
