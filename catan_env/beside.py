@@ -39,13 +39,20 @@ def apply_action_signature() -> Tuple[Any, ...]:
     return (types.Array(types.int64, 1, "C"), types.int64, types.int64)
 
 
+PLAY_SECONDS = 10.0  # play past the first decision at most this long (a slow agent compiled on it)
+
+
 def play(agent: Any, moves: int = 40, seed: int = 2) -> None:
     """``moves`` decisions of ``agent`` in every seat of one game, from the observation and
-    information set the envs give: its kernels compiled."""
+    information set the envs give: its kernels compiled.  It stops ``PLAY_SECONDS`` after
+    the first decision (which compiles most: an agent slow to decide stops early)."""
     state = G.new_game(seed=seed)
+    first_done = None
     for k in range(moves):
-        if G.is_over(state):
+        if G.is_over(state) or (first_done is not None and time.perf_counter() - first_done > PLAY_SECONDS):
             break
+        if k == 1:
+            first_done = time.perf_counter()
         seat = G.decider(state)
         observation = {"observation": G.observe(state, seat), "action_mask": G.legal_mask(state)}
         G.step(state, int(agent.act(observation, InfoSet(state, seat, seed * 1000 + k))))
@@ -95,11 +102,30 @@ def first_run_jobs(specs: Sequence[Any]) -> List[Job]:
 
 class JobBoard:
     """The jobs two processes share, as files in one folder: ``NN.taken`` when a process
-    takes job NN, ``NN.done`` when it has compiled it.  A folder that is gone (the first
+    takes job NN, ``NN.done`` when it has compiled it, ``jobs.txt`` the helper's list of
+    jobs (the first process shares only the same list).  A folder that is gone (the first
     process has finished and removed it) leaves nothing to take."""
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
+
+    def post(self, jobs: Sequence[Job]) -> None:
+        """Write the list of jobs this process will take from (whole, or not at all)."""
+        path = os.path.join(self.folder, "jobs.txt")
+        try:
+            with open(path + ".part", "w") as f:
+                f.write("\n".join(what for what, _ in jobs))
+            os.replace(path + ".part", path)
+        except OSError:
+            pass
+
+    def posted(self) -> Optional[List[str]]:
+        """The other process's list of jobs, None before it has written one."""
+        try:
+            with open(os.path.join(self.folder, "jobs.txt")) as f:
+                return f.read().split("\n")
+        except OSError:
+            return None
 
     def _path(self, job: int, mark: str) -> str:
         return os.path.join(self.folder, f"{job:02d}.{mark}")
@@ -109,7 +135,7 @@ class JobBoard:
         try:
             os.close(os.open(self._path(job, "taken"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
             return True
-        except OSError:
+        except (FileExistsError, FileNotFoundError):  # taken; or the board is gone
             return False
 
     def finish(self, job: int) -> None:
@@ -121,14 +147,22 @@ class JobBoard:
     def done(self, job: int) -> bool:
         return os.path.exists(self._path(job, "done"))
 
-    def run(self, jobs: Sequence[Job], first: int = 0) -> List[Tuple[int, float]]:
-        """Take and compile, in order from job ``first``, every job no other process has
-        taken; the jobs this process compiled, each with the seconds it took."""
+    def run(self, jobs: Sequence[Job], first: int = 0, last: Optional[int] = None,
+            failed: Optional[List[str]] = None) -> List[Tuple[int, float]]:
+        """Take and compile, in order from job ``first`` up to ``last`` (all: None), every
+        job no other process has taken; the jobs this process compiled, each with the
+        seconds it took.  With ``failed`` (a list), a job that raises is marked done and
+        named there ("what: the error") instead of stopping the others."""
         mine = []
-        for i in range(first, len(jobs)):
+        for i in range(first, len(jobs) if last is None else min(last, len(jobs))):
             if self.take(i):
                 t0 = time.perf_counter()
-                jobs[i][1]()
+                try:
+                    jobs[i][1]()
+                except Exception as e:
+                    if failed is None:
+                        raise
+                    failed.append(f"{jobs[i][0]}: {type(e).__name__}: {e}")
                 self.finish(i)
                 mine.append((i, time.perf_counter() - t0))
         return mine
@@ -155,7 +189,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # the first process compiles the views (job 0) at once: this one begins with the moves
     folder = os.environ.get(BOARD_VARIABLE, "")
     if folder:
-        JobBoard(folder).run(jobs, first=1)
+        board = JobBoard(folder)
+        board.post(jobs)
+        board.run(jobs, first=1)
     else:
         for _, compile_job in jobs[1:]:
             compile_job()

@@ -156,7 +156,8 @@ def compile_notice(stream: Optional[TextIO] = None, agents: bool = True,
     stream.flush()
     t0 = time.perf_counter()
     if helped:
-        C.compile_together(beside)
+        for failure in C.compile_together(beside) or ():
+            stream.write(f"  could not compile ahead {failure} (it compiles when played)\n")
 
     def finished() -> None:
         stream.write(f"compiled in {time.perf_counter() - t0:.0f} s\n")

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import warnings
-from typing import Any, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 from .core import cache_guard
 
@@ -35,6 +35,7 @@ COMPILE_WITH_AGENTS = "about 30 s"
 COMPILE_RULES_ONLY_ALONE = "about 18 s"
 COMPILE_WITH_AGENTS_ALONE = "about 53 s"
 HELPER_SECONDS = 300  # the second process stops itself after this long, done or not
+WAIT_SECONDS = 90  # the first process waits at most this long for the second's jobs
 
 
 def how_long(agents: bool, beside: bool) -> str:
@@ -108,9 +109,10 @@ def compile_beside(specs: Sequence[Any] = ()) -> bool:
     are skipped), while this one compiles what it needs first.  Returns whether one runs:
     not on one core, not with ``CATAN_ENV_COMPILE_BESIDE=0``, not from a worker process
     (a pool's workers would start one each), not where numba cannot cache.  The helper
-    outlives this process if it must (it only writes numba's cache), exits when done and
-    stops itself after ``HELPER_SECONDS``; should it fail or not start, this process
-    compiles everything itself, as it would have."""
+    finishes the job it is compiling if this process ends first (it only writes numba's
+    cache; the folder the two share jobs through goes with this process, so it takes no
+    other), exits when done and stops itself after ``HELPER_SECONDS``; should it fail or
+    not start, this process compiles everything itself, as it would have."""
     global _helper, _board
     if _helper is not None:
         return True
@@ -139,20 +141,29 @@ def compile_beside(specs: Sequence[Any] = ()) -> bool:
     return True
 
 
-def compile_together(specs: Sequence[Any] = ()) -> bool:
+def compile_together(specs: Sequence[Any] = ()) -> Optional[List[str]]:
     """Compile a first run's jobs (``beside.first_run_jobs``: the rules, then the agents
     ``specs``) together with the helper :func:`compile_beside` started with the same
-    specs: each process takes the next job the other has not, then this one waits for
-    the helper's.  Returns whether it did (not without a helper still running: then this
-    process compiles what it needs as it plays)."""
+    specs: this process compiles the views at once, then each process takes the next job
+    the other has not, then this one waits for the helper's (at most ``WAIT_SECONDS``).
+    Returns None when it did not share (no helper running, or one with another list of
+    jobs: then this process compiles what it needs as it plays), else the jobs that
+    failed here, each "what: the error" (the games meet the same error, if it is theirs)."""
     if _helper is None or _board is None or _helper.poll() is not None:
-        return False
+        return None
     from .beside import JobBoard, first_run_jobs
-    jobs = first_run_jobs(specs)
+    try:
+        jobs = first_run_jobs(specs)
+    except Exception:  # an agent that cannot be built: the games say so, in their own words
+        return None
     board = JobBoard(_board)
-    board.run(jobs)
-    board.wait(jobs, lambda: _helper is not None and _helper.poll() is None, HELPER_SECONDS)
-    return True
+    failed: List[str] = []
+    board.run(jobs, last=1, failed=failed)  # the views, which the helper leaves to this process
+    if board.posted() != [what for what, _ in jobs]:  # another list (or none yet): each goes its own way
+        return None
+    board.run(jobs, first=1, failed=failed)
+    board.wait(jobs, lambda: _helper is not None and _helper.poll() is None, WAIT_SECONDS)
+    return failed
 
 
 def _leave_helper() -> None:

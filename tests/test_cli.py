@@ -329,6 +329,8 @@ def test_a_first_runs_jobs_come_in_stages_and_each_is_compiled_once(tmp_path):
     (a network agent: its network, its play without its search, its search); agents that
     compile nothing are skipped.  Two processes sharing a board compile each job once, in
     order; a board that is gone leaves nothing to take."""
+    import time
+
     from catan_env.beside import JobBoard, first_run_jobs
     names = [what for what, _ in first_run_jobs(["pretrained", "random", "jsettlers", "pretrained"])]
     assert names == ["the rules' legal moves and views", "the rules' moves", "pretrained: its network", "jsettlers",
@@ -341,9 +343,15 @@ def test_a_first_runs_jobs_come_in_stages_and_each_is_compiled_once(tmp_path):
     assert [i for i, _ in second.run(jobs, first=2)] == [2, 3, 4] and [i for i, _ in second.run(jobs)] == [1]
     assert first.run(jobs) == []
     assert ran == [2, 3, 4, 1] and not first.done(0)
+    t0 = time.perf_counter()
     first.wait(jobs, helping=lambda: False, seconds=60)  # the other process stopped: no waiting on job 0
+    assert time.perf_counter() - t0 < 1
+    first.wait(jobs, helping=lambda: True, seconds=0.3)  # job 0 not done: waits out its time
+    assert time.perf_counter() - t0 >= 0.3
     first.finish(0)
+    t0 = time.perf_counter()
     first.wait(jobs, helping=lambda: True, seconds=60)  # every job done: returns at once
+    assert time.perf_counter() - t0 < 1
     gone = JobBoard(str(tmp_path / "removed"))
     assert gone.run(jobs) == [] and ran == [2, 3, 4, 1]
 
@@ -376,13 +384,13 @@ def test_the_second_process_shares_its_jobs_through_the_board(tmp_path):
     import sys
 
     from catan_env.beside import BOARD_VARIABLE, JobBoard, first_run_jobs
-    jobs = first_run_jobs(["jsettlers"])
+    jobs = first_run_jobs(["random", "jsettlers"])
     JobBoard(str(tmp_path)).take(2)  # this process has the agent
     done = subprocess.run([sys.executable, "-m", "catan_env.beside", "random,jsettlers"], capture_output=True,
                           env=dict(os.environ, **{BOARD_VARIABLE: str(tmp_path)}), timeout=600)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
-    assert sorted(os.listdir(tmp_path)) == ["01.done", "01.taken", "02.taken"]
-    assert len(jobs) == 3
+    assert sorted(os.listdir(tmp_path)) == ["01.done", "01.taken", "02.taken", "jobs.txt"]
+    assert JobBoard(str(tmp_path)).posted() == [what for what, _ in jobs]  # the list the first process shares
 
 
 def test_compile_together_takes_the_jobs_left_and_waits_for_the_helpers(tmp_path, monkeypatch):
@@ -396,6 +404,7 @@ def test_compile_together_takes_the_jobs_left_and_waits_for_the_helpers(tmp_path
     jobs = [(str(i), (lambda i=i: ran.append(i))) for i in range(4)]
     monkeypatch.setattr(beside, "first_run_jobs", lambda specs: jobs)
     board = beside.JobBoard(str(tmp_path))
+    board.post(jobs)  # the helper's list: the same
     board.take(1)  # the helper is compiling job 1
 
     class Helper:
@@ -408,14 +417,33 @@ def test_compile_together_takes_the_jobs_left_and_waits_for_the_helpers(tmp_path
     monkeypatch.setattr(compiling, "_board", str(tmp_path))
     finish = threading.Timer(0.5, board.finish, args=(1,))
     finish.start()
-    assert compiling.compile_together(["pretrained"])
+    assert compiling.compile_together(["pretrained"]) == []
     assert ran == [0, 2, 3] and board.done(1) and not finish.is_alive()
+    # a job that raises is named and marked done; the others still run
+    monkeypatch.setattr(compiling, "_board", str(tmp_path / "second"))
+    os.mkdir(tmp_path / "second")
+    ran.clear()
+
+    def broken():
+        raise RuntimeError("no such kernel")
+    jobs[2] = ("a broken agent", broken)
+    beside.JobBoard(str(tmp_path / "second")).post(jobs)
+    assert compiling.compile_together(["pretrained"]) == ["a broken agent: RuntimeError: no such kernel"]
+    assert ran == [0, 1, 3] and beside.JobBoard(str(tmp_path / "second")).done(2)
+    # a helper with another list of jobs: this process compiles only the views, waits for nothing
+    monkeypatch.setattr(compiling, "_board", str(tmp_path / "third"))
+    os.mkdir(tmp_path / "third")
+    beside.JobBoard(str(tmp_path / "third")).post(jobs[:2])
+    ran.clear()
+    assert compiling.compile_together(["pretrained"]) is None and ran == [0]
     helper.running = False
     ran.clear()
-    assert not compiling.compile_together(["pretrained"]) and ran == []
+    assert compiling.compile_together(["pretrained"]) is None and ran == []
 
 
-@pytest.mark.parametrize("spec", ["pretrained:leaves=3000", "mcts:playouts=5000", "mcts:playouts=5000:opening=jsettlers"])
+@pytest.mark.parametrize("spec", ["pretrained:leaves=3000", "pretrained:seconds=30:opening=jsettlers",
+                                  "mcts:playouts=5000", "mcts:playouts=5000:opening=jsettlers",
+                                  "mcts:ensemble=100:playouts=10000"])
 def test_compile_stages_play_on_a_small_budget_and_leave_the_agent_as_it_was(spec, monkeypatch):
     """An agent's compile stages play copies on a small budget (a first run does not wait
     on a big one), and playing them leaves the agent itself untouched: its generator draws
@@ -440,9 +468,11 @@ def test_compile_stages_play_on_a_small_budget_and_leave_the_agent_as_it_was(spe
     assert played and agent not in played
     for copy_played in played:
         if spec.startswith("mcts"):
-            assert copy_played.config.playouts == 64 and copy_played.config.seconds == 0.0
-        elif not getattr(copy_played, "_search_off", False):  # (the twin does not search at all)
+            assert copy_played.config.playouts == max(64, agent.config.ensemble)
+            assert copy_played.config.seconds == 0.0
+        elif not copy_played._search_off:  # (the twin does not search at all)
             assert copy_played.leaves == 200 and copy_played.seconds == 0.0
+            assert copy_played._leaves > 0 and copy_played._evaluator is not agent._evaluator  # it searched
     assert np.array_equal(agent.rng.integers(2 ** 62, size=4), expected)
     assert sum(agent.fallbacks.values()) == 0
     assert sum(getattr(agent, "trade_counts", {}).values()) == 0 and not getattr(agent, "depth_counts", {})

@@ -92,7 +92,8 @@ class MCTSAgent(Agent):
         so that a first run does not wait on a large budget."""
         from catan_env.beside import play
         quick = copy.copy(self)  # (its own generator and pool: playing it leaves this agent as it was)
-        quick.config = dataclasses.replace(self.config, playouts=min(self.config.playouts, 64), seconds=0.0)
+        playouts = max(min(self.config.playouts, 64), self.config.ensemble)  # (a playout per tree at least)
+        quick.config = dataclasses.replace(self.config, playouts=playouts, seconds=0.0)
         quick.rng, quick._pool, quick.fallbacks = np.random.default_rng(0), None, Counter()
         quick._opener = copy.deepcopy(self._opener)
         quick.reset()

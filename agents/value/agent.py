@@ -152,9 +152,11 @@ class ValueSearchAgent(Agent):
         The network alone (``search=0``) is one decision kernel."""
         from catan_env.beside import play
         if self._greedy:
-            return [("its decision", lambda: play(self))]
+            decider = self._compile_copy()
+            return [("its decision", lambda: play(decider))]
         twin = self._compile_copy(_search_off=True)
-        quick = self._compile_copy()  # the same kernels on a small budget (the budget is a number they read)
+        # the search on a small budget (a number the kernels read), searching the set-up too
+        quick = self._compile_copy(_opener=None)
         if self.seconds > 0 or self.leaves > 0:
             quick.seconds, quick.leaves = 0.0, min(self.leaves or 200, 200)
 
@@ -165,9 +167,10 @@ class ValueSearchAgent(Agent):
                 ("its search", lambda: play(quick, moves=4))]
 
     def _compile_copy(self, **changes: Any) -> "ValueSearchAgent":
-        """A copy to compile with: the same network, its own generator, memory and counts
-        (playing it leaves this agent as it was)."""
+        """A copy to compile with: the same network, its own work buffers, generator,
+        memory and counts (playing it leaves this agent as it was)."""
         twin = copy.copy(self)
+        twin._evaluator = self.network.evaluator()
         twin.rng = np.random.default_rng(0)
         twin._memory = new_memory()
         twin._step_cost, twin._leaf_cost = np.zeros(4), np.zeros(4)
