@@ -294,3 +294,37 @@ def test_each_learned_module_imports_first_and_without_the_agents():
                 "assert not any(m.startswith('catan_env.agents') for m in sys.modules), 'imports the agents'")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, (module, out.stderr[-1500:])
+
+
+def test_the_board_encoder_comparison_encodes_what_the_envs_show_and_trains_both(tmp_path):
+    """benchmarks/board_encoder.py: its batch encoder gives each row's observation vector,
+    board planes and legal mask exactly as the env shows them to that row's seat, and both
+    networks train on a tiny run and report held-out figures."""
+    pytest.importorskip("torch")
+    import catan_env
+    from catan_env.core.observe import PLANES
+    from catan_env.core.topology import GRID_H, GRID_W
+    from helpers import load_benchmark
+    bench = load_benchmark("board_encoder")
+    folder = str(tmp_path / "d")
+    D.generate(folder, games=2, shard_games=1, batch=4, max_turns=40, seed=5)
+    d = bench.first_games(folder, 1)
+    assert len(np.unique(d["game"])) == 1 and len(d["seat"]) > 20
+    rows = np.arange(0, len(d["seat"]), 7, dtype=np.int64)
+    vectors = np.zeros((len(rows), D.VECTOR_SIZE), np.float32)
+    planes = np.zeros((len(rows), PLANES, GRID_H, GRID_W), np.float32)
+    masks = np.zeros((len(rows), D.N_ACTIONS), np.bool_)
+    bench.encode_batch(d["state"], d["seat"], rows, vectors, planes, masks)
+    for i, r in enumerate(rows):
+        env = catan_env.raw_env(obs_type="planes")
+        env.reset(seed=0)
+        env._state[:] = d["state"][r]  # (the row's true state, as the env holds it)
+        seen = env.observe(f"player_{d['seat'][r]}")
+        assert np.array_equal(planes[i], seen["observation"]["board"])
+        assert np.array_equal(vectors[i, -len(seen["observation"]["vector"]):], seen["observation"]["vector"])
+        assert np.array_equal(masks[i], seen["action_mask"].astype(bool))
+        assert masks[i, d["action"][r]]
+    for arch in bench.ARCHS:
+        run = bench.train(arch, folder, 2, steps=4, batch=16, every=2, lr=1e-3, seed=0)
+        assert [c["step"] for c in run["curve"]] == [2, 4]
+        assert all(0.0 <= c["val_agreement"] <= 1.0 and c["val_ce"] > 0 for c in run["curve"])
