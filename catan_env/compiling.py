@@ -28,7 +28,7 @@ from .core import cache_guard
 # process compiling beside, 2026-11-30, benchmarks/first_run.py): the rules, the env and
 # its observations alone (the README's PettingZoo loop, a whole process: about 11 s); with
 # search agents on top (catan-arena with pretrained and three JSettlersAgents, the two
-# processes sharing the jobs out, its first game included: about 32 s)
+# processes sharing the jobs out, its first game included: about 34 s)
 COMPILE_RULES_ONLY = "about 12 s"
 COMPILE_WITH_AGENTS = "about 30 s"
 # the same in one process (no second process: one core, or CATAN_ENV_COMPILE_BESIDE=0)
