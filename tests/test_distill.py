@@ -172,7 +172,9 @@ def test_the_agent_plays_the_numba_decision(network, states):
         legal = G.legal_actions(s).astype(np.int64)
         rng = copy.deepcopy(agent.rng)
         seeds = np.array([rng.integers(2 ** 62) for _ in range(2)], np.int64) if len(legal) > 1 else np.zeros(2, np.int64)
-        expected, _, _ = GR.greedy_decision(net.evaluator(), info.view, seat, legal,
+        # (a writable copy, as the agent passes: a read-only view would compile a second
+        # version of the whole decision kernel, about 25 s of a cold CI run)
+        expected, _, _ = GR.greedy_decision(net.evaluator(), info.view.copy(), seat, legal,
                                             len(legal), seeds, GR.new_memory(), GR.options())
         assert agent.act(obs, info) == int(expected)
         # the decision depends on the true state only through what the seat knows: the
