@@ -11,15 +11,16 @@ processes take the jobs in that order from one board (a folder where a job is ta
 creating its file, so each is compiled once) until none is left; the first then waits
 for the jobs the second took and plays with everything in numba's cache.  A job's
 kernels reach the other process through the cache: a job compiled after the ones it
-builds on loads them instead of compiling them again.  Without a board (the envs start
-this process for the rules alone) it compiles every job itself, and the first process
-loads whatever it has finished when it gets there.  Either way it leaves the views to the
-first process, which needs them at once.  It plays through the rules core
+builds on loads them instead of compiling them again.  Where the first process does not
+share (an env started this process for the rules alone), it loads whatever this one has
+finished when it gets there.  Either way this one leaves the views to the first process,
+which needs them at once.  It plays through the rules core
 directly, not through the envs, so that it depends on nothing that starts it.
 """
 import os
 import signal
 import sys
+import tempfile
 import time
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
@@ -56,12 +57,6 @@ def play(agent: Any, moves: int = 40, seed: int = 2) -> None:
         seat = G.decider(state)
         observation = {"observation": G.observe(state, seat), "action_mask": G.legal_mask(state)}
         G.step(state, int(agent.act(observation, InfoSet(state, seat, seed * 1000 + k))))
-
-
-def play_agents(specs: Sequence[Any], moves: int = 40, seed: int = 2) -> None:
-    """``moves`` decisions of each agent in every seat of one game: its kernels compiled."""
-    for spec in specs:
-        play(resolve_agent(spec, seed=0), moves, seed)
 
 
 def rules_views() -> None:
@@ -186,15 +181,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               "catan_env.compiling)", file=sys.stderr)
         return 2
     jobs = first_run_jobs(args[0].split(",") if args else [])
-    # the first process compiles the views (job 0) at once: this one begins with the moves
-    folder = os.environ.get(BOARD_VARIABLE, "")
-    if folder:
-        board = JobBoard(folder)
+    with tempfile.TemporaryDirectory(prefix="catan_env-beside-") as own:  # (a board of its own when given none)
+        board = JobBoard(os.environ.get(BOARD_VARIABLE, "") or own)
         board.post(jobs)
-        board.run(jobs, first=1)
-    else:
-        for _, compile_job in jobs[1:]:
-            compile_job()
+        board.run(jobs, first=1)  # the first process compiles the views (job 0) at once
     return 0
 
 

@@ -19,14 +19,13 @@ if TYPE_CHECKING:
 DEFAULT_AGENTS = "jsettlers,pretrained,mcts:playouts=50"
 
 
-def compile_core() -> Tuple[str, float]:
+def compile_core() -> None:
     """A whole random game in the PettingZoo env (trading on and off), a determinized
     view, the Gymnasium env and the batched env: the rules core and the envs' kernels."""
     import gymnasium
 
     from . import raw_env
     from .batched.env import BatchedCatan
-    t0 = time.perf_counter()
     for trade in (True, False):
         env = raw_env(domestic_trade=trade)
         env.reset(seed=1)
@@ -40,17 +39,13 @@ def compile_core() -> Tuple[str, float]:
     batched.reset(seed=0)
     for _ in range(20):
         batched.step(batched.sample_actions())
-    return "the rules core and the envs", time.perf_counter() - t0
 
 
 def ahead_of_time_jobs(specs: Sequence[str]) -> List["Job"]:
     """The core's job (the rules and every env), then the agents' stages (the first
     run's jobs past the rules: ``beside.first_run_jobs``)."""
     from .beside import first_run_jobs
-
-    def core() -> None:
-        compile_core()
-    return [("the rules core and the envs", core)] + first_run_jobs(specs)[2:]
+    return [("the rules core and the envs", compile_core)] + first_run_jobs(specs)[2:]
 
 
 def compile_jobs(specs: Sequence[str], board: str) -> List[Tuple[int, str, float]]:
@@ -73,14 +68,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print("compiling the rules core and the envs" + (f", and beside it {', '.join(specs)}" if specs else "")
           + " (numba caches them for every later run)...", flush=True)
     t0 = time.perf_counter()
-    if specs:
-        with tempfile.TemporaryDirectory(prefix="catan_env-compile-") as board, ProcessPoolExecutor(2) as pool:
-            shares = [pool.submit(compile_jobs, specs, board) for _ in range(2)]
-            for _, what, seconds in sorted(job for share in shares for job in share.result()):
-                print(f"  {what}: {seconds:.0f} s", flush=True)
-    else:
-        what, seconds = compile_core()
-        print(f"  {what}: {seconds:.0f} s", flush=True)
+    with tempfile.TemporaryDirectory(prefix="catan_env-compile-") as board:
+        if specs:  # two processes share the jobs out
+            with ProcessPoolExecutor(2) as pool:
+                shares = [pool.submit(compile_jobs, specs, board) for _ in range(2)]
+                done = [job for share in shares for job in share.result()]
+        else:
+            done = compile_jobs(specs, board)
+        for _, what, seconds in sorted(done):
+            print(f"  {what}: {seconds:.0f} s", flush=True)
     print(f"compiled in {time.perf_counter() - t0:.0f} s", flush=True)
     return 0
 
