@@ -45,7 +45,8 @@ from catan_env.core.layout import RNG, STATE_SIZE
 from catan_env.core.observe import VECTOR_SIZE, encode_vector
 from catan_env.core.rules import legal_actions
 from catan_env.learned.greedy import ValueOpponent
-from catan_env.learned.plays import ValueNetworkPlay
+from catan_env.learned.mlp import MLPWeights
+from catan_env.learned.plays import PolicyNetworkPlay, ValueNetworkPlay
 
 from .registry import make_agent
 from .arena import BACKENDS, play_game
@@ -131,6 +132,86 @@ def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: i
     return _concat(parts), results
 
 
+def _roll_in_policy(spec: Any) -> Any:
+    """The policy network (``learned.plays.PolicyNetworkPlay``) of a roll-in agent spec."""
+    agent = make_agent(spec) if isinstance(spec, str) else spec
+    method = getattr(agent, "batched_opponent", None)
+    plays = method() if callable(method) else None
+    if not isinstance(plays, PolicyNetworkPlay):
+        raise ValueError(f"roll-in {spec!r} is not a policy network (use 'pretrained_policy' or "
+                         f"'ppo:path=actor.npz')")
+    return plays
+
+
+def policy_moves(weights: MLPWeights, obs: np.ndarray, masks: np.ndarray, sample: bool,
+                 rng: np.random.Generator) -> np.ndarray:
+    """Each row's move by the policy network: the masked argmax of its logits (float32, as
+    the agent computes them), or a softmax sample."""
+    h = np.asarray(obs, np.float32)
+    for w, b, act in weights.layers:
+        h = h @ w + b
+        if act == "relu":
+            h = np.maximum(h, 0.0)
+        elif act == "tanh":
+            h = np.tanh(h)
+    logits = np.where(masks, h.astype(np.float64), -np.inf)
+    if not sample:
+        return np.argmax(logits, axis=1).astype(np.int64)
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    u = rng.random((len(p), 1))
+    return np.minimum((p.cumsum(axis=1) < u).sum(axis=1), N_ACTIONS - 1).astype(np.int64)
+
+
+def dagger_shard(teacher: str, roll_in: str, opponents: Sequence[str], games: int, seed: int, first_game: int,
+                 batch: int = 128, max_turns: int = 200, options: Optional[Dict[str, Any]] = None) -> BlockResult:
+    """DAgger rows: ``games`` games in which the ``roll_in`` policy plays one seat (drawn
+    per game) against ``opponents`` (a pool, one drawn per seat), and every decision of
+    the policy's with more than one legal move is labelled with the numba ``teacher``'s
+    move, estimate and scores there.  The clone then learns the teacher's move in the
+    positions its own play reaches, not only in the teacher's (dataset aggregation, Ross
+    et al. 2011): the states a cloned policy drifts into are where it errs.  The teacher's
+    offer memory is consulted as it would be had it played the turn's earlier offers."""
+    teacher_ = ValueOpponent(*_numba_teacher(teacher))
+    policy = _roll_in_policy(roll_in)
+    venv = BatchedCatan(batch, mode="learner", opponents=list(opponents), max_turns=max_turns, seed=seed,
+                        skip_forced=True, **(options or {}))
+    venv.reset(seed=seed)
+    rng = np.random.default_rng([seed, 13])
+    labels = np.empty(batch, np.int64)
+    values = np.empty(batch)
+    scores = np.empty((batch, N_ACTIONS))
+    pending: List[Tuple[Any, ...]] = [([], [], [], [], []) for _ in range(batch)]
+    parts: List[Dict[str, np.ndarray]] = []
+    results: List[Dict[str, Any]] = []
+    done = 0
+    while done < games:
+        seeds = rng.integers(0, 2 ** 62, size=(batch, teacher_.views), dtype=np.int64)
+        deciders = venv.deciders.copy()
+        venv.network_decisions(teacher_, seeds, labels, values, scores)
+        moves = policy_moves(policy.weights, venv.obs, venv.masks, policy.sample, rng)
+        counts = venv.masks.sum(axis=1)
+        for row in np.flatnonzero(counts > 1):
+            rows = pending[row]
+            i = int(row)
+            rows[0].append(venv.states[i].copy())
+            rows[1].append(int(deciders[i]))
+            rows[2].append(int(labels[i]))
+            rows[3].append(float(values[i]) if values[i] >= 0 else float("nan"))
+            rows[4].append(top_scores(scores[i]))
+        venv.step(moves)
+        for i, stats in venv.episode_stats().items():
+            if done < games and pending[i][0]:
+                states_, seats, taught, estimates, scored = pending[i]
+                parts.append(_rows(states_, seats, taught, estimates, int(stats["winner"]), first_game + done, scored))
+                results.append({"winner": int(stats["winner"]), "turns": int(stats["turns"]),
+                                "won": bool(stats["won"])})
+                done += 1
+            pending[i] = ([], [], [], [], [])
+    venv.close()
+    return _concat(parts), results
+
+
 def _numba_teacher(teacher: Any) -> Tuple[Any, np.ndarray]:
     """(weights, options) of a teacher that plays inside numba (the value network alone)."""
     agent = make_agent(teacher) if isinstance(teacher, str) else teacher
@@ -180,12 +261,18 @@ def arena_game(teacher: str, seed: int, players: int = 4, max_turns: int = 200,
             {"winner": int(stats["winner"]), "turns": int(stats["turns"])})
 
 
-def _play_block(block: Block, batch: int) -> BlockResult:
+def _play_block(block: Block, batch: int, roll_in: Optional[str] = None,
+                opponents: Sequence[str] = ()) -> BlockResult:
     """Worker job: one shard's games of the teacher in every seat -> (rows, results).  A
     numba teacher plays them in the batched env, ``batch`` at a time, from the block's
-    first seed; any other plays each game's seed in the arena."""
+    first seed; any other plays each game's seed in the arena.  With ``roll_in``, the
+    policy plays one seat against ``opponents`` and the teacher labels its decisions
+    (``dagger_shard``)."""
     games_of, first, _, max_turns, options = block
     teacher, players = games_of[0][0][0], len(games_of[0][0])
+    if roll_in is not None:
+        return dagger_shard(teacher, roll_in, opponents, len(games_of), games_of[0][1], first, batch, max_turns,
+                            dict(options or {}, players=players))
     if in_numba(teacher):
         return batched_shard(teacher, len(games_of), games_of[0][1], first, batch, max_turns,
                              dict(options or {}, players=players))
@@ -201,19 +288,31 @@ def _counts(arrays: Dict[str, np.ndarray]) -> Dict[str, int]:
 def generate(folder: str, teacher: str = "pretrained:search=0", games: int = 1000, seed: int = 0,
              shard_games: int = 50, batch: int = 128, players: int = 4, max_turns: int = 200,
              options: Optional[Dict[str, Any]] = None, workers: int = 1, backend: str = "process",
-             address: Optional[str] = None, progress: Optional[Callable[[str], None]] = None) -> Dict[str, Any]:
+             address: Optional[str] = None, progress: Optional[Callable[[str], None]] = None,
+             roll_in: Optional[str] = None, opponents: Sequence[str] = ("jsettlers",)) -> Dict[str, Any]:
     """Record ``games`` games of the teacher (every seat) into folder, one shard per
     ``shard_games`` games; shards already there are kept (a stopped run resumes, a larger
-    ``games`` extends it); the settings must match the folder's.  Returns the manifest."""
+    ``games`` extends it); the settings must match the folder's.  With ``roll_in`` (a
+    policy network's spec), the policy plays one seat against ``opponents`` instead and
+    the teacher labels the policy's decisions (DAgger, ``dagger_shard``; the teacher must
+    play inside numba).  Returns the manifest."""
     if games < 1 or shard_games < 1:
         raise ValueError(f"games and shard_games must be >= 1, got {games} and {shard_games}")
     if "players" in (options or {}):
         raise ValueError("give the player count as players=, not in options")
     engine = "batched" if in_numba(teacher) else "arena"
-    return record(folder, KIND, partial(_play_block, batch=int(batch)), KEYS, [teacher] * int(players), games,
+    settings: Dict[str, Any] = {"engine": engine, "batch": int(batch)}
+    if roll_in is not None:
+        _numba_teacher(teacher)  # refused here, before any game, when it cannot label in numba
+        _roll_in_policy(roll_in)
+        if not opponents:
+            raise ValueError("a roll-in needs at least one opponent spec")
+        settings.update(roll_in=str(roll_in), opponents=[str(o) for o in opponents])
+    block = partial(_play_block, batch=int(batch), roll_in=roll_in, opponents=tuple(opponents))
+    return record(folder, KIND, block, KEYS, [teacher] * int(players), games,
                   seed=int(seed), shard_games=int(shard_games), sample=1.0, max_turns=int(max_turns),
                   options=options, counts=_counts, workers=workers, backend=backend, address=address,
-                  progress=progress, recorder_settings={"engine": engine, "batch": int(batch)})
+                  progress=progress, recorder_settings=settings)
 
 
 def load(*folders: str) -> Dict[str, np.ndarray]:
@@ -266,10 +365,15 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     p.add_argument("--workers", type=int, default=1, help="processes (or Ray CPUs)")
     p.add_argument("--backend", choices=BACKENDS, default="process", help="where shards are played")
     p.add_argument("--address", default=None, help="Ray cluster address (backend ray)")
+    p.add_argument("--roll-in", default=None,
+                   help="DAgger: this policy network ('pretrained_policy', 'ppo:path=actor.npz') plays one seat "
+                        "and the teacher labels its decisions")
+    p.add_argument("--opponents", nargs="+", default=["jsettlers"],
+                   help="with --roll-in: the opponent pool (one drawn per seat)")
     args = p.parse_args(argv)
     generate(args.out, args.teacher, args.games, args.seed, args.shard_games, args.batch, args.players,
              args.max_turns, workers=args.workers, backend=args.backend, address=args.address,
-             progress=lambda line: print(line, flush=True))
+             progress=lambda line: print(line, flush=True), roll_in=args.roll_in, opponents=args.opponents)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,12 @@
     python examples/distill_policy.py --data data/distill --out runs/bc       # step 2: this script
     python examples/train_maskable_ppo.py --init runs/bc/model.zip ...         # step 3: PPO fine-tuning
 
+A DAgger round (optional, between steps 2 and 3): the policy plays, the teacher labels
+the positions it reaches, and the clone is fine-tuned on both runs' rows:
+
+  python -m catan_env.agents.distill --out data/dagger --roll-in ppo:path=runs/bc/actor.npz --games 2000
+  python examples/distill_policy.py --data data/distill data/dagger --init runs/bc/model.zip --epochs 2 --out runs/bc2
+
 The network is Stable-Baselines3's own ``MaskableActorCriticPolicy`` (sb3-contrib), so the
 saved ``model.zip`` is a MaskablePPO model that PPO fine-tunes as it is: the policy head
 learns the teacher's move (cross-entropy over the legal moves only, the mask applied as
@@ -35,6 +41,10 @@ def parse_args(argv=None):
     p.add_argument("--data", nargs="+", default=["data/distill"], help="distillation data folders")
     p.add_argument("--out", default="runs/bc", help="folder for model.zip, actor.npz, curve.csv, state.json")
     p.add_argument("--hidden", type=int, default=256, help="width of the policy's and the value's two layers")
+    p.add_argument("--init", default="",
+                   help="start from this MaskablePPO model.zip (a clone or a PPO policy of --hidden width), "
+                        "with a fresh optimizer and schedule: a DAgger round fine-tunes the policy on the "
+                        "aggregated data")
     p.add_argument("--epochs", type=int, default=8, help="passes over the training rows")
     p.add_argument("--batch", type=int, default=1024, help="rows per gradient step")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (decays to a tenth over the epochs)")
@@ -124,6 +134,9 @@ def main(argv=None):
     if state["epoch"] and os.path.exists(model_path):
         model = MaskablePPO.load(model_path, env=make_model(args.hidden, args.seed).get_env())
         print(f"resumed after epoch {state['epoch']}", flush=True)
+    elif args.init:
+        model = MaskablePPO.load(args.init, env=make_model(args.hidden, args.seed).get_env())
+        print(f"starting from {args.init}", flush=True)
     else:
         model = make_model(args.hidden, args.seed)
     policy = model.policy

@@ -330,3 +330,71 @@ def test_the_board_encoder_comparison_encodes_what_the_envs_show_and_trains_both
         run = bench.train(arch, folder, 2, steps=4, batch=16, every=2, lr=1e-3, seed=0)
         assert [c["step"] for c in run["curve"]] == [2, 4]
         assert all(0.0 <= c["val_agreement"] <= 1.0 and c["val_ce"] > 0 for c in run["curve"])
+
+
+def test_policy_moves_are_the_policy_agents_moves():
+    """The roll-in's batched argmax equals the ``ppo`` agent's own decision, row by row."""
+    agent = make_agent("pretrained_policy")
+    venv = BatchedCatan(8, mode="learner", opponents=["weighted"], seed=3)
+    venv.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        moves = D.policy_moves(agent.weights, venv.obs, venv.masks, False, rng)
+        for i in range(8):
+            obs = {"observation": venv.obs[i], "action_mask": venv.masks[i]}
+            assert moves[i] == agent.act(obs, None)
+        sampled = D.policy_moves(agent.weights, venv.obs, venv.masks, True, rng)
+        assert venv.masks[np.arange(8), sampled].all()
+        venv.step(moves)
+
+
+def test_dagger_rows_are_the_teachers_labels_on_the_policys_own_games():
+    """The policy's moves drive the games (replayed here without any labelling: the same
+    positions), the teacher's moves are the labels, and only the policy's seat is kept."""
+    games, seed, batch = 3, 7, 4
+    rows, results = D.dagger_shard("pretrained:search=0", "pretrained_policy", ["weighted"], games, seed, 0,
+                                   batch=batch, max_turns=60)
+    assert len(results) == games and len(np.unique(rows["game"])) == games
+    agent = make_agent("pretrained_policy")
+    venv = BatchedCatan(batch, mode="learner", opponents=["weighted"], max_turns=60, seed=seed, skip_forced=True)
+    venv.reset(seed=seed)
+    replay = {i: [] for i in range(batch)}  # game slot -> the policy's positions with a choice
+    finished = []
+    while len(finished) < games:
+        for i in range(batch):
+            if venv.masks[i].sum() > 1:
+                replay[i].append(venv.states[i].copy())
+        moves = np.array([agent.act({"observation": venv.obs[i], "action_mask": venv.masks[i]}, None)
+                          for i in range(batch)])
+        venv.step(moves)
+        for i in venv.episode_stats():
+            if len(finished) < games and replay[i]:
+                finished.append(np.array(replay[i]))
+            replay[i] = []
+    for g in range(games):
+        mine = rows["state"][rows["game"] == g].astype(np.int64)
+        expected = finished[g].copy()
+        expected[:, L.RNG] = 0
+        assert np.array_equal(mine, expected)
+        assert len(np.unique(rows["seat"][rows["game"] == g])) == 1  # one seat: the policy's
+    obs, masks = D.observations(rows["state"], rows["seat"])
+    assert masks[np.arange(len(masks)), rows["action"]].all()
+    assert np.array_equal(rows["score_ids"][:, 0], rows["action"])  # the teacher's own ranking
+    policy = D.policy_moves(agent.weights, obs, masks, False, np.random.default_rng(0))
+    assert 0.2 < np.mean(policy == rows["action"]) < 1.0  # labels are the teacher's, not the policy's
+
+
+def test_a_dagger_run_records_its_roll_in_and_refuses_what_cannot_roll_in(tmp_path):
+    folder = str(tmp_path / "dagger")
+    m = D.generate(folder, games=2, shard_games=2, batch=4, max_turns=40, roll_in="pretrained_policy",
+                   opponents=["weighted"])
+    assert m["settings"]["roll_in"] == "pretrained_policy" and m["settings"]["opponents"] == ["weighted"]
+    assert len(np.unique(D.load(folder)["game"])) == 2
+    with pytest.raises(ValueError, match="other settings"):  # another roll-in is another run
+        D.generate(folder, games=2, shard_games=2, batch=4, max_turns=40, roll_in="pretrained_policy",
+                   opponents=["random"])
+    with pytest.raises(ValueError, match="not a policy network"):
+        D.generate(str(tmp_path / "x"), games=1, roll_in="weighted")
+    with pytest.raises(ValueError, match="cannot play inside numba"):
+        D.generate(str(tmp_path / "y"), teacher="weighted", games=1, roll_in="pretrained_policy")
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()

@@ -105,6 +105,17 @@ def test_clone_then_fine_tune_with_maskable_ppo_and_the_single_file_ppo(tmp_path
                                     "--batch", "256", "--eval-games", "0"])
     import json
     assert json.load(open(os.path.join(bc, "state.json")))["epoch"] == 3
+    # a DAgger round: the clone plays, the teacher labels, and --init starts from the clone
+    dagger = str(tmp_path / "dagger")
+    D.generate(dagger, games=2, shard_games=2, batch=2, max_turns=30, seed=2,
+               roll_in=f"ppo:path={os.path.join(bc, 'actor.npz')}", opponents=["weighted"])
+    still = str(tmp_path / "bc_still")  # learning rate 0: the clone's own weights come out
+    example("distill_policy").main(["--data", data, dagger, "--init", os.path.join(bc, "model.zip"), "--lr", "0",
+                                    "--out", still, "--epochs", "1", "--hidden", "32", "--batch", "256",
+                                    "--eval-games", "0"])
+    for a, b in zip(MLPWeights.load(os.path.join(bc, "actor.npz")).layers,
+                    MLPWeights.load(os.path.join(still, "actor.npz")).layers):
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
     # MaskablePPO fine-tuning starts from the cloned weights
     ppo = str(tmp_path / "ppo")
     example("train_maskable_ppo").main(["--init", os.path.join(bc, "model.zip"), "--batched", "4",
