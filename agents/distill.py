@@ -167,12 +167,16 @@ def dagger_shard(teacher: str, roll_in: str, opponents: Sequence[str], games: in
                  batch: int = 128, max_turns: int = 200, options: Optional[Dict[str, Any]] = None) -> BlockResult:
     """DAgger rows: ``games`` games in which the ``roll_in`` policy plays one seat (drawn
     per game) against ``opponents`` (a pool, one drawn per seat), and every decision of
-    the policy's with more than one legal move is labelled with the numba ``teacher``'s
-    move, estimate and scores there.  The clone then learns the teacher's move in the
-    positions its own play reaches, not only in the teacher's (dataset aggregation, Ross
-    et al. 2011): the states a cloned policy drifts into are where it errs.  The teacher's
-    offer memory is consulted as it would be had it played the turn's earlier offers."""
-    teacher_ = ValueOpponent(*_numba_teacher(teacher))
+    the policy's with more than one legal move is labelled with the ``teacher``'s move and
+    estimate there (a numba teacher also gives its scores; any other agent spec labels
+    from the seat's information set, one teacher per game).  The clone then learns the
+    teacher's move in the positions its own play reaches, not only in the teacher's
+    (dataset aggregation, Ross et al. 2011): the states a cloned policy drifts into are
+    where it errs.  The labels never steer the games: the policy's moves do."""
+    from catan_env.infoset import InfoSet
+    numba_teacher = in_numba(teacher)
+    teacher_ = ValueOpponent(*_numba_teacher(teacher)) if numba_teacher else None
+    teachers: Dict[int, Tuple[int, Any]] = {}  # game slot -> (its episode's seed, its teacher)
     policy = _roll_in_policy(roll_in)
     venv = BatchedCatan(batch, mode="learner", opponents=list(opponents), max_turns=max_turns, seed=seed,
                         skip_forced=True, **(options or {}))
@@ -186,11 +190,25 @@ def dagger_shard(teacher: str, roll_in: str, opponents: Sequence[str], games: in
     results: List[Dict[str, Any]] = []
     done = 0
     while done < games:
-        seeds = rng.integers(0, 2 ** 62, size=(batch, teacher_.views), dtype=np.int64)
         deciders = venv.deciders.copy()
-        venv.network_decisions(teacher_, seeds, labels, values, scores)
-        moves = policy_moves(policy.weights, venv.obs, venv.masks, policy.sample, rng)
         counts = venv.masks.sum(axis=1)
+        if teacher_ is not None:
+            seeds = rng.integers(0, 2 ** 62, size=(batch, teacher_.views), dtype=np.int64)
+            venv.network_decisions(teacher_, seeds, labels, values, scores)
+        else:
+            values[:], scores[:] = np.nan, np.nan
+            for g in np.flatnonzero(counts > 1).tolist():
+                episode = int(venv.game_seeds[g])
+                if teachers.get(g, (None,))[0] != episode:
+                    teachers[g] = (episode, make_agent(teacher, seed=episode))
+                agent = teachers[g][1]
+                seat = int(deciders[g])
+                info = InfoSet(venv.states[g].copy(), seat, int(rng.integers(0, 2 ** 62)))
+                labels[g] = int(agent.act({"observation": venv.obs[g].copy(), "action_mask": venv.masks[g].copy()},
+                                          info))
+                estimate = getattr(agent, "last_values", None)  # a search agent's estimate
+                values[g] = float(estimate[seat]) if estimate is not None else np.nan
+        moves = policy_moves(policy.weights, venv.obs, venv.masks, policy.sample, rng)
         for row in np.flatnonzero(counts > 1):
             rows = pending[row]
             i = int(row)
@@ -294,17 +312,15 @@ def generate(folder: str, teacher: str = "pretrained:search=0", games: int = 100
     ``shard_games`` games; shards already there are kept (a stopped run resumes, a larger
     ``games`` extends it); the settings must match the folder's.  With ``roll_in`` (a
     policy network's spec), the policy plays one seat against ``opponents`` instead and
-    the teacher labels the policy's decisions (DAgger, ``dagger_shard``; the teacher must
-    play inside numba).  Returns the manifest."""
+    the teacher labels the policy's decisions (DAgger, ``dagger_shard``).  Returns the manifest."""
     if games < 1 or shard_games < 1:
         raise ValueError(f"games and shard_games must be >= 1, got {games} and {shard_games}")
     if "players" in (options or {}):
         raise ValueError("give the player count as players=, not in options")
-    engine = "batched" if in_numba(teacher) else "arena"
+    engine = "batched" if roll_in is not None or in_numba(teacher) else "arena"
     settings: Dict[str, Any] = {"engine": engine, "batch": int(batch)}
     if roll_in is not None:
-        _numba_teacher(teacher)  # refused here, before any game, when it cannot label in numba
-        _roll_in_policy(roll_in)
+        _roll_in_policy(roll_in)  # refused here, before any game, when it is not a policy network
         if not opponents:
             raise ValueError("a roll-in needs at least one opponent spec")
         settings.update(roll_in=str(roll_in), opponents=[str(o) for o in opponents])

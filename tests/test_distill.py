@@ -395,6 +395,20 @@ def test_a_dagger_run_records_its_roll_in_and_refuses_what_cannot_roll_in(tmp_pa
                    opponents=["random"])
     with pytest.raises(ValueError, match="not a policy network"):
         D.generate(str(tmp_path / "x"), games=1, roll_in="weighted")
-    with pytest.raises(ValueError, match="cannot play inside numba"):
-        D.generate(str(tmp_path / "y"), teacher="weighted", games=1, roll_in="pretrained_policy")
-    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+    assert not (tmp_path / "x").exists()
+
+
+def test_any_agent_labels_the_policys_positions_and_the_games_stay_the_policys():
+    """A Python teacher (here the JSettlers robot) labels from the seat's information set;
+    the games are the same as under the numba teacher, since only the policy's moves
+    steer them."""
+    args = (["weighted"], 2, 11, 0)
+    numba_rows, _ = D.dagger_shard("pretrained:search=0", "pretrained_policy", *args, batch=2, max_turns=50)
+    rows, results = D.dagger_shard("jsettlers", "pretrained_policy", *args, batch=2, max_turns=50)
+    assert np.array_equal(rows["state"], numba_rows["state"]) and np.array_equal(rows["seat"], numba_rows["seat"])
+    obs, masks = D.observations(rows["state"], rows["seat"])
+    assert masks[np.arange(len(masks)), rows["action"]].all()
+    assert not np.array_equal(rows["action"], numba_rows["action"])  # its own labels
+    assert (rows["score_ids"] == -1).all() and np.isnan(rows["value"]).all()  # it gives no scores, no estimate
+    again, _ = D.dagger_shard("jsettlers", "pretrained_policy", *args, batch=2, max_turns=50)
+    assert np.array_equal(again["action"], rows["action"])  # from the seed alone
