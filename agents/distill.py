@@ -4,7 +4,8 @@
     data = load("data/distill")
     obs, masks = observations(data["state"], data["seat"])   # what an RL library's policy sees
 
-Every decision with more than one legal move of every seat is kept: the true state
+Every decision with more than one legal move of every seat is kept (with ``roll_in``, a
+DAgger run: of the policy's seat only, labelled by the teacher): the true state
 (the seat's observation and legal mask are rebuilt from it, so shards stay small and
 the observation encoding may change), the seat, the teacher's move, the teacher's
 estimate of its own chance to win (NaN where it gave none: trade decisions, a teacher
@@ -15,7 +16,8 @@ written by ``agents.training.shards`` like the value network's) holds whole game
   seat    (N,) int64              the seat that decided
   action  (N,) int64              the teacher's move
   value   (N,) float32            the teacher's estimate of the seat's win chance, or NaN
-  winner  (N,) int64              the game's winner, -1 when the turn cap ended it
+  winner  (N,) int64              the game's winner, -1 when the turn cap ended it (a
+                                  DAgger run: of the game the policy played)
   game    (N,) int64              the game's index in the run
   score_ids, score_values  (N, TOP) int16, float32   the moves the teacher compared and
                                   their scores (``learned.greedy.greedy_scored``: one-ply
@@ -23,7 +25,10 @@ written by ``agents.training.shards`` like the value network's) holds whole game
                                   past the last (a teacher that gives none: all -1): soft
                                   targets for the clone
 
-Two ways to play the games, the same rows either way: a teacher that can play inside
+Three ways to play the games.  With ``roll_in`` (``dagger_shard``), a policy network
+plays one seat of batched games against an opponent pool and the teacher, any agent spec,
+only labels its decisions.  Otherwise the teacher plays every seat, the same rows either
+way: a teacher that can play inside
 numba (``batched_opponent()``: ``pretrained:search=0`` and ``value:...:search=0``) plays
 every seat of the batched env's games in one numba call per step (thousands of
 decisions a second); any other agent spec plays arena games (``play_game``) in a
@@ -32,6 +37,8 @@ folder's ``manifest.json`` (``agents.training.shards.record``, the one format ev
 recorder writes) records the settings and the shards written; a shard's games follow from
 the run's seed and the shard's place alone (in the batched env, from its first game's seed).
 """
+import copy
+import hashlib
 from functools import partial
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -41,10 +48,11 @@ from numba import njit
 from catan_env.batched import BatchedCatan
 from catan_env.core import game as G
 from catan_env.core.actions import N_ACTIONS
-from catan_env.core.layout import RNG, STATE_SIZE
+from catan_env.batched import kernel as K
+from catan_env.core.layout import PH_MAIN, PHASE, RNG, STATE_SIZE, TURN
 from catan_env.core.observe import VECTOR_SIZE, encode_vector
 from catan_env.core.rules import legal_actions
-from catan_env.learned.greedy import ValueOpponent
+from catan_env.learned.greedy import IS_OFFER, M_COUNT, M_IDS, M_TURN, MAX_OFFERS, MEMORY_SIZE, ValueOpponent
 from catan_env.learned.mlp import MLPWeights
 from catan_env.learned.plays import PolicyNetworkPlay, ValueNetworkPlay
 
@@ -91,16 +99,36 @@ def _rows(states: List[np.ndarray], seats: List[int], actions: List[int], values
             "game": np.full(k, game, np.int64), "score_ids": ids, "score_values": vals}
 
 
+class _Quota:
+    """Which of a batch's game slots play games that count: the first ``games`` episodes
+    started (the slots' first episodes, then each new one as a slot's game ends).  Every
+    counted game is played to its end and recorded, so short games are not favoured over
+    long ones (keeping the first ``games`` to finish would drop the longest); a slot whose
+    next episode is past the quota is held (``BatchedCatan.step(hold=)``: it never moves)."""
+
+    def __init__(self, batch: int, games: int) -> None:
+        self.games = games
+        self.counted = np.arange(batch) < games
+        self.started = int(self.counted.sum())
+
+    def next_episode(self, i: int) -> None:
+        """Slot i's game ended and its next episode began: it counts while the quota lasts."""
+        self.counted[i] = self.started < self.games
+        self.started += int(self.counted[i])
+
+
 def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: int = 128,
                   max_turns: int = 200, options: Optional[Dict[str, Any]] = None) -> BlockResult:
-    """``games`` whole games of a numba teacher in every seat of the batched env (games
-    still running when that many finished are dropped).  Returns (rows, one result per
-    game: its winner and turns)."""
+    """``games`` whole games of a numba teacher in every seat of the batched env (the
+    first ``games`` started, each played to its end: ``_Quota``).  Returns (rows, one
+    result per game: its winner and turns)."""
     teacher_ = ValueOpponent(*_numba_teacher(teacher))
+    batch = min(batch, games)
     venv = BatchedCatan(batch, mode="all_seats", max_turns=max_turns, seed=seed, **(options or {}))
     venv.reset(seed=seed)
     rng = np.random.default_rng([seed, 11])
-    actions = np.empty(batch, np.int64)
+    quota = _Quota(batch, games)
+    actions = np.zeros(batch, np.int64)
     values = np.empty(batch)
     scores = np.empty((batch, N_ACTIONS))
     pending: List[Tuple[Any, ...]] = [([], [], [], [], []) for _ in range(batch)]
@@ -110,49 +138,75 @@ def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: i
     while done < games:
         seeds = rng.integers(0, 2 ** 62, size=(batch, teacher_.views), dtype=np.int64)
         deciders = venv.deciders.copy()
-        venv.network_decisions(teacher_, seeds, actions, values, scores)
+        playing = np.flatnonzero(quota.counted)
+        moves, estimates = np.empty(playing.size, np.int64), np.empty(playing.size)
+        teacher_.decide(venv.states, playing, seeds[playing], venv.games, K.G_MEMORY, moves, estimates,
+                        scores[:playing.size])
+        actions[playing], values[playing] = moves, estimates
         counts = venv.masks.sum(axis=1)
-        for row in np.flatnonzero(counts > 1):
-            rows = pending[row]
-            i = int(row)
-            rows[0].append(venv.states[i].copy())
-            rows[1].append(int(deciders[i]))
-            rows[2].append(int(actions[i]))
-            rows[3].append(float(values[i]) if values[i] >= 0 else float("nan"))
-            rows[4].append(top_scores(scores[i]))
-        venv.step(actions)
+        for k, i in enumerate(playing.tolist()):
+            if counts[i] > 1:
+                rows = pending[i]
+                rows[0].append(venv.states[i].copy())
+                rows[1].append(int(deciders[i]))
+                rows[2].append(int(actions[i]))
+                rows[3].append(float(values[i]) if values[i] >= 0 else float("nan"))
+                rows[4].append(top_scores(scores[k]))
+        venv.step(actions, hold=~quota.counted)
         for i, stats in venv.episode_stats().items():
-            if done < games and pending[i][0]:
-                states_, seats, moves, estimates, scored = pending[i]
-                parts.append(_rows(states_, seats, moves, estimates, int(stats["winner"]), first_game + done, scored))
+            if quota.counted[i]:
+                if pending[i][0]:
+                    states_, seats, taught, estimates_, scored = pending[i]
+                    parts.append(_rows(states_, seats, taught, estimates_, int(stats["winner"]), first_game + done,
+                                       scored))
                 results.append({"winner": int(stats["winner"]), "turns": int(stats["turns"])})
                 done += 1
             pending[i] = ([], [], [], [], [])
+            quota.next_episode(i)
     venv.close()
     return _concat(parts), results
 
 
-def _roll_in_policy(spec: Any) -> Any:
-    """The policy network (``learned.plays.PolicyNetworkPlay``) of a roll-in agent spec."""
+def _roll_in_policy(spec: Any) -> PolicyNetworkPlay:
+    """The policy network (``learned.plays.PolicyNetworkPlay``) of a roll-in agent spec,
+    refused by name when it is not one over the observation vector and every move."""
     agent = make_agent(spec) if isinstance(spec, str) else spec
     method = getattr(agent, "batched_opponent", None)
     plays = method() if callable(method) else None
     if not isinstance(plays, PolicyNetworkPlay):
         raise ValueError(f"roll-in {spec!r} is not a policy network (use 'pretrained_policy' or "
                          f"'ppo:path=actor.npz')")
+    if plays.weights.n_in != VECTOR_SIZE or plays.weights.n_out != N_ACTIONS:
+        raise ValueError(f"roll-in {spec!r} maps {plays.weights.n_in} inputs to {plays.weights.n_out} outputs; a "
+                         f"policy maps the observation's {VECTOR_SIZE} to a logit for each of the {N_ACTIONS} "
+                         f"moves (a critic.npz is not one)")
     return plays
+
+
+def weights_digest(weights: MLPWeights) -> str:
+    """A short hash of a network's weights: a DAgger folder is tied to the policy that
+    played its games."""
+    h = hashlib.sha256()
+    for w, b, act in weights.layers:
+        h.update(np.ascontiguousarray(w).tobytes())
+        h.update(np.ascontiguousarray(b).tobytes())
+        h.update(act.encode())
+    return h.hexdigest()[:16]
 
 
 def policy_moves(weights: MLPWeights, obs: np.ndarray, masks: np.ndarray, sample: bool,
                  rng: np.random.Generator) -> np.ndarray:
-    """Each row's move by the policy network: the masked argmax of its logits (float32, as
-    the agent computes them), or a softmax sample."""
+    """Each row's move by the policy network: the masked argmax of its logits (the last
+    layer's output, as the agent reads it), or a softmax sample.  One float32 matrix
+    product per layer for the whole batch: the agent's own moves up to float rounding in
+    near-ties (a test compares them)."""
     h = np.asarray(obs, np.float32)
-    for w, b, act in weights.layers:
+    last = len(weights.layers) - 1
+    for k, (w, b, act) in enumerate(weights.layers):
         h = h @ w + b
-        if act == "relu":
+        if k < last and act == "relu":
             h = np.maximum(h, 0.0)
-        elif act == "tanh":
+        elif k < last and act == "tanh":
             h = np.tanh(h)
     logits = np.where(masks, h.astype(np.float64), -np.inf)
     if not sample:
@@ -163,69 +217,114 @@ def policy_moves(weights: MLPWeights, obs: np.ndarray, masks: np.ndarray, sample
     return np.minimum((p.cumsum(axis=1) < u).sum(axis=1), N_ACTIONS - 1).astype(np.int64)
 
 
+def _note_offers(memory: np.ndarray, states: np.ndarray, moves: np.ndarray) -> None:
+    """The per-turn offer memory (``learned.greedy``'s) after each game's move: an offer
+    the policy made in the main phase is recorded as made this turn, as the teacher
+    records its own."""
+    for i in np.flatnonzero(IS_OFFER[moves]).tolist():
+        if states[i, PHASE] != PH_MAIN:
+            continue
+        if memory[i, M_TURN] != states[i, TURN]:
+            memory[i, M_TURN], memory[i, M_COUNT] = states[i, TURN], 0
+        if memory[i, M_COUNT] < MAX_OFFERS:
+            memory[i, M_IDS + memory[i, M_COUNT]] = moves[i]
+            memory[i, M_COUNT] += 1
+
+
 def dagger_shard(teacher: str, roll_in: str, opponents: Sequence[str], games: int, seed: int, first_game: int,
                  batch: int = 128, max_turns: int = 200, options: Optional[Dict[str, Any]] = None) -> BlockResult:
-    """DAgger rows: ``games`` games in which the ``roll_in`` policy plays one seat (drawn
-    per game) against ``opponents`` (a pool, one drawn per seat), and every decision of
-    the policy's with more than one legal move is labelled with the ``teacher``'s move and
-    estimate there (a numba teacher also gives its scores; any other agent spec labels
-    from the seat's information set, one teacher per game).  The clone then learns the
-    teacher's move in the positions its own play reaches, not only in the teacher's
-    (dataset aggregation, Ross et al. 2011): the states a cloned policy drifts into are
-    where it errs.  The labels never steer the games: the policy's moves do."""
+    """DAgger rows: ``games`` games (the first started, each to its end: ``_Quota``) in
+    which the ``roll_in`` policy plays one seat (drawn per game) against ``opponents`` (a
+    pool, one drawn per seat), and every decision of the policy's with more than one legal
+    move is labelled with the ``teacher``'s move and estimate there (a numba teacher also
+    gives its scores; any other agent spec labels from the seat's information set, one
+    teacher per game).  The clone then learns the teacher's move in the positions its own
+    play reaches, not only in the teacher's (dataset aggregation, Ross et al. 2011): the
+    states a cloned policy drifts into are where it errs.
+
+    The labels never steer the games: the policy's moves do.  Nor do they steer the
+    teacher: what it remembers (the offers it made this turn, a robot's plan) is what the
+    policy did, not what it would have done.  A numba teacher reads an offer memory of the
+    policy's offers; a Python teacher labels on a copy of itself, kept only where the
+    policy made the labelled move.  A Python teacher's fallbacks are counted in the
+    results (``teacher_fallbacks``)."""
     from catan_env.infoset import InfoSet
     numba_teacher = in_numba(teacher)
     teacher_ = ValueOpponent(*_numba_teacher(teacher)) if numba_teacher else None
     teachers: Dict[int, Tuple[int, Any]] = {}  # game slot -> (its episode's seed, its teacher)
+    fallbacks = np.zeros(batch, np.int64)  # per game slot, this episode
     policy = _roll_in_policy(roll_in)
+    batch = min(batch, games)
     venv = BatchedCatan(batch, mode="learner", opponents=list(opponents), max_turns=max_turns, seed=seed,
                         skip_forced=True, **(options or {}))
     venv.reset(seed=seed)
     rng = np.random.default_rng([seed, 13])
-    labels = np.empty(batch, np.int64)
-    values = np.empty(batch)
-    scores = np.empty((batch, N_ACTIONS))
+    quota = _Quota(batch, games)
+    memory = np.zeros((batch, MEMORY_SIZE), np.int64)  # the offers the policy made this turn
+    memory[:, M_TURN] = -1
+    labels = np.zeros(batch, np.int64)
+    values = np.full(batch, np.nan)
+    scores = np.full((batch, N_ACTIONS), np.nan)
     pending: List[Tuple[Any, ...]] = [([], [], [], [], []) for _ in range(batch)]
     parts: List[Dict[str, np.ndarray]] = []
     results: List[Dict[str, Any]] = []
     done = 0
+
+    def fallback_counter(g: int) -> Callable[[int, str], None]:
+        def count(seat: int, reason: str) -> None:
+            fallbacks[g] += 1
+        return count
     while done < games:
         deciders = venv.deciders.copy()
         counts = venv.masks.sum(axis=1)
+        asked = np.flatnonzero(quota.counted & (counts > 1))
+        moves = policy_moves(policy.weights, venv.obs, venv.masks, policy.sample, rng)
         if teacher_ is not None:
-            seeds = rng.integers(0, 2 ** 62, size=(batch, teacher_.views), dtype=np.int64)
-            venv.network_decisions(teacher_, seeds, labels, values, scores)
+            seeds = rng.integers(0, 2 ** 62, size=(asked.size, teacher_.views), dtype=np.int64)
+            scratch = memory.copy()  # the teacher notes the offer it labels there: dropped
+            taught, estimates = np.empty(asked.size, np.int64), np.empty(asked.size)
+            teacher_.decide(venv.states, asked, seeds, scratch, 0, taught, estimates, scores[:asked.size])
+            labels[asked], values[asked] = taught, estimates
         else:
-            values[:], scores[:] = np.nan, np.nan
-            for g in np.flatnonzero(counts > 1).tolist():
+            for k, g in enumerate(asked.tolist()):
                 episode = int(venv.game_seeds[g])
                 if teachers.get(g, (None,))[0] != episode:
-                    teachers[g] = (episode, make_agent(teacher, seed=episode))
-                agent = teachers[g][1]
+                    teachers[g] = (episode, make_agent(teacher, seed=(episode * 1000003 + 7) % 2 ** 62))
+                agent = copy.deepcopy(teachers[g][1])
                 seat = int(deciders[g])
-                info = InfoSet(venv.states[g].copy(), seat, int(rng.integers(0, 2 ** 62)))
+                info = InfoSet(venv.states[g].copy(), seat, int(rng.integers(0, 2 ** 62)), on_fallback=fallback_counter(g))
                 labels[g] = int(agent.act({"observation": venv.obs[g].copy(), "action_mask": venv.masks[g].copy()},
                                           info))
+                if not venv.masks[g, labels[g]]:
+                    raise G.IllegalActionError(f"teacher {teacher!r} chose illegal action "
+                                               f"{G.A.action_name(int(labels[g]))} in game slot {g}")
+                if labels[g] == moves[g]:  # the teacher's own move was played: it remembers making it
+                    teachers[g] = (episode, agent)
                 estimate = getattr(agent, "last_values", None)  # a search agent's estimate
                 values[g] = float(estimate[seat]) if estimate is not None else np.nan
-        moves = policy_moves(policy.weights, venv.obs, venv.masks, policy.sample, rng)
-        for row in np.flatnonzero(counts > 1):
-            rows = pending[row]
-            i = int(row)
+        for k, i in enumerate(asked.tolist()):
+            rows = pending[i]
             rows[0].append(venv.states[i].copy())
             rows[1].append(int(deciders[i]))
             rows[2].append(int(labels[i]))
             rows[3].append(float(values[i]) if values[i] >= 0 else float("nan"))
-            rows[4].append(top_scores(scores[i]))
-        venv.step(moves)
+            rows[4].append(top_scores(scores[k]) if teacher_ is not None else (np.full(TOP, -1, np.int16),
+                                                                               np.zeros(TOP, np.float32)))
+        _note_offers(memory, venv.states, moves)
+        venv.step(moves, hold=~quota.counted)
         for i, stats in venv.episode_stats().items():
-            if done < games and pending[i][0]:
-                states_, seats, taught, estimates, scored = pending[i]
-                parts.append(_rows(states_, seats, taught, estimates, int(stats["winner"]), first_game + done, scored))
+            if quota.counted[i]:
+                if pending[i][0]:
+                    states_, seats, taught_, estimates_, scored = pending[i]
+                    parts.append(_rows(states_, seats, taught_, estimates_, int(stats["winner"]), first_game + done,
+                                       scored))
                 results.append({"winner": int(stats["winner"]), "turns": int(stats["turns"]),
-                                "won": bool(stats["won"])})
+                                "teacher_fallbacks": int(fallbacks[i])})
                 done += 1
+            fallbacks[i] = 0
             pending[i] = ([], [], [], [], [])
+            memory[i, M_TURN], memory[i, M_COUNT] = -1, 0
+            quota.next_episode(i)
     venv.close()
     return _concat(parts), results
 
@@ -319,11 +418,16 @@ def generate(folder: str, teacher: str = "pretrained:search=0", games: int = 100
         raise ValueError("give the player count as players=, not in options")
     engine = "batched" if roll_in is not None or in_numba(teacher) else "arena"
     settings: Dict[str, Any] = {"engine": engine, "batch": int(batch)}
+    if isinstance(opponents, str):
+        opponents = [opponents]
     if roll_in is not None:
-        _roll_in_policy(roll_in)  # refused here, before any game, when it is not a policy network
+        policy = _roll_in_policy(roll_in)  # refused here, before any game, when it is not a policy network
         if not opponents:
             raise ValueError("a roll-in needs at least one opponent spec")
-        settings.update(roll_in=str(roll_in), opponents=[str(o) for o in opponents])
+        BatchedCatan(1, opponents=list(opponents))  # an unknown opponent is named here, not in a worker
+        # the policy's weights, not only its spec: a folder holds one policy's games
+        settings.update(roll_in=str(roll_in), roll_in_weights=weights_digest(policy.weights),
+                        opponents=[str(o) for o in opponents])
     block = partial(_play_block, batch=int(batch), roll_in=roll_in, opponents=tuple(opponents))
     return record(folder, KIND, block, KEYS, [teacher] * int(players), games,
                   seed=int(seed), shard_games=int(shard_games), sample=1.0, max_turns=int(max_turns),
@@ -387,6 +491,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     p.add_argument("--opponents", nargs="+", default=["jsettlers"],
                    help="with --roll-in: the opponent pool (one drawn per seat)")
     args = p.parse_args(argv)
+    if args.roll_in is None and args.opponents != ["jsettlers"]:
+        p.error("--opponents is for a DAgger run: give --roll-in too")
     generate(args.out, args.teacher, args.games, args.seed, args.shard_games, args.batch, args.players,
              args.max_turns, workers=args.workers, backend=args.backend, address=args.address,
              progress=lambda line: print(line, flush=True), roll_in=args.roll_in, opponents=args.opponents)

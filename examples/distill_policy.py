@@ -42,7 +42,7 @@ def parse_args(argv=None):
     p.add_argument("--out", default="runs/bc", help="folder for model.zip, actor.npz, curve.csv, state.json")
     p.add_argument("--hidden", type=int, default=256, help="width of the policy's and the value's two layers")
     p.add_argument("--init", default="",
-                   help="start from this MaskablePPO model.zip (a clone or a PPO policy of --hidden width), "
+                   help="start from this MaskablePPO model.zip (a clone or a PPO policy; its own network shape), "
                         "with a fresh optimizer and schedule: a DAgger round fine-tunes the policy on the "
                         "aggregated data")
     p.add_argument("--epochs", type=int, default=8, help="passes over the training rows")
@@ -110,11 +110,26 @@ def bc_loss(policy, data, idx, value_weight, soft_weight=0.0, temperature=0.01):
     return loss, float(ce.detach()), float(mse.detach()), float(agree)
 
 
+def held_out_games(game, folders, seed):
+    """Which rows' games are held out: a tenth of each folder's games, drawn per folder,
+    so a folder added later (a DAgger round's) leaves the earlier folders' split as their
+    own run had it, and a clone fine-tuned with --init is never scored on its training games."""
+    from catan_env.agents.distill import KIND
+    from catan_env.agents.training.fit import split_games
+    from catan_env.agents.training.shards import shard_files
+    bases = sorted({base for _, _, base in shard_files(folders, KIND)}) + [np.inf]
+    val = np.zeros(len(game), bool)
+    for lo, hi in zip(bases[:-1], bases[1:]):
+        rows = (game >= lo) & (game < hi)
+        val[rows] = split_games(game[rows] - lo, holdout=0.1, seed=seed)
+    return val
+
+
 def main(argv=None):
     args = parse_args(argv)
     import torch
     from catan_env.agents import distill
-    from catan_env.agents.training.fit import fit, linear_to, split_games
+    from catan_env.agents.training.fit import fit, linear_to
     from catan_env.learned.mlp import from_torch
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -122,7 +137,7 @@ def main(argv=None):
     data = distill.load(*args.data)
     if args.max_rows:
         data = {k: v[:args.max_rows] for k, v in data.items()}
-    val = split_games(data["game"], holdout=0.1, seed=args.seed)  # a tenth of the games held out
+    val = held_out_games(data["game"], args.data, args.seed)
     train = ~val
     train_rows, val_rows = np.flatnonzero(train), np.flatnonzero(val)[:20000]
     print(f"{len(data['seat'])} rows from {len(np.unique(data['game']))} games: {len(train_rows)} train, "
@@ -133,7 +148,11 @@ def main(argv=None):
     model_path = os.path.join(args.out, "model.zip")
     if state["epoch"] and os.path.exists(model_path):
         model = MaskablePPO.load(model_path, env=make_model(args.hidden, args.seed).get_env())
-        print(f"resumed after epoch {state['epoch']}", flush=True)
+        print(f"resumed after epoch {state['epoch']}" + (f" (--init {args.init} was where it started)"
+                                                          if args.init else ""), flush=True)
+        if state["epoch"] >= args.epochs:
+            print(f"{args.out} has trained {state['epoch']} epochs already (--epochs {args.epochs}): "
+                  f"nothing to train, its weights are exported again", flush=True)
     elif args.init:
         model = MaskablePPO.load(args.init, env=make_model(args.hidden, args.seed).get_env())
         print(f"starting from {args.init}", flush=True)

@@ -15,6 +15,7 @@ from catan_env.batched import kernel as K
 from catan_env.core import actions as A
 from catan_env.core import game as G
 from catan_env.core import layout as L
+from catan_env.core.observe import VECTOR_SIZE
 from catan_env.learned import greedy as GR
 from catan_env.learned.trading import answer_gains, confirm_gains, offer_gains
 from catan_env.learned.value import SEARCHABLE, macro_values
@@ -350,38 +351,81 @@ def test_policy_moves_are_the_policy_agents_moves():
 
 def test_dagger_rows_are_the_teachers_labels_on_the_policys_own_games():
     """The policy's moves drive the games (replayed here without any labelling: the same
-    positions), the teacher's moves are the labels, and only the policy's seat is kept."""
-    games, seed, batch = 3, 7, 4
+    positions), every game started is played to its end (not only the first to finish),
+    the teacher's moves are the labels, and only the policy's seat is kept."""
+    games, seed = 3, 7
     rows, results = D.dagger_shard("pretrained:search=0", "pretrained_policy", ["weighted"], games, seed, 0,
-                                   batch=batch, max_turns=60)
+                                   batch=8, max_turns=60)
     assert len(results) == games and len(np.unique(rows["game"])) == games
     agent = make_agent("pretrained_policy")
-    venv = BatchedCatan(batch, mode="learner", opponents=["weighted"], max_turns=60, seed=seed, skip_forced=True)
+    venv = BatchedCatan(games, mode="learner", opponents=["weighted"], max_turns=60, seed=seed, skip_forced=True)
     venv.reset(seed=seed)
-    replay = {i: [] for i in range(batch)}  # game slot -> the policy's positions with a choice
-    finished = []
+    replay = {i: [] for i in range(games)}  # each slot's first game: the policy's positions with a choice
+    seats, finished = {}, []  # finished: (slot, turns) in the order the first games end
     while len(finished) < games:
-        for i in range(batch):
-            if venv.masks[i].sum() > 1:
+        for i in range(games):
+            if venv.masks[i].sum() > 1 and i not in dict(finished):
                 replay[i].append(venv.states[i].copy())
         moves = np.array([agent.act({"observation": venv.obs[i], "action_mask": venv.masks[i]}, None)
-                          for i in range(batch)])
+                          for i in range(games)])
         venv.step(moves)
-        for i in venv.episode_stats():
-            if len(finished) < games and replay[i]:
-                finished.append(np.array(replay[i]))
-            replay[i] = []
-    for g in range(games):
+        for i, stats in venv.episode_stats().items():
+            if i not in dict(finished):
+                finished.append((i, stats["turns"]))
+                seats[i] = stats["learner_seat"]
+    for g, (slot, turns) in enumerate(finished):
         mine = rows["state"][rows["game"] == g].astype(np.int64)
-        expected = finished[g].copy()
+        expected = np.array(replay[slot])
         expected[:, L.RNG] = 0
-        assert np.array_equal(mine, expected)
-        assert len(np.unique(rows["seat"][rows["game"] == g])) == 1  # one seat: the policy's
+        assert np.array_equal(mine, expected) and results[g]["turns"] == turns
+        assert (rows["seat"][rows["game"] == g] == seats[slot]).all()  # the policy's seat alone
     obs, masks = D.observations(rows["state"], rows["seat"])
     assert masks[np.arange(len(masks)), rows["action"]].all()
     assert np.array_equal(rows["score_ids"][:, 0], rows["action"])  # the teacher's own ranking
     policy = D.policy_moves(agent.weights, obs, masks, False, np.random.default_rng(0))
     assert 0.2 < np.mean(policy == rows["action"]) < 1.0  # labels are the teacher's, not the policy's
+
+
+def test_the_teachers_offer_memory_holds_the_policys_offers():
+    state = G.new_game(seed=3)
+    while int(state[L.PHASE]) != L.PH_MAIN:
+        G.step(state, int(G.legal_actions(state)[0]))
+    states = np.stack([state, state])
+    memory = np.zeros((2, GR.MEMORY_SIZE), np.int64)
+    memory[:, GR.M_TURN] = -1
+    offer = A.OFFER0 + 5
+    D._note_offers(memory, states, np.array([offer, A.END_TURN]))
+    assert memory[0, GR.M_TURN] == state[L.TURN] and memory[0, GR.M_COUNT] == 1 and memory[0, GR.M_IDS] == offer
+    assert memory[1, GR.M_COUNT] == 0  # no offer made
+    later = states.copy()
+    later[:, L.TURN] += 1
+    D._note_offers(memory, later, np.array([offer + 1, A.END_TURN]))  # a new turn starts a new memory
+    assert memory[0, GR.M_COUNT] == 1 and memory[0, GR.M_IDS] == offer + 1
+
+
+class _CountingTeacher:
+    """Labels the first legal move and notes how many of its labels it remembers making."""
+    seen: list = []
+
+    def __init__(self):
+        self.made = 0
+
+    def act(self, observation, infoset):
+        _CountingTeacher.seen.append(self.made)
+        self.made += 1
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def test_a_python_teacher_remembers_only_the_labels_the_policy_played(monkeypatch):
+    _CountingTeacher.seen = []
+    monkeypatch.setattr(D, "make_agent", lambda spec, seed=None: _CountingTeacher() if spec == "counting"
+                        else make_agent(spec, seed=seed))
+    rows, _ = D.dagger_shard("counting", "pretrained_policy", ["weighted"], 1, 5, 0, batch=1, max_turns=40)
+    obs, masks = D.observations(rows["state"], rows["seat"])
+    played = D.policy_moves(make_agent("pretrained_policy").weights, obs, masks, False, np.random.default_rng(0))
+    agreed = played == rows["action"]
+    assert 0 < agreed.sum() < len(agreed)
+    assert _CountingTeacher.seen == [int(agreed[:j].sum()) for j in range(len(agreed))]
 
 
 def test_a_dagger_run_records_its_roll_in_and_refuses_what_cannot_roll_in(tmp_path):
@@ -393,9 +437,20 @@ def test_a_dagger_run_records_its_roll_in_and_refuses_what_cannot_roll_in(tmp_pa
     with pytest.raises(ValueError, match="other settings"):  # another roll-in is another run
         D.generate(folder, games=2, shard_games=2, batch=4, max_turns=40, roll_in="pretrained_policy",
                    opponents=["random"])
+    assert m["settings"]["roll_in_weights"] == D.weights_digest(make_agent("pretrained_policy").weights)
     with pytest.raises(ValueError, match="not a policy network"):
         D.generate(str(tmp_path / "x"), games=1, roll_in="weighted")
+    from catan_env.learned.mlp import MLPWeights
+    critic = str(tmp_path / "critic.npz")
+    MLPWeights([(np.zeros((VECTOR_SIZE, 4), np.float32), np.zeros(4, np.float32), "relu"),
+                (np.zeros((4, 1), np.float32), np.zeros(1, np.float32), "identity")]).save(critic)
+    with pytest.raises(ValueError, match="a critic.npz is not one"):
+        D.generate(str(tmp_path / "x"), games=1, roll_in=f"ppo:path={critic}")
+    with pytest.raises(ValueError, match="unknown"):
+        D.generate(str(tmp_path / "x"), games=1, roll_in="pretrained_policy", opponents="no_such_agent")
     assert not (tmp_path / "x").exists()
+    with pytest.raises(SystemExit):  # --opponents alone would be ignored: refused
+        D.main(["--out", str(tmp_path / "x"), "--opponents", "weighted"])
 
 
 def test_any_agent_labels_the_policys_positions_and_the_games_stay_the_policys():

@@ -109,6 +109,10 @@ def test_clone_then_fine_tune_with_maskable_ppo_and_the_single_file_ppo(tmp_path
     dagger = str(tmp_path / "dagger")
     D.generate(dagger, games=2, shard_games=2, batch=2, max_turns=30, seed=2,
                roll_in=f"ppo:path={os.path.join(bc, 'actor.npz')}", opponents=["weighted"])
+    held = example("distill_policy").held_out_games
+    alone = held(D.load(data)["game"], [data], 0)
+    both = held(D.load(data, dagger)["game"], [data, dagger], 0)
+    assert np.array_equal(both[:len(alone)], alone) and both[len(alone):].any()  # the first folder's split kept
     still = str(tmp_path / "bc_still")  # learning rate 0: the clone's own weights come out
     example("distill_policy").main(["--data", data, dagger, "--init", os.path.join(bc, "model.zip"), "--lr", "0",
                                     "--out", still, "--epochs", "1", "--hidden", "32", "--batch", "256",
