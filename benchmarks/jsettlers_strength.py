@@ -46,12 +46,14 @@ class Lineup(NamedTuple):
     spec: str
     target: int
     robots: str = "smart"
+    weights: str = ""  # a shipped spec whose weights were replaced since: the date they shipped (kept, never extended)
 
     @property
     def name(self) -> str:
         """The line-up's name in --only and the results: the spec, "@fast" appended for
-        the FAST robots."""
-        return self.spec if self.robots == "smart" else f"{self.spec}@{self.robots}"
+        the FAST robots, "#date" for the games of weights shipped before."""
+        name = self.spec if self.robots == "smart" else f"{self.spec}@{self.robots}"
+        return f"{name}#{self.weights}" if self.weights else name
 
 
 # the issue's line-ups, the papers' presets at 1,000 and 10,000 playouts, and the fidelity
@@ -67,6 +69,7 @@ LINEUPS: List[Lineup] = [Lineup(*x) for x in [
     ("mcts:variant=mpt_ensemble:playouts=1000", 100),
     ("mcts:variant=best:playouts=1000", 100),
     ("pretrained_policy", 100),
+    ("pretrained_policy", 100, "smart", "2026-11-29"),  # the policy shipped before the DAgger one
     ("mcts:variant=best:playouts=10000", 100),
     ("mcts:variant=szita:playouts=10000", 100),
     ("mcts:variant=mp_uct:playouts=10000", 100),
@@ -81,7 +84,7 @@ LINEUPS: List[Lineup] = [Lineup(*x) for x in [
 
 
 def slug(name: str) -> str:
-    return name.replace(":", "_").replace("=", "-").replace(",", "+").replace("@", "_vs_")
+    return name.replace(":", "_").replace("=", "-").replace(",", "+").replace("@", "_vs_").replace("#", "_weights-")
 
 
 def played(out: str, lineup: Lineup) -> List[Dict[str, Any]]:
@@ -101,7 +104,7 @@ def write_summary(out: str, command: str) -> Dict[str, Any]:
             continue
         s = summarize(games, 1)
         done = sorted(g["seconds"] for g in games if "error" not in g)
-        s.update(agent=lineup.spec, robots=lineup.robots, target=lineup.target, declined_offers=sum(g.get("declined_offers", 0) for g in games),
+        s.update(agent=lineup.spec, robots=lineup.robots, target=lineup.target, weights=lineup.weights, declined_offers=sum(g.get("declined_offers", 0) for g in games),
                  median_seconds=done[len(done) // 2] if done else None, seats=compare_seats(games))
         rows.append(s)
     # games stamped with their finishing time ran under this session's client (every cause
@@ -131,7 +134,8 @@ def write_summary(out: str, command: str) -> Dict[str, Any]:
 def agent_cell(r: Dict[str, Any]) -> str:
     """A line-up's name in the tables: the spec, and the robots when they are not SMART."""
     robots = r.get("robots", "smart")
-    return f"`{r['agent']}`" + ("" if robots == "smart" else f" vs {robots.upper()} robots")
+    return f"`{r['agent']}`" + (f" (the weights shipped {r['weights']})" if r.get("weights") else "") + \
+        ("" if robots == "smart" else f" vs {robots.upper()} robots")
 
 
 def papers_cell(r: Dict[str, Any]) -> str:
@@ -210,8 +214,8 @@ def main(argv: List[str]) -> int:
     while True:
         progressed = False
         for lineup in LINEUPS:
-            if (only is not None and lineup.name not in only) or lineup.name in stuck:
-                continue
+            if (only is not None and lineup.name not in only) or lineup.name in stuck or lineup.weights:
+                continue  # (weights shipped before: their games are kept as they were)
             games = played(args.out, lineup)
             failed = sum("error" in g for g in games)  # (a failed game does not count toward the target)
             n = len(games)

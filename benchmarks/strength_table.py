@@ -14,6 +14,7 @@ Usage: python benchmarks/strength_table.py [--write] [--check]
 """
 import argparse
 import json
+import math
 import os
 import sys
 from typing import List, NamedTuple, Sequence, Tuple
@@ -70,6 +71,9 @@ ROWS: Tuple[Row, ...] = (
     Row("`pretrained_policy` (a policy network alone, no search)", "3 `jsettlers` / 3 `weighted`",
         (Part("policy_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers"),
          Part("policy_vs_weighted.jsonl", "pretrained_policy", "weighted")), RECIPE, bold=True),
+    Row("the policy shipped before (2026-11-29; the same seeds)", "3 `jsettlers` / 3 `weighted`",
+        (Part("policy_1129_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers"),
+         Part("policy_1129_vs_weighted.jsonl", "pretrained_policy", "weighted")), RECIPE),
 )
 
 
@@ -131,7 +135,7 @@ OLD = "the policy shipped before (2026-11-27)"
 POLICY_ROWS: Tuple[Row, ...] = (
     Row("cloned (step 2): 5,160 teacher games, 6 epochs", "3 `jsettlers` (seeds 61,000)",
         (Part("vs_jsettlers_seed61000.jsonl", CLONE, "jsettlers"),), "65 min, one core"),
-    Row("+ MaskablePPO with potential shaping (step 3), **shipped as `pretrained_policy`**",
+    Row("+ MaskablePPO with potential shaping (step 3), shipped as `pretrained_policy` until 2026-11-30",
         "3 `jsettlers` (seeds 61,000) / 3 `weighted` (62,000)",
         (Part("vs_jsettlers_seed61000.jsonl", NEW, "jsettlers"),
          Part("vs_weighted_seed62000.jsonl", NEW, "weighted")), "25 min, one core", bold=True),
@@ -162,6 +166,91 @@ def policy_table(folder: str = POLICY_FOLDER) -> str:
         "`pretrained_policy` is " + OLD + "."])
 
 
+DAGGER_FOLDER = os.path.join(ROOT, "docs", "results", "dagger")
+DAGGER_START, DAGGER_END = "<!-- dagger: start -->", "<!-- dagger: end -->"
+ROUND1 = "ppo:path=results/dagger_s1/bc/actor.npz"
+ROUND1_PPO = "ppo:path=results/dagger_s1/ppo/actor.npz"
+ROUND2 = "ppo:path=results/dagger_s2/bc/actor.npz"
+BOTH = "3 `jsettlers` (seeds 61,000 / 64,000)"
+DAGGER_ROWS: Tuple[Row, ...] = (
+    Row("the clone (step 2: 6 epochs on the teacher run, `pretrained:search=0`'s 5,160 games)", "3 `jsettlers` (seeds 61,000)",
+        (Part("../policy_big/vs_jsettlers_seed61000.jsonl", CLONE, "jsettlers"),), "its teacher: 0.472"),
+    Row("+ a DAgger round labelled by the greedy network (`pretrained:search=0`)", "3 `jsettlers` (seeds 61,000)",
+        (Part("vs_jsettlers_seed61000.jsonl", "ppo:path=results/dagger/bc/actor.npz", "jsettlers"),),
+        "783,475 rows, 2 epochs"),
+    Row("+ a DAgger round labelled by `pretrained:search=1` (round 1)", "3 `jsettlers` (seeds 61,000)",
+        (Part("vs_jsettlers_seed61000.jsonl", ROUND1, "jsettlers"),), "the same positions; its teacher: 0.670"),
+    Row("round 1 + MaskablePPO with potential shaping (step 3)", BOTH,
+        (Part("vs_jsettlers_seed61000.jsonl", ROUND1_PPO, "jsettlers"),
+         Part("vs_jsettlers_seed64000.jsonl", ROUND1_PPO, "jsettlers")), "25 min, one core"),
+    Row("round 1 + a second round (round 1's clone plays, `pretrained:search=1` labels): **shipped as "
+        "`pretrained_policy`** (2026-11-30), no PPO", BOTH,
+        (Part("vs_jsettlers_seed61000.jsonl", ROUND2, "jsettlers"),
+         Part("vs_jsettlers_seed64000.jsonl", ROUND2, "jsettlers")), "759,979 more rows, 2 epochs", bold=True),
+    Row("the policy shipped until 2026-11-30 (the clone + the same PPO; `pretrained_policy` in these files)", BOTH,
+        (Part("vs_jsettlers_seed61000.jsonl", "pretrained_policy", "jsettlers"),
+         Part("../policy_more/vs_jsettlers_seed64000.jsonl", "pretrained_policy", "jsettlers")),
+        "the same games as the rows above"),
+)
+
+
+# the new policy and the one shipped before it on the same games: (new's part, old's part), files under docs/results
+PAIRED = (("seeds 61,000", Part("dagger/vs_jsettlers_seed61000.jsonl", ROUND2, "jsettlers"),
+           Part("dagger/vs_jsettlers_seed61000.jsonl", "pretrained_policy", "jsettlers")),
+          ("seeds 62,000 (the README's table)", Part("strength/policy_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers"),
+           Part("strength/policy_1129_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers")),
+          ("seeds 64,000", Part("dagger/vs_jsettlers_seed64000.jsonl", ROUND2, "jsettlers"),
+           Part("policy_more/vs_jsettlers_seed64000.jsonl", "pretrained_policy", "jsettlers")))
+
+
+def _games(part: Part, folder: str) -> dict:
+    """game index -> won, of the part's line-up in its file."""
+    with open(os.path.join(folder, part.file)) as f:
+        return {g["game"]: int(g["won"]) for g in (json.loads(x) for x in f if x.strip())
+                if g["spec"] == part.spec and g["opponent"] == part.opponent}
+
+
+def sign_test(better: int, worse: int) -> float:
+    """Two-sided sign test: the chance of a split at least this uneven of the games only
+    one side won, were both equally strong."""
+    n, k = better + worse, min(better, worse)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
+
+
+def _p(value: float) -> str:
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def paired_lines(folder: str = os.path.join(ROOT, "docs", "results")) -> List[str]:
+    """The new policy against the one shipped before on the same games, per seed set and
+    pooled: wins, and the games only one of them won."""
+    lines, total = [], [0, 0, 0, 0, 0]  # games, new wins, old wins, only new, only old
+    for name, new_part, old_part in PAIRED:
+        new, old = _games(new_part, folder), _games(old_part, folder)
+        shared = sorted(set(new) & set(old))
+        row = [len(shared), sum(new[g] for g in shared), sum(old[g] for g in shared),
+               sum(new[g] > old[g] for g in shared), sum(old[g] > new[g] for g in shared)]
+        total = [a + b for a, b in zip(total, row)]
+        lines.append(f"| {name} | {row[0]:,} | {row[1] / row[0]:.3f} | {row[2] / row[0]:.3f} | {row[3]} / {row[4]} | "
+                     f"{_p(sign_test(row[3], row[4]))} |")
+    lo, hi = wilson(total[1], total[0])
+    lines.append(f"| all three | {total[0]:,} | **{total[1] / total[0]:.3f}** [{lo:.3f}, {hi:.3f}] | "
+                 f"{total[2] / total[0]:.3f} | {total[3]} / {total[4]} | {_p(sign_test(total[3], total[4]))} |")
+    return ["", "The shipped policy and the one shipped before it, on the same games against three `jsettlers`:", "",
+            "| games | count | shipped policy | policy before | won by one only (shipped / before) | sign test p |",
+            "|---|---:|---|---|---|---:|"] + lines
+
+
+def dagger_table(folder: str = DAGGER_FOLDER) -> str:
+    """The recipe page's block: the DAgger rounds (2026-11-30), counted from their files."""
+    return "\n".join(table(folder, DAGGER_ROWS) + paired_lines() + [
+        "", "Counted from the per-game files in `docs/results/dagger/` (the paired rows also from "
+        "`docs/results/strength/` and `docs/results/policy_more/`; the runs' commands: "
+        "[greedy labels](results/dagger/command.sh), [search=1 labels](results/dagger/command_s1.sh), "
+        "[second round](results/dagger/command_s2.sh); the clones' curves `*_clone_state.json`, PPO's "
+        "`s1_ppo_curve.csv`)."])
+
+
 def missing(folder: str = FOLDER) -> List[str]:
     """The README's rows left out: their files are not committed (or hold none of their games)."""
     shown = {row for row, _ in measured(folder)}
@@ -180,7 +269,8 @@ def main(argv: Sequence[str] = None) -> int:
             print(f"not measured yet: {agent}")
     if args.write:
         for doc, start, end, text in ((DOC, DOC_START, DOC_END, strength_table()),
-                                      (POLICY_DOC, POLICY_START, POLICY_END, policy_table())):
+                                      (POLICY_DOC, POLICY_START, POLICY_END, policy_table()),
+                                      (POLICY_DOC, DAGGER_START, DAGGER_END, dagger_table())):
             if not replace_block(doc, start, end, text):
                 raise SystemExit(f"{doc} lacks the markers {start} ... {end}")
     return 0

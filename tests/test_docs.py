@@ -171,6 +171,9 @@ def test_the_readme_strength_table_is_counted_from_the_per_game_files():
     # the recipe page's table of the shipped policy's run, every row counted
     assert block(bench.POLICY_DOC, bench.POLICY_START, bench.POLICY_END) == bench.policy_table()
     assert len(bench.measured(bench.POLICY_FOLDER, bench.POLICY_ROWS)) == len(bench.POLICY_ROWS)
+    # and its table of the DAgger rounds behind the policy shipped now
+    assert block(bench.POLICY_DOC, bench.DAGGER_START, bench.DAGGER_END) == bench.dagger_table()
+    assert len(bench.measured(bench.DAGGER_FOLDER, bench.DAGGER_ROWS)) == len(bench.DAGGER_ROWS)
 
 
 def test_the_threads_table_is_the_results_file():
