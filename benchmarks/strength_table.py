@@ -187,6 +187,9 @@ DAGGER_ROWS: Tuple[Row, ...] = (
         "`pretrained_policy`** (2026-11-30), no PPO", BOTH,
         (Part("vs_jsettlers_seed61000.jsonl", ROUND2, "jsettlers"),
          Part("vs_jsettlers_seed64000.jsonl", ROUND2, "jsettlers")), "759,979 more rows, 2 epochs", bold=True),
+    Row("round 2 + the same MaskablePPO (not shipped)", "3 `jsettlers` (seeds 61,000)",
+        (Part("vs_jsettlers_seed61000.jsonl", "ppo:path=results/dagger_s2/ppo/actor.npz", "jsettlers"),),
+        "25 min, one core ([its command](results/dagger/command_s2_ppo.sh))"),
     Row("the policy shipped until 2026-11-30 (the clone + the same PPO; `pretrained_policy` in these files)", BOTH,
         (Part("vs_jsettlers_seed61000.jsonl", "pretrained_policy", "jsettlers"),
          Part("../policy_more/vs_jsettlers_seed64000.jsonl", "pretrained_policy", "jsettlers")),
@@ -248,7 +251,7 @@ def dagger_table(folder: str = DAGGER_FOLDER) -> str:
         "`docs/results/strength/` and `docs/results/policy_more/`; the runs' commands: "
         "[greedy labels](results/dagger/command.sh), [search=1 labels](results/dagger/command_s1.sh), "
         "[second round](results/dagger/command_s2.sh); the clones' curves `*_clone_state.json`, PPO's "
-        "`s1_ppo_curve.csv`)."])
+        "`s1_ppo_curve.csv` and `s2_ppo_curve.csv`)."])
 
 
 def missing(folder: str = FOLDER) -> List[str]:
