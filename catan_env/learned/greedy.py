@@ -175,14 +175,15 @@ def offer_choice(ev: Evaluator, view: np.ndarray, seat: int,
     return candidates[i]
 
 
-@njit(cache=True)
 def greedy_decision(ev: Evaluator, base: np.ndarray,
                     seat: int, legal: np.ndarray, n: int, seeds: np.ndarray, memory: np.ndarray,
                     opts: np.ndarray) -> Tuple[int, int, float]:
     """(move, kind, value): seat's greedy move among legal[:n] (see the module docstring);
     the views are ``determinize(base, seat, seeds[k])``, one per determinization (the
     first for trade decisions).  value: the chosen move's mean one-ply value (or its
-    macro's), -1 for a trade decision or a forced move."""
+    macro's), -1 for a trade decision or a forced move.  (Plain Python around the one
+    greedy kernel, ``greedy_scored``: a kernel around it would link all of it and LLVM
+    would optimise it again, 3 s of a first run, benchmarks/cold_start.py.)"""
     return greedy_scored(ev, base, seat, legal, n, seeds, memory, opts, np.empty(0))
 
 
