@@ -117,6 +117,42 @@ class _Quota:
         self.started += int(self.counted[i])
 
 
+class _Games:
+    """The rows of the games a batch's slots play, each kept until its game ends and then
+    recorded with its winner (``_rows``), and one result per recorded game."""
+
+    def __init__(self, batch: int, first_game: int) -> None:
+        self.first_game = first_game
+        self.pending: List[Tuple[List[Any], ...]] = [([], [], [], [], []) for _ in range(batch)]
+        self.parts: List[Dict[str, np.ndarray]] = []
+        self.results: List[Dict[str, Any]] = []
+
+    def note(self, i: int, state: np.ndarray, seat: int, action: int, value: float,
+             scored: Tuple[np.ndarray, np.ndarray]) -> None:
+        """A decision in slot i's game: the state, the seat, the labelled move, its value
+        estimate (NaN where negative: none) and the top scores."""
+        rows = self.pending[i]
+        rows[0].append(state.copy())
+        rows[1].append(seat)
+        rows[2].append(action)
+        rows[3].append(value if value >= 0 else float("nan"))
+        rows[4].append(scored)
+
+    def end(self, i: int, stats: Dict[str, Any], counted: bool, **extra: Any) -> None:
+        """Slot i's game ended: recorded (its rows and result, with ``extra``) if it
+        counted; dropped otherwise."""
+        if counted:
+            if self.pending[i][0]:
+                states, seats, actions, values, scored = self.pending[i]
+                self.parts.append(_rows(states, seats, actions, values, int(stats["winner"]),
+                                        self.first_game + len(self.results), scored))
+            self.results.append({"winner": int(stats["winner"]), "turns": int(stats["turns"]), **extra})
+        self.pending[i] = ([], [], [], [], [])
+
+    def recorded(self) -> BlockResult:
+        return _concat(self.parts), self.results
+
+
 def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: int = 128,
                   max_turns: int = 200, options: Optional[Dict[str, Any]] = None) -> BlockResult:
     """``games`` whole games of a numba teacher in every seat of the batched env (the
@@ -131,11 +167,8 @@ def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: i
     actions = np.zeros(batch, np.int64)
     values = np.empty(batch)
     scores = np.empty((batch, N_ACTIONS))
-    pending: List[Tuple[Any, ...]] = [([], [], [], [], []) for _ in range(batch)]
-    parts: List[Dict[str, np.ndarray]] = []
-    results: List[Dict[str, Any]] = []
-    done = 0
-    while done < games:
+    recorder = _Games(batch, first_game)
+    while len(recorder.results) < games:
         seeds = rng.integers(0, 2 ** 62, size=(batch, teacher_.views), dtype=np.int64)
         deciders = venv.deciders.copy()
         playing = np.flatnonzero(quota.counted)
@@ -146,25 +179,14 @@ def batched_shard(teacher: str, games: int, seed: int, first_game: int, batch: i
         counts = venv.masks.sum(axis=1)
         for k, i in enumerate(playing.tolist()):
             if counts[i] > 1:
-                rows = pending[i]
-                rows[0].append(venv.states[i].copy())
-                rows[1].append(int(deciders[i]))
-                rows[2].append(int(actions[i]))
-                rows[3].append(float(values[i]) if values[i] >= 0 else float("nan"))
-                rows[4].append(top_scores(scores[k]))
+                recorder.note(i, venv.states[i], int(deciders[i]), int(actions[i]), float(values[i]),
+                              top_scores(scores[k]))
         venv.step(actions, hold=~quota.counted)
         for i, stats in venv.episode_stats().items():
-            if quota.counted[i]:
-                if pending[i][0]:
-                    states_, seats, taught, estimates_, scored = pending[i]
-                    parts.append(_rows(states_, seats, taught, estimates_, int(stats["winner"]), first_game + done,
-                                       scored))
-                results.append({"winner": int(stats["winner"]), "turns": int(stats["turns"])})
-                done += 1
-            pending[i] = ([], [], [], [], [])
+            recorder.end(i, stats, bool(quota.counted[i]))
             quota.next_episode(i)
     venv.close()
-    return _concat(parts), results
+    return recorder.recorded()
 
 
 def _roll_in_policy(spec: Any) -> PolicyNetworkPlay:
@@ -265,16 +287,14 @@ def dagger_shard(teacher: str, roll_in: str, opponents: Sequence[str], games: in
     labels = np.zeros(batch, np.int64)
     values = np.full(batch, np.nan)
     scores = np.full((batch, N_ACTIONS), np.nan)
-    pending: List[Tuple[Any, ...]] = [([], [], [], [], []) for _ in range(batch)]
-    parts: List[Dict[str, np.ndarray]] = []
-    results: List[Dict[str, Any]] = []
-    done = 0
+    recorder = _Games(batch, first_game)
+    no_scores = (np.full(TOP, -1, np.int16), np.zeros(TOP, np.float32))  # (a Python teacher's rows)
 
     def fallback_counter(g: int) -> Callable[[int, str], None]:
         def count(seat: int, reason: str) -> None:
             fallbacks[g] += 1
         return count
-    while done < games:
+    while len(recorder.results) < games:
         deciders = venv.deciders.copy()
         counts = venv.masks.sum(axis=1)
         asked = np.flatnonzero(quota.counted & (counts > 1))
@@ -303,30 +323,17 @@ def dagger_shard(teacher: str, roll_in: str, opponents: Sequence[str], games: in
                 estimate = getattr(agent, "last_values", None)  # a search agent's estimate
                 values[g] = float(estimate[seat]) if estimate is not None else np.nan
         for k, i in enumerate(asked.tolist()):
-            rows = pending[i]
-            rows[0].append(venv.states[i].copy())
-            rows[1].append(int(deciders[i]))
-            rows[2].append(int(labels[i]))
-            rows[3].append(float(values[i]) if values[i] >= 0 else float("nan"))
-            rows[4].append(top_scores(scores[k]) if teacher_ is not None else (np.full(TOP, -1, np.int16),
-                                                                               np.zeros(TOP, np.float32)))
+            recorder.note(i, venv.states[i], int(deciders[i]), int(labels[i]), float(values[i]),
+                          top_scores(scores[k]) if teacher_ is not None else no_scores)
         _note_offers(memory, venv.states, moves)
         venv.step(moves, hold=~quota.counted)
         for i, stats in venv.episode_stats().items():
-            if quota.counted[i]:
-                if pending[i][0]:
-                    states_, seats, taught_, estimates_, scored = pending[i]
-                    parts.append(_rows(states_, seats, taught_, estimates_, int(stats["winner"]), first_game + done,
-                                       scored))
-                results.append({"winner": int(stats["winner"]), "turns": int(stats["turns"]),
-                                "teacher_fallbacks": int(fallbacks[i])})
-                done += 1
+            recorder.end(i, stats, bool(quota.counted[i]), teacher_fallbacks=int(fallbacks[i]))
             fallbacks[i] = 0
-            pending[i] = ([], [], [], [], [])
             memory[i, M_TURN], memory[i, M_COUNT] = -1, 0
             quota.next_episode(i)
     venv.close()
-    return _concat(parts), results
+    return recorder.recorded()
 
 
 def _numba_teacher(teacher: Any) -> Tuple[Any, np.ndarray]:
