@@ -171,6 +171,8 @@ DAGGER_START, DAGGER_END = "<!-- dagger: start -->", "<!-- dagger: end -->"
 ROUND1 = "ppo:path=results/dagger_s1/bc/actor.npz"
 ROUND1_PPO = "ppo:path=results/dagger_s1/ppo/actor.npz"
 ROUND2 = "ppo:path=results/dagger_s2/bc/actor.npz"
+ROUND3 = "ppo:path=results/dagger_s3/bc/actor.npz"
+THREE = "3 `jsettlers` (seeds 61,000 / 64,000 / 62,000)"
 BOTH = "3 `jsettlers` (seeds 61,000 / 64,000)"
 DAGGER_ROWS: Tuple[Row, ...] = (
     Row("the clone (step 2: 6 epochs on the teacher run, `pretrained:search=0`'s 5,160 games)", "3 `jsettlers` (seeds 61,000)",
@@ -187,6 +189,12 @@ DAGGER_ROWS: Tuple[Row, ...] = (
         "`pretrained_policy`** (2026-11-30), no PPO", BOTH,
         (Part("vs_jsettlers_seed61000.jsonl", ROUND2, "jsettlers"),
          Part("vs_jsettlers_seed64000.jsonl", ROUND2, "jsettlers")), "759,979 more rows, 2 epochs", bold=True),
+    Row("round 2 + a third round (round 2's clone plays, the same teacher labels; not shipped: "
+        "no significant gain, below)", THREE,
+        (Part("vs_jsettlers_seed61000.jsonl", ROUND3, "jsettlers"),
+         Part("vs_jsettlers_seed64000.jsonl", ROUND3, "jsettlers"),
+         Part("vs_jsettlers_seed62000.jsonl", ROUND3, "jsettlers")),
+        "758,669 more rows, 2 epochs ([its command](results/dagger/command_s3.sh))"),
     Row("round 2 + the same MaskablePPO (not shipped)", "3 `jsettlers` (seeds 61,000)",
         (Part("vs_jsettlers_seed61000.jsonl", "ppo:path=results/dagger_s2/ppo/actor.npz", "jsettlers"),),
         "25 min, one core ([its command](results/dagger/command_s2_ppo.sh))"),
@@ -224,11 +232,23 @@ def _p(value: float) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def paired_lines(folder: str = os.path.join(ROOT, "docs", "results")) -> List[str]:
-    """The new policy against the one shipped before on the same games, per seed set and
-    pooled: wins, and the games only one of them won."""
+# the third round against the shipped policy (the second), on the same games
+ROUND3_PAIRED = (("seeds 61,000", Part("dagger/vs_jsettlers_seed61000.jsonl", ROUND3, "jsettlers"),
+                  Part("dagger/vs_jsettlers_seed61000.jsonl", ROUND2, "jsettlers")),
+                 ("seeds 62,000 (the README's table)", Part("dagger/vs_jsettlers_seed62000.jsonl", ROUND3, "jsettlers"),
+                  Part("strength/policy_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers")),
+                 ("seeds 64,000", Part("dagger/vs_jsettlers_seed64000.jsonl", ROUND3, "jsettlers"),
+                  Part("dagger/vs_jsettlers_seed64000.jsonl", ROUND2, "jsettlers")))
+
+
+def paired_lines(folder: str = os.path.join(ROOT, "docs", "results"), pairs: Sequence[Tuple[str, Part, Part]] = PAIRED,
+                 title: str = "The shipped policy and the one shipped before it",
+                 heads: Tuple[str, str] = ("shipped policy", "policy before"),
+                 short: Tuple[str, str] = ("shipped", "before")) -> List[str]:
+    """Two policies on the same games (the new first), per seed set and pooled: wins,
+    and the games only one of them won."""
     lines, total = [], [0, 0, 0, 0, 0]  # games, new wins, old wins, only new, only old
-    for name, new_part, old_part in PAIRED:
+    for name, new_part, old_part in pairs:
         new, old = _games(new_part, folder), _games(old_part, folder)
         shared = sorted(set(new) & set(old))
         row = [len(shared), sum(new[g] for g in shared), sum(old[g] for g in shared),
@@ -239,18 +259,20 @@ def paired_lines(folder: str = os.path.join(ROOT, "docs", "results")) -> List[st
     lo, hi = wilson(total[1], total[0])
     lines.append(f"| all three | {total[0]:,} | **{total[1] / total[0]:.3f}** [{lo:.3f}, {hi:.3f}] | "
                  f"{total[2] / total[0]:.3f} | {total[3]} / {total[4]} | {_p(sign_test(total[3], total[4]))} |")
-    return ["", "The shipped policy and the one shipped before it, on the same games against three `jsettlers`:", "",
-            "| games | count | shipped policy | policy before | won by one only (shipped / before) | sign test p |",
+    return ["", f"{title}, on the same games against three `jsettlers`:", "",
+            f"| games | count | {heads[0]} | {heads[1]} | won by one only ({short[0]} / {short[1]}) | sign test p |",
             "|---|---:|---|---|---|---:|"] + lines
 
 
 def dagger_table(folder: str = DAGGER_FOLDER) -> str:
     """The recipe page's block: the DAgger rounds (2026-11-30), counted from their files."""
-    return "\n".join(table(folder, DAGGER_ROWS) + paired_lines() + [
+    return "\n".join(table(folder, DAGGER_ROWS) + paired_lines() + paired_lines(
+        pairs=ROUND3_PAIRED, title="The third round and the shipped policy (the second)",
+        heads=("third round", "shipped policy"), short=("third", "shipped")) + [
         "", "Counted from the per-game files in `docs/results/dagger/` (the paired rows also from "
         "`docs/results/strength/` and `docs/results/policy_more/`; the runs' commands: "
         "[greedy labels](results/dagger/command.sh), [search=1 labels](results/dagger/command_s1.sh), "
-        "[second round](results/dagger/command_s2.sh); the clones' curves `*_clone_state.json`, PPO's "
+        "[second round](results/dagger/command_s2.sh), [third round](results/dagger/command_s3.sh); the clones' curves `*_clone_state.json`, PPO's "
         "`s1_ppo_curve.csv` and `s2_ppo_curve.csv`)."])
 
 
