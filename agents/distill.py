@@ -139,8 +139,8 @@ class _Games:
         rows[4].append(scored)
 
     def end(self, i: int, stats: Dict[str, Any], counted: bool, **extra: Any) -> None:
-        """Slot i's game ended: recorded (its rows and result, with ``extra``) if it
-        counted; dropped otherwise."""
+        """Slot i's game ended: its rows and its result (winner, turns and ``extra``)
+        recorded if it counted; dropped otherwise."""
         if counted:
             if self.pending[i][0]:
                 states, seats, actions, values, scored = self.pending[i]
@@ -150,6 +150,7 @@ class _Games:
         self.pending[i] = ([], [], [], [], [])
 
     def recorded(self) -> BlockResult:
+        """(every recorded game's rows, one result per game)."""
         return _concat(self.parts), self.results
 
 

@@ -232,7 +232,9 @@ def _p(value: float) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
-# the third round against the shipped policy (the second), on the same games
+# the third round against the shipped policy (the second), on the same games (on 62,000 the
+# README's file, where `pretrained_policy` is the round-2 clone until the next policy ships:
+# then its games move to a file of their own, as the policy before them did)
 ROUND3_PAIRED = (("seeds 61,000", Part("dagger/vs_jsettlers_seed61000.jsonl", ROUND3, "jsettlers"),
                   Part("dagger/vs_jsettlers_seed61000.jsonl", ROUND2, "jsettlers")),
                  ("seeds 62,000 (the README's table)", Part("dagger/vs_jsettlers_seed62000.jsonl", ROUND3, "jsettlers"),
