@@ -172,6 +172,7 @@ ROUND1 = "ppo:path=results/dagger_s1/bc/actor.npz"
 ROUND1_PPO = "ppo:path=results/dagger_s1/ppo/actor.npz"
 ROUND2 = "ppo:path=results/dagger_s2/bc/actor.npz"
 ROUND3 = "ppo:path=results/dagger_s3/bc/actor.npz"
+ROUND4 = "ppo:path=results/dagger_s4/bc/actor.npz"
 THREE = "3 `jsettlers` (seeds 61,000 / 64,000 / 62,000)"
 BOTH = "3 `jsettlers` (seeds 61,000 / 64,000)"
 DAGGER_ROWS: Tuple[Row, ...] = (
@@ -195,6 +196,13 @@ DAGGER_ROWS: Tuple[Row, ...] = (
          Part("vs_jsettlers_seed64000.jsonl", ROUND3, "jsettlers"),
          Part("vs_jsettlers_seed62000.jsonl", ROUND3, "jsettlers")),
         "758,669 more rows, 2 epochs ([its command](results/dagger/command_s3.sh))"),
+    Row("round 3 + a fourth round (round 3's clone plays; fine-tuned on the four rounds' rows only: "
+        "all five folders did not fit in memory): **ships next, after its games against the real robots**",
+        THREE,
+        (Part("vs_jsettlers_seed61000.jsonl", ROUND4, "jsettlers"),
+         Part("vs_jsettlers_seed64000.jsonl", ROUND4, "jsettlers"),
+         Part("vs_jsettlers_seed62000.jsonl", ROUND4, "jsettlers")),
+        "767,077 more rows, 2 epochs ([its command](results/dagger/command_s4.sh))", bold=True),
     Row("round 2 + the same MaskablePPO (not shipped)", "3 `jsettlers` (seeds 61,000)",
         (Part("vs_jsettlers_seed61000.jsonl", "ppo:path=results/dagger_s2/ppo/actor.npz", "jsettlers"),),
         "25 min, one core ([its command](results/dagger/command_s2_ppo.sh))"),
@@ -232,15 +240,21 @@ def _p(value: float) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
-# the third round against the shipped policy (the second), on the same games (on 62,000 the
+def _against_shipped(spec: str) -> Tuple[Tuple[str, Part, Part], ...]:
+    """A round's games against the shipped policy's (the second round's) on the same games."""
+    return (("seeds 61,000", Part("dagger/vs_jsettlers_seed61000.jsonl", spec, "jsettlers"),
+             Part("dagger/vs_jsettlers_seed61000.jsonl", ROUND2, "jsettlers")),
+            ("seeds 62,000 (the README's table)", Part("dagger/vs_jsettlers_seed62000.jsonl", spec, "jsettlers"),
+             Part("strength/policy_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers")),
+            ("seeds 64,000", Part("dagger/vs_jsettlers_seed64000.jsonl", spec, "jsettlers"),
+             Part("dagger/vs_jsettlers_seed64000.jsonl", ROUND2, "jsettlers")))
+
+
+# the third and fourth rounds against the shipped policy (the second), on the same games (on 62,000 the
 # README's file, where `pretrained_policy` is the round-2 clone until the next policy ships:
 # then its games move to a file of their own, as the policy before them did)
-ROUND3_PAIRED = (("seeds 61,000", Part("dagger/vs_jsettlers_seed61000.jsonl", ROUND3, "jsettlers"),
-                  Part("dagger/vs_jsettlers_seed61000.jsonl", ROUND2, "jsettlers")),
-                 ("seeds 62,000 (the README's table)", Part("dagger/vs_jsettlers_seed62000.jsonl", ROUND3, "jsettlers"),
-                  Part("strength/policy_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers")),
-                 ("seeds 64,000", Part("dagger/vs_jsettlers_seed64000.jsonl", ROUND3, "jsettlers"),
-                  Part("dagger/vs_jsettlers_seed64000.jsonl", ROUND2, "jsettlers")))
+ROUND3_PAIRED = _against_shipped(ROUND3)
+ROUND4_PAIRED = _against_shipped(ROUND4)
 
 
 def paired_lines(folder: str = os.path.join(ROOT, "docs", "results"), pairs: Sequence[Tuple[str, Part, Part]] = PAIRED,
@@ -270,11 +284,13 @@ def dagger_table(folder: str = DAGGER_FOLDER) -> str:
     """The recipe page's block: the DAgger rounds (2026-11-30), counted from their files."""
     return "\n".join(table(folder, DAGGER_ROWS) + paired_lines() + paired_lines(
         pairs=ROUND3_PAIRED, title="The third round and the shipped policy (the second)",
-        heads=("third round", "shipped policy"), short=("third", "shipped")) + [
+        heads=("third round", "shipped policy"), short=("third", "shipped")) + paired_lines(
+        pairs=ROUND4_PAIRED, title="The fourth round and the shipped policy (the second)",
+        heads=("fourth round", "shipped policy"), short=("fourth", "shipped")) + [
         "", "Counted from the per-game files in `docs/results/dagger/` (the paired rows also from "
         "`docs/results/strength/` and `docs/results/policy_more/`; the runs' commands: "
         "[greedy labels](results/dagger/command.sh), [search=1 labels](results/dagger/command_s1.sh), "
-        "[second round](results/dagger/command_s2.sh), [third round](results/dagger/command_s3.sh); the clones' curves `*_clone_state.json`, PPO's "
+        "[second round](results/dagger/command_s2.sh), [third round](results/dagger/command_s3.sh), [fourth round](results/dagger/command_s4.sh); the clones' curves `*_clone_state.json`, PPO's "
         "`s1_ppo_curve.csv` and `s2_ppo_curve.csv`)."])
 
 
