@@ -43,8 +43,10 @@ def parse_args(argv=None):
     p.add_argument("--hidden", type=int, default=256, help="width of the policy's and the value's two layers")
     p.add_argument("--init", default="",
                    help="start from this MaskablePPO model.zip (a clone or a PPO policy; its own network shape), "
-                        "with a fresh optimizer and schedule: a DAgger round fine-tunes the policy on the "
-                        "aggregated data")
+                        "or from exported weights: an actor.npz, a folder with actor.npz (and critic.npz, "
+                        "if there is one), or 'pretrained_policy' (the shipped policy; its widths replace "
+                        "--hidden); with a fresh optimizer and schedule: a DAgger round fine-tunes the "
+                        "policy on the aggregated data")
     p.add_argument("--epochs", type=int, default=8, help="passes over the training rows")
     p.add_argument("--batch", type=int, default=1024, help="rows per gradient step")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (decays to a tenth over the epochs)")
@@ -71,6 +73,40 @@ def make_model(hidden, seed):
     env = make_batched_vec_env(8, seed=seed, opponents=["weighted"], vp_reward=0.0, max_turns=300, skip_forced=True)
     kwargs = dict(net_arch=dict(pi=[hidden, hidden], vf=[hidden, hidden]), activation_fn=nn.ReLU)
     return MaskablePPO("MlpPolicy", env, policy_kwargs=kwargs, seed=seed, verbose=0)
+
+
+def exported_weights(init):
+    """(actor path, critic path or None) of --init given as exported weights, or None when
+    it is a model.zip; a path that is neither raises ValueError naming it."""
+    if init == "pretrained_policy":
+        from catan_env.learned.network import PRETRAINED_POLICY
+        return PRETRAINED_POLICY, None
+    if os.path.isdir(init):
+        actor, critic = os.path.join(init, "actor.npz"), os.path.join(init, "critic.npz")
+        if not os.path.exists(actor):
+            raise ValueError(f"--init {init}: the folder has no actor.npz")
+        return actor, critic if os.path.exists(critic) else None
+    if init.endswith(".npz") and os.path.exists(init):
+        return init, None
+    if init.endswith(".zip") and os.path.exists(init):
+        return None
+    raise ValueError(f"--init {init}: not a model.zip, an actor.npz, a folder with actor.npz, "
+                     f"or 'pretrained_policy'")
+
+
+def model_from_weights(actor_path, critic_path, seed):
+    """A MaskablePPO whose policy branch holds the exported actor (its widths taken from
+    it), and whose value branch holds the critic when there is one (else fresh)."""
+    import torch.nn as nn
+    from catan_env.learned.mlp import MLPWeights, load_into
+    actor = MLPWeights.load(actor_path)
+    model = make_model(actor.layers[0][0].shape[1], seed)
+    policy = model.policy
+    load_into(nn.Sequential(*policy.mlp_extractor.policy_net, policy.action_net), actor, "policy")
+    if critic_path:
+        load_into(nn.Sequential(*policy.mlp_extractor.value_net, policy.value_net),
+                  MLPWeights.load(critic_path), "value network")
+    return model
 
 
 def soft_targets(ids, values, temperature):
@@ -127,6 +163,8 @@ def held_out_games(game, folders, seed):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.init:
+        exported_weights(args.init)  # a bad --init fails before the data loads
     import torch
     from catan_env.agents import distill
     from catan_env.agents.training.fit import fit, linear_to
@@ -153,6 +191,12 @@ def main(argv=None):
         if state["epoch"] >= args.epochs:
             print(f"{args.out} has trained {state['epoch']} epochs already (--epochs {args.epochs}): "
                   f"nothing to train, its weights are exported again", flush=True)
+    elif args.init and exported_weights(args.init):
+        actor_path, critic_path = exported_weights(args.init)
+        model = model_from_weights(actor_path, critic_path, args.seed)
+        print(f"starting from the exported policy {actor_path}"
+              + (f" and value network {critic_path}" if critic_path else " (the value head starts fresh)"),
+              flush=True)
     elif args.init:
         model = MaskablePPO.load(args.init, env=make_model(args.hidden, args.seed).get_env())
         print(f"starting from {args.init}", flush=True)

@@ -120,6 +120,16 @@ def test_clone_then_fine_tune_with_maskable_ppo_and_the_single_file_ppo(tmp_path
     for a, b in zip(MLPWeights.load(os.path.join(bc, "actor.npz")).layers,
                     MLPWeights.load(os.path.join(still, "actor.npz")).layers):
         assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    # --init from exported weights (a folder with actor.npz and critic.npz): the same weights come out
+    exported = str(tmp_path / "bc_exported")
+    example("distill_policy").main(["--data", data, dagger, "--init", bc, "--lr", "0", "--out", exported,
+                                    "--epochs", "1", "--batch", "256", "--eval-games", "0"])
+    for name in ("actor.npz", "critic.npz"):
+        for a, b in zip(MLPWeights.load(os.path.join(bc, name)).layers,
+                        MLPWeights.load(os.path.join(exported, name)).layers):
+            assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    with pytest.raises(ValueError, match="--init nowhere.npz: not a model.zip"):
+        example("distill_policy").main(["--data", data, "--init", "nowhere.npz", "--out", exported])
     # MaskablePPO fine-tuning starts from the cloned weights
     ppo = str(tmp_path / "ppo")
     example("train_maskable_ppo").main(["--init", os.path.join(bc, "model.zip"), "--batched", "4",
