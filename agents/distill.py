@@ -443,14 +443,32 @@ def generate(folder: str, teacher: str = "pretrained:search=0", games: int = 100
                   progress=progress, recorder_settings=settings)
 
 
+def _shard_rows(path: str, shard: Dict[str, Any]) -> int:
+    """A shard's row count: its manifest entry's ``positions``, else read from the shard."""
+    if "positions" in shard:
+        return int(shard["positions"])
+    return len(load_shard(path, keys=("seat",))["seat"])
+
+
 def load(*folders: str) -> Dict[str, np.ndarray]:
-    """Every shard of the folders' manifests, concatenated (games numbered across them)."""
-    parts = []
-    for path, _, game_base in shard_files(folders, KIND):
+    """Every shard of the folders' manifests, concatenated (games numbered across them)
+    into arrays allocated once and filled shard by shard: the rows are held once, not
+    twice while they are joined (millions of rows are gigabytes of states)."""
+    files = shard_files(folders, KIND)
+    sizes = [_shard_rows(path, shard) for path, shard, _ in files]
+    out: Optional[Dict[str, np.ndarray]] = None
+    at = 0
+    for (path, _, game_base), n in zip(files, sizes):
         part = load_shard(path, keys=KEYS)
         part["game"] = part["game"] + game_base
-        parts.append(part)
-    return _concat(parts)
+        if len(part["seat"]) != n:
+            raise ValueError(f"{path} holds {len(part['seat'])} rows where its manifest says {n}")
+        if out is None:
+            out = {k: np.empty((sum(sizes),) + v.shape[1:], v.dtype) for k, v in part.items()}
+        for k in KEYS:
+            out[k][at:at + n] = part[k]
+        at += n
+    return out if out is not None else _empty()
 
 
 @njit(cache=True)

@@ -2,6 +2,7 @@
 batched env's value opponents, the distillation teacher: one decision), and the
 distillation data: shards that round-trip, resume and hold only legal moves."""
 import copy
+import json
 
 import numpy as np
 import pytest
@@ -257,6 +258,20 @@ def test_shards_round_trip_resume_and_hold_legal_moves(tmp_path):
         D.generate(folder, games=3, shard_games=1, batch=4, max_turns=50, seed=5)
     with pytest.raises(ValueError, match="not a distill folder"):
         D.load(str(tmp_path))  # no manifest there
+    # two folders load as the plain concatenation of their shards, games numbered across them
+    from catan_env.agents.training.shards import load_shard
+    both = D.load(folder, again)
+    parts = [load_shard(f"{folder}/shard-00000{g}.npz", D.KEYS) for g in range(3)]
+    parts.append(load_shard(f"{again}/shard-000000.npz", D.KEYS))
+    parts[-1]["game"] = parts[-1]["game"] + 3
+    for k in D.KEYS:
+        want = np.concatenate([p[k] for p in parts])
+        assert both[k].dtype == want.dtype and np.array_equal(both[k], want, equal_nan=k == "value"), k
+    manifest = json.load(open(f"{again}/manifest.json"))
+    manifest["shards"][0]["positions"] += 1
+    json.dump(manifest, open(f"{again}/manifest.json", "w"))
+    with pytest.raises(ValueError, match="shard-000000.npz holds .* rows where its manifest says"):
+        D.load(folder, again)
 
 
 def test_any_agent_teaches_through_the_arena(tmp_path):
