@@ -70,10 +70,12 @@ def report(rows):
     for (spec, opp), rs in by.items():
         wins, n = sum(r["won"] for r in rs), len(rs)
         lo, hi = wilson(wins, n)
-        # decisions the agent thought about: the timed ones above 20 us (a single legal move is ~1 us)
-        t = np.array([x for r in rs for x in r["decision_seconds"] if x > 2e-5] or [0.0])
+        # decisions the agent thought about: the timed ones above 20 us (a single legal move is ~1 us);
+        # committed files drop the per-decision times (their size): those rows print "-"
+        t = np.array([x for r in rs for x in r.get("decision_seconds", ()) if x > 2e-5])
+        times = f"{t.mean():10.4f} {np.percentile(t, 95):8.4f}" if len(t) else f"{'-':>10s} {'-':>8s}"
         lines.append(f"{spec:44s} {opp:12s} {n:5d} {wins:5d} {wins / n:6.3f} [{lo:.3f}, {hi:.3f}] "
-                     f"{t.mean():10.4f} {np.percentile(t, 95):8.4f} {np.mean([r['trades'] for r in rs]):8.2f} "
+                     f"{times} {np.mean([r['trades'] for r in rs]):8.2f} "
                      f"{np.mean([r['offers'] for r in rs]):8.2f}")
     return "\n".join(lines)
 
