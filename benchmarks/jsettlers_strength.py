@@ -46,7 +46,8 @@ class Lineup(NamedTuple):
     spec: str
     target: int
     robots: str = "smart"
-    weights: str = ""  # a shipped spec whose weights were replaced since: the date they shipped (kept, never extended)
+    weights: str = ""  # a shipped spec whose weights were replaced since: the date they shipped, "-roundN" for a
+    # DAgger round where one date shipped two (kept, never extended)
 
     @property
     def name(self) -> str:
@@ -69,6 +70,7 @@ LINEUPS: List[Lineup] = [Lineup(*x) for x in [
     ("mcts:variant=mpt_ensemble:playouts=1000", 100),
     ("mcts:variant=best:playouts=1000", 100),
     ("pretrained_policy", 100),
+    ("pretrained_policy", 100, "smart", "2026-11-30-round2"),  # the second DAgger round's, shipped before
     ("pretrained_policy", 100, "smart", "2026-11-29"),  # the policy shipped before the DAgger one
     ("mcts:variant=best:playouts=10000", 100),
     ("mcts:variant=szita:playouts=10000", 100),
@@ -134,7 +136,8 @@ def write_summary(out: str, command: str) -> Dict[str, Any]:
 def agent_cell(r: Dict[str, Any]) -> str:
     """A line-up's name in the tables: the spec, and the robots when they are not SMART."""
     robots = r.get("robots", "smart")
-    return f"`{r['agent']}`" + (f" (the weights shipped {r['weights']})" if r.get("weights") else "") + \
+    shipped = r.get("weights", "").replace("-round", ", DAgger round ")  # "2026-11-30-round2"
+    return f"`{r['agent']}`" + (f" (the weights shipped {shipped})" if shipped else "") + \
         ("" if robots == "smart" else f" vs {robots.upper()} robots")
 
 

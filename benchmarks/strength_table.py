@@ -71,7 +71,10 @@ ROWS: Tuple[Row, ...] = (
     Row("`pretrained_policy` (a policy network alone, no search)", "3 `jsettlers` / 3 `weighted`",
         (Part("policy_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers"),
          Part("policy_vs_weighted.jsonl", "pretrained_policy", "weighted")), RECIPE, bold=True),
-    Row("the policy shipped before (2026-11-29; the same seeds)", "3 `jsettlers` / 3 `weighted`",
+    Row("the policy shipped before (2026-11-30, the second DAgger round; the same seeds)", "3 `jsettlers` / 3 `weighted`",
+        (Part("policy_1130r2_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers"),
+         Part("policy_1130r2_vs_weighted.jsonl", "pretrained_policy", "weighted")), RECIPE),
+    Row("the policy shipped on 2026-11-29 (the same seeds)", "3 `jsettlers` / 3 `weighted`",
         (Part("policy_1129_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers"),
          Part("policy_1129_vs_weighted.jsonl", "pretrained_policy", "weighted")), RECIPE),
 )
@@ -173,6 +176,8 @@ ROUND1_PPO = "ppo:path=results/dagger_s1/ppo/actor.npz"
 ROUND2 = "ppo:path=results/dagger_s2/bc/actor.npz"
 ROUND3 = "ppo:path=results/dagger_s3/bc/actor.npz"
 ROUND4 = "ppo:path=results/dagger_s4/bc/actor.npz"
+ROUND5 = "ppo:path=results/dagger_s5/bc/actor.npz"
+FOUR = "3 `jsettlers` (seeds 61,000 / 64,000 / 62,000 / 65,000)"
 THREE = "3 `jsettlers` (seeds 61,000 / 64,000 / 62,000)"
 BOTH = "3 `jsettlers` (seeds 61,000 / 64,000)"
 DAGGER_ROWS: Tuple[Row, ...] = (
@@ -186,10 +191,12 @@ DAGGER_ROWS: Tuple[Row, ...] = (
     Row("round 1 + MaskablePPO with potential shaping (step 3)", BOTH,
         (Part("vs_jsettlers_seed61000.jsonl", ROUND1_PPO, "jsettlers"),
          Part("vs_jsettlers_seed64000.jsonl", ROUND1_PPO, "jsettlers")), "25 min, one core"),
-    Row("round 1 + a second round (round 1's clone plays, `pretrained:search=1` labels): **shipped as "
-        "`pretrained_policy`** (2026-11-30), no PPO", BOTH,
+    Row("round 1 + a second round (round 1's clone plays, `pretrained:search=1` labels): shipped as "
+        "`pretrained_policy` (2026-11-30) until the fifth round replaced it, no PPO", FOUR,
         (Part("vs_jsettlers_seed61000.jsonl", ROUND2, "jsettlers"),
-         Part("vs_jsettlers_seed64000.jsonl", ROUND2, "jsettlers")), "759,979 more rows, 2 epochs", bold=True),
+         Part("vs_jsettlers_seed64000.jsonl", ROUND2, "jsettlers"),
+         Part("../strength/policy_1130r2_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers"),
+         Part("vs_jsettlers_seed65000.jsonl", "pretrained_policy", "jsettlers")), "759,979 more rows, 2 epochs"),
     Row("round 2 + a third round (round 2's clone plays, the same teacher labels; not shipped: "
         "no significant gain, below)", THREE,
         (Part("vs_jsettlers_seed61000.jsonl", ROUND3, "jsettlers"),
@@ -197,12 +204,21 @@ DAGGER_ROWS: Tuple[Row, ...] = (
          Part("vs_jsettlers_seed62000.jsonl", ROUND3, "jsettlers")),
         "758,669 more rows, 2 epochs ([its command](results/dagger/command_s3.sh))"),
     Row("round 3 + a fourth round (round 3's clone plays; fine-tuned on the four rounds' rows only: "
-        "all five folders did not fit in memory): **ships next, after its games against the real robots**",
+        "all five folders did not fit in memory): met the shipping rule, **not shipped: its weights were lost** "
+        "(they lived only in the session's uncommitted `results/`, which the next checkout did not carry)",
         THREE,
         (Part("vs_jsettlers_seed61000.jsonl", ROUND4, "jsettlers"),
          Part("vs_jsettlers_seed64000.jsonl", ROUND4, "jsettlers"),
          Part("vs_jsettlers_seed62000.jsonl", ROUND4, "jsettlers")),
-        "767,077 more rows, 2 epochs ([its command](results/dagger/command_s4.sh))", bold=True),
+        "767,077 more rows, 2 epochs ([its command](results/dagger/command_s4.sh))"),
+    Row("round 2 + a fifth round (round 2's clone plays 6,000 new games, the same teacher labels; fine-tuned "
+        "on those rows alone, the earlier rounds' rows lost with round 4's weights): **shipped as "
+        "`pretrained_policy`** (2026-11-30)", FOUR,
+        (Part("vs_jsettlers_seed61000.jsonl", ROUND5, "jsettlers"),
+         Part("vs_jsettlers_seed64000.jsonl", ROUND5, "jsettlers"),
+         Part("vs_jsettlers_seed62000.jsonl", ROUND5, "jsettlers"),
+         Part("vs_jsettlers_seed65000.jsonl", ROUND5, "jsettlers")),
+        "1,143,659 rows, 2 epochs ([its command](results/dagger/command_s5.sh))", bold=True),
     Row("round 2 + the same MaskablePPO (not shipped)", "3 `jsettlers` (seeds 61,000)",
         (Part("vs_jsettlers_seed61000.jsonl", "ppo:path=results/dagger_s2/ppo/actor.npz", "jsettlers"),),
         "25 min, one core ([its command](results/dagger/command_s2_ppo.sh))"),
@@ -213,10 +229,11 @@ DAGGER_ROWS: Tuple[Row, ...] = (
 )
 
 
-# the new policy and the one shipped before it on the same games: (new's part, old's part), files under docs/results
+# the second round and the policy shipped before it on the same games: (new's part, old's part), files under
+# docs/results
 PAIRED = (("seeds 61,000", Part("dagger/vs_jsettlers_seed61000.jsonl", ROUND2, "jsettlers"),
            Part("dagger/vs_jsettlers_seed61000.jsonl", "pretrained_policy", "jsettlers")),
-          ("seeds 62,000 (the README's table)", Part("strength/policy_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers"),
+          ("seeds 62,000", Part("strength/policy_1130r2_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers"),
            Part("strength/policy_1129_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers")),
           ("seeds 64,000", Part("dagger/vs_jsettlers_seed64000.jsonl", ROUND2, "jsettlers"),
            Part("policy_more/vs_jsettlers_seed64000.jsonl", "pretrained_policy", "jsettlers")))
@@ -240,27 +257,32 @@ def _p(value: float) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def _against_shipped(spec: str) -> Tuple[Tuple[str, Part, Part], ...]:
-    """A round's games against the shipped policy's (the second round's) on the same games."""
-    return (("seeds 61,000", Part("dagger/vs_jsettlers_seed61000.jsonl", spec, "jsettlers"),
+def _against_round2(spec: str, fresh: bool = False) -> Tuple[Tuple[str, Part, Part], ...]:
+    """A round's games against the second round's (shipped until the fifth replaced it) on the
+    same games; ``fresh``: also the 1,000 fresh seeds 65,000 (``pretrained_policy`` in that file
+    is the second round)."""
+    pairs = (("seeds 61,000", Part("dagger/vs_jsettlers_seed61000.jsonl", spec, "jsettlers"),
              Part("dagger/vs_jsettlers_seed61000.jsonl", ROUND2, "jsettlers")),
-            ("seeds 62,000 (the README's table)", Part("dagger/vs_jsettlers_seed62000.jsonl", spec, "jsettlers"),
-             Part("strength/policy_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers")),
+            ("seeds 62,000", Part("dagger/vs_jsettlers_seed62000.jsonl", spec, "jsettlers"),
+             Part("strength/policy_1130r2_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers")),
             ("seeds 64,000", Part("dagger/vs_jsettlers_seed64000.jsonl", spec, "jsettlers"),
              Part("dagger/vs_jsettlers_seed64000.jsonl", ROUND2, "jsettlers")))
+    return pairs + ((("seeds 65,000 (fresh)", Part("dagger/vs_jsettlers_seed65000.jsonl", spec, "jsettlers"),
+                      Part("dagger/vs_jsettlers_seed65000.jsonl", "pretrained_policy", "jsettlers")),)
+                    if fresh else ())
 
 
-# the third and fourth rounds against the shipped policy (the second), on the same games (on 62,000 the
-# README's file, where `pretrained_policy` is the round-2 clone until the next policy ships:
-# then its games move to a file of their own, as the policy before them did)
-ROUND3_PAIRED = _against_shipped(ROUND3)
-ROUND4_PAIRED = _against_shipped(ROUND4)
+# the later rounds against the second, on the same games (on 62,000 the second round's README games,
+# moved to a file of their own when the fifth round shipped, as the policy before them were)
+ROUND3_PAIRED = _against_round2(ROUND3)
+ROUND4_PAIRED = _against_round2(ROUND4)
+ROUND5_PAIRED = _against_round2(ROUND5, fresh=True)
 
 
 def paired_lines(folder: str = os.path.join(ROOT, "docs", "results"), pairs: Sequence[Tuple[str, Part, Part]] = PAIRED,
-                 title: str = "The shipped policy and the one shipped before it",
-                 heads: Tuple[str, str] = ("shipped policy", "policy before"),
-                 short: Tuple[str, str] = ("shipped", "before")) -> List[str]:
+                 title: str = "The second round and the policy shipped before it",
+                 heads: Tuple[str, str] = ("second round", "policy before"),
+                 short: Tuple[str, str] = ("second", "before")) -> List[str]:
     """Two policies on the same games (the new first), per seed set and pooled: wins,
     and the games only one of them won."""
     lines, total = [], [0, 0, 0, 0, 0]  # games, new wins, old wins, only new, only old
@@ -273,7 +295,7 @@ def paired_lines(folder: str = os.path.join(ROOT, "docs", "results"), pairs: Seq
         lines.append(f"| {name} | {row[0]:,} | {row[1] / row[0]:.3f} | {row[2] / row[0]:.3f} | {row[3]} / {row[4]} | "
                      f"{_p(sign_test(row[3], row[4]))} |")
     lo, hi = wilson(total[1], total[0])
-    lines.append(f"| all three | {total[0]:,} | **{total[1] / total[0]:.3f}** [{lo:.3f}, {hi:.3f}] | "
+    lines.append(f"| all | {total[0]:,} | **{total[1] / total[0]:.3f}** [{lo:.3f}, {hi:.3f}] | "
                  f"{total[2] / total[0]:.3f} | {total[3]} / {total[4]} | {_p(sign_test(total[3], total[4]))} |")
     return ["", f"{title}, on the same games against three `jsettlers`:", "",
             f"| games | count | {heads[0]} | {heads[1]} | won by one only ({short[0]} / {short[1]}) | sign test p |",
@@ -283,14 +305,16 @@ def paired_lines(folder: str = os.path.join(ROOT, "docs", "results"), pairs: Seq
 def dagger_table(folder: str = DAGGER_FOLDER) -> str:
     """The recipe page's block: the DAgger rounds (2026-11-30), counted from their files."""
     return "\n".join(table(folder, DAGGER_ROWS) + paired_lines() + paired_lines(
-        pairs=ROUND3_PAIRED, title="The third round and the shipped policy (the second)",
-        heads=("third round", "shipped policy"), short=("third", "shipped")) + paired_lines(
-        pairs=ROUND4_PAIRED, title="The fourth round and the shipped policy (the second)",
-        heads=("fourth round", "shipped policy"), short=("fourth", "shipped")) + [
+        pairs=ROUND3_PAIRED, title="The third round and the second",
+        heads=("third round", "second round"), short=("third", "second")) + paired_lines(
+        pairs=ROUND4_PAIRED, title="The fourth round and the second",
+        heads=("fourth round", "second round"), short=("fourth", "second")) + paired_lines(
+        pairs=ROUND5_PAIRED, title="The shipped policy (the fifth round) and the second round",
+        heads=("fifth round (shipped)", "second round"), short=("fifth", "second")) + [
         "", "Counted from the per-game files in `docs/results/dagger/` (the paired rows also from "
         "`docs/results/strength/` and `docs/results/policy_more/`; the runs' commands: "
         "[greedy labels](results/dagger/command.sh), [search=1 labels](results/dagger/command_s1.sh), "
-        "[second round](results/dagger/command_s2.sh), [third round](results/dagger/command_s3.sh), [fourth round](results/dagger/command_s4.sh); the clones' curves `*_clone_state.json`, PPO's "
+        "[second round](results/dagger/command_s2.sh), [third round](results/dagger/command_s3.sh), [fourth round](results/dagger/command_s4.sh), [fifth round](results/dagger/command_s5.sh); the clones' curves `*_clone_state.json`, PPO's "
         "`s1_ppo_curve.csv` and `s2_ppo_curve.csv`)."])
 
 
