@@ -44,8 +44,8 @@ def parse_args(argv=None):
     p.add_argument("--init", default="",
                    help="start from this MaskablePPO model.zip (a clone or a PPO policy; its own network shape), "
                         "or from exported weights: an actor.npz, a folder with actor.npz (and critic.npz, "
-                        "if there is one), or 'pretrained_policy' (the shipped policy; its widths replace "
-                        "--hidden); with a fresh optimizer and schedule: a DAgger round fine-tunes the "
+                        "if there is one), or 'pretrained_policy' (the shipped policy); exported weights "
+                        "are two equal-width ReLU layers, whose width replaces --hidden; with a fresh optimizer and schedule: a DAgger round fine-tunes the "
                         "policy on the aggregated data")
     p.add_argument("--epochs", type=int, default=8, help="passes over the training rows")
     p.add_argument("--batch", type=int, default=1024, help="rows per gradient step")
@@ -86,12 +86,14 @@ def exported_weights(init):
         if not os.path.exists(actor):
             raise ValueError(f"--init {init}: the folder has no actor.npz")
         return actor, critic if os.path.exists(critic) else None
-    if init.endswith(".npz") and os.path.exists(init):
+    if init.endswith(".npz"):
+        if not os.path.exists(init):
+            raise ValueError(f"--init {init}: no such file")
         return init, None
-    if init.endswith(".zip") and os.path.exists(init):
+    if os.path.exists(init) or os.path.exists(init + ".zip"):  # (SB3 adds the suffix)
         return None
-    raise ValueError(f"--init {init}: not a model.zip, an actor.npz, a folder with actor.npz, "
-                     f"or 'pretrained_policy'")
+    raise ValueError(f"--init {init}: no such model.zip, actor.npz or folder with actor.npz "
+                     f"(or give 'pretrained_policy')")
 
 
 def model_from_weights(actor_path, critic_path, seed):

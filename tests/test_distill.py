@@ -268,9 +268,19 @@ def test_shards_round_trip_resume_and_hold_legal_moves(tmp_path):
         want = np.concatenate([p[k] for p in parts])
         assert both[k].dtype == want.dtype and np.array_equal(both[k], want, equal_nan=k == "value"), k
     manifest = json.load(open(f"{again}/manifest.json"))
-    manifest["shards"][0]["positions"] += 1
+    del manifest["shards"][0]["positions"]  # an entry without its count: read from the shard
+    json.dump(manifest, open(f"{again}/manifest.json", "w"))
+    assert np.array_equal(D.load(folder, again)["action"], both["action"])
+    manifest["shards"][0]["positions"] = int((both["game"] == 3).sum()) + 1
     json.dump(manifest, open(f"{again}/manifest.json", "w"))
     with pytest.raises(ValueError, match="shard-000000.npz holds .* rows where its manifest says"):
+        D.load(folder, again)
+    manifest["shards"][0]["positions"] -= 1
+    json.dump(manifest, open(f"{again}/manifest.json", "w"))
+    with np.load(f"{again}/shard-000000.npz") as z:  # a shard of another format: int64 states
+        arrays = {k: z[k] for k in z.files}
+    np.savez_compressed(f"{again}/shard-000000.npz", **dict(arrays, state=arrays["state"].astype(np.int64)))
+    with pytest.raises(ValueError, match="its 'state' is int64 .* the first shard's int32"):
         D.load(folder, again)
 
 
