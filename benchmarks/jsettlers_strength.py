@@ -71,7 +71,7 @@ LINEUPS: List[Lineup] = [Lineup(*x) for x in [
     ("mcts:variant=best:playouts=1000", 100),
     ("pretrained_policy", 100),
     ("pretrained_policy", 100, "smart", "2026-11-30-round2"),  # the second DAgger round's, shipped before
-    ("pretrained_policy", 100, "smart", "2026-11-29"),  # the policy shipped before the DAgger one
+    ("pretrained_policy", 100, "smart", "2026-11-29"),  # the policy shipped before the DAgger ones
     ("mcts:variant=best:playouts=10000", 100),
     ("mcts:variant=szita:playouts=10000", 100),
     ("mcts:variant=mp_uct:playouts=10000", 100),

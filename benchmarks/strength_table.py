@@ -222,7 +222,7 @@ DAGGER_ROWS: Tuple[Row, ...] = (
     Row("round 2 + the same MaskablePPO (not shipped)", "3 `jsettlers` (seeds 61,000)",
         (Part("vs_jsettlers_seed61000.jsonl", "ppo:path=results/dagger_s2/ppo/actor.npz", "jsettlers"),),
         "25 min, one core ([its command](results/dagger/command_s2_ppo.sh))"),
-    Row("the policy shipped until 2026-11-30 (the clone + the same PPO; `pretrained_policy` in these files)", BOTH,
+    Row("the policy shipped on 2026-11-29 (the clone + the same PPO; `pretrained_policy` in these files)", BOTH,
         (Part("vs_jsettlers_seed61000.jsonl", "pretrained_policy", "jsettlers"),
          Part("../policy_more/vs_jsettlers_seed64000.jsonl", "pretrained_policy", "jsettlers")),
         "the same games as the rows above"),
@@ -273,7 +273,7 @@ def _against_round2(spec: str, fresh: bool = False) -> Tuple[Tuple[str, Part, Pa
 
 
 # the later rounds against the second, on the same games (on 62,000 the second round's README games,
-# moved to a file of their own when the fifth round shipped, as the policy before them were)
+# moved to a file of their own when the fifth round shipped, as the earlier policy's were)
 ROUND3_PAIRED = _against_round2(ROUND3)
 ROUND4_PAIRED = _against_round2(ROUND4)
 ROUND5_PAIRED = _against_round2(ROUND5, fresh=True)
@@ -315,7 +315,8 @@ def dagger_table(folder: str = DAGGER_FOLDER) -> str:
         "`docs/results/strength/` and `docs/results/policy_more/`; the runs' commands: "
         "[greedy labels](results/dagger/command.sh), [search=1 labels](results/dagger/command_s1.sh), "
         "[second round](results/dagger/command_s2.sh), [third round](results/dagger/command_s3.sh), [fourth round](results/dagger/command_s4.sh), [fifth round](results/dagger/command_s5.sh); the clones' curves `*_clone_state.json`, PPO's "
-        "`s1_ppo_curve.csv` and `s2_ppo_curve.csv`)."])
+        "`s1_ppo_curve.csv` and `s2_ppo_curve.csv`). `pretrained_policy` in these files is the policy shipped on "
+        "2026-11-29, except in `vs_jsettlers_seed65000.jsonl` and `../strength/policy_1130r2_*`: the second round."])
 
 
 def missing(folder: str = FOLDER) -> List[str]:
