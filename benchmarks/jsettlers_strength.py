@@ -69,7 +69,7 @@ LINEUPS: List[Lineup] = [Lineup(*x) for x in [
     ("mcts:variant=mp_uct:playouts=1000", 100),
     ("mcts:variant=mpt_ensemble:playouts=1000", 100),
     ("mcts:variant=best:playouts=1000", 100),
-    ("pretrained_policy", 100),
+    ("pretrained_policy", 200),
     ("pretrained_policy", 100, "smart", "2026-11-30-round2"),  # the second DAgger round's, shipped before
     ("pretrained_policy", 100, "smart", "2026-11-29"),  # the policy shipped before the DAgger ones
     ("mcts:variant=best:playouts=10000", 100),
