@@ -469,7 +469,6 @@ def load(*folders: str) -> Dict[str, np.ndarray]:
             if part[k].dtype != out[k].dtype or part[k].shape[1:] != out[k].shape[1:]:
                 raise ValueError(f"{path}: its {k!r} is {part[k].dtype} {part[k].shape[1:]}, the first "
                                  f"shard's {out[k].dtype} {out[k].shape[1:]} (shards of another format)")
-        for k in KEYS:
             out[k][at:at + n] = part[k]
         at += n
     return out if out is not None else _empty()

@@ -45,8 +45,8 @@ def parse_args(argv=None):
                    help="start from this MaskablePPO model.zip (a clone or a PPO policy; its own network shape), "
                         "or from exported weights: an actor.npz, a folder with actor.npz (and critic.npz, "
                         "if there is one), or 'pretrained_policy' (the shipped policy); exported weights "
-                        "are two equal-width ReLU layers, whose width replaces --hidden; with a fresh optimizer and schedule: a DAgger round fine-tunes the "
-                        "policy on the aggregated data")
+                        "are two equal-width ReLU layers, whose width replaces --hidden; with a fresh "
+                        "optimizer and schedule: a DAgger round fine-tunes the policy on the aggregated data")
     p.add_argument("--epochs", type=int, default=8, help="passes over the training rows")
     p.add_argument("--batch", type=int, default=1024, help="rows per gradient step")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (decays to a tenth over the epochs)")
@@ -165,8 +165,7 @@ def held_out_games(game, folders, seed):
 
 def main(argv=None):
     args = parse_args(argv)
-    if args.init:
-        exported_weights(args.init)  # a bad --init fails before the data loads
+    exported = exported_weights(args.init) if args.init else None  # a bad --init fails before the data loads
     import torch
     from catan_env.agents import distill
     from catan_env.agents.training.fit import fit, linear_to
@@ -193,8 +192,8 @@ def main(argv=None):
         if state["epoch"] >= args.epochs:
             print(f"{args.out} has trained {state['epoch']} epochs already (--epochs {args.epochs}): "
                   f"nothing to train, its weights are exported again", flush=True)
-    elif args.init and exported_weights(args.init):
-        actor_path, critic_path = exported_weights(args.init)
+    elif exported:
+        actor_path, critic_path = exported
         model = model_from_weights(actor_path, critic_path, args.seed)
         print(f"starting from the exported policy {actor_path}"
               + (f" and value network {critic_path}" if critic_path else " (the value head starts fresh)"),
