@@ -47,6 +47,13 @@ def wilson(wins: int, n: int, z: float = 1.96) -> Tuple[float, float]:
     return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
+def sign_test(better: int, worse: int) -> float:
+    """Two-sided sign test of two agents played on the same games: the chance of a split at
+    least this uneven of the games only one of them won, were both equally strong."""
+    n, k = better + worse, min(better, worse)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
+
+
 class Decision(NamedTuple):
     """One decision of a game: the seat, its action, what it decided from, and how long
     its agent took (seconds)."""

@@ -14,7 +14,6 @@ Usage: python benchmarks/strength_table.py [--write] [--check]
 """
 import argparse
 import json
-import math
 import os
 import sys
 from typing import List, NamedTuple, Sequence, Tuple
@@ -23,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from catan_env.agents.arena import wilson  # noqa: E402
+from catan_env.agents.arena import sign_test, wilson  # noqa: E402
 from catan_env.cli import HelpFormatter  # noqa: E402
 from results_doc import replace_block  # noqa: E402
 
@@ -244,13 +243,6 @@ def _games(part: Part, folder: str) -> dict:
     with open(os.path.join(folder, part.file)) as f:
         return {g["game"]: int(g["won"]) for g in (json.loads(x) for x in f if x.strip())
                 if g["spec"] == part.spec and g["opponent"] == part.opponent}
-
-
-def sign_test(better: int, worse: int) -> float:
-    """Two-sided sign test: the chance of a split at least this uneven of the games only
-    one side won, were both equally strong."""
-    n, k = better + worse, min(better, worse)
-    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
 
 
 def _p(value: float) -> str:

@@ -2,23 +2,29 @@
 against a mixed table of opponents and rule sets, round by round, resumable.
 
     python examples/value_league.py --out results/league                  # runs until it stops improving
-    python examples/value_league.py --out /tmp/l --games 12 --eval-games 8 --max-rounds 1   # a tiny run
+    python examples/value_league.py --out /tmp/l --games 12 --eval-games 8 --mcts-eval-games 2 \
+        --mcts-playouts 20 --max-rounds 1                                  # a tiny run
 
 Round 0 is the network shipped in the package, evaluated by the same agent as every
 round (``--search`` / ``--determinizations``: the fixed search, so the games follow
 their seeds).  Round
-k >= 1 records games of round k-1's search agent against every entry of the table
+k >= 1 records games of the champion's search agent against every entry of the table
 (``TABLE``: JSettlersAgent fast and smart, the trader, ``best`` MCTS at a small budget,
 weighted, earlier rounds of itself, and a share of games under the Pioneers rules; each
 entry is its own data folder, its share of ``--games`` set by its weight), fine-tunes
-round k-1's network on the last ``--window`` rounds' data (the outcome as target, blended
-with the search's estimate) and plays ``--eval-games`` games against three JSettlersAgent,
-the same seeded games every round (a paired comparison; seeds far from the training
-games').  The league stops when ``--patience`` consecutive rounds fail to beat the best
-round's win rate, or after ``--max-rounds``.  Every round's network, data and evaluation
-stay in ``--out``; ``league.json`` holds the rounds' figures and which round is best.
-Each stage leaves its file (a data folder resumes shard by shard, a network or a finished
-evaluation is not redone), so a stopped run continues where it was.  Needs the [rl] extra.
+the champion's network on the last ``--window`` rounds' data (the outcome as target,
+blended with the search's estimate) and is judged on the table the goals name: the same
+seeded ``--eval-games`` against three JSettlersAgent and ``--mcts-eval-games`` against
+three ``best`` MCTS at ``--mcts-playouts`` every round (seeds far from the training
+games').  The champion is round 0 until a round wins more of the games only one of the
+two won, pooled over both judges, with a two-sided sign test p < ``--alpha``: that round
+is kept and the next rounds build on it; a round judged no stronger is not built on.
+The league stops when ``--patience`` consecutive rounds are not kept, or after
+``--max-rounds``.  Every round's network, data and games stay in ``--out``;
+``league.json`` holds the rounds' figures, each round's paired comparison with the
+champion, and which rounds were kept; ``best.npz`` is the last champion.  Each stage
+leaves its file (a data folder resumes shard by shard, a network or a finished evaluation
+is not redone), so a stopped run continues where it was.  Needs the [rl] extra.
 """
 import argparse
 import os
@@ -27,7 +33,7 @@ import sys
 
 import numpy as np
 
-from catan_env.agents.arena import run_tournament, summarise, wilson
+from catan_env.agents.arena import run_tournament, sign_test, wilson
 from catan_env.learned.network import PRETRAINED, ValueNetwork
 from catan_env.agents.value.positions import generate, load_positions
 from catan_env.agents.value.train import evaluate as heldout_figures
@@ -70,9 +76,9 @@ def past_round(k, rng_seed):
     return int(np.random.default_rng([rng_seed, k]).integers(0, max(1, k - 1))) if k > 1 else 0
 
 
-def record_round(k, args, out):
-    """Round k's games, one data folder per table entry; returns the folders."""
-    prev = os.path.join(out, f"round-{k - 1}.npz")
+def record_round(k, prev, args, out):
+    """Round k's games, prev's agent (the champion's) against each table entry, one data
+    folder per entry; returns the folders."""
     past = os.path.join(out, f"round-{past_round(k, args.seed)}.npz")
     folders = []
     for i, (name, games) in enumerate(games_per_entry(args.games, TABLE).items()):
@@ -87,13 +93,51 @@ def record_round(k, args, out):
     return folders
 
 
-def evaluate(net_path, args, k):
-    players = [agent_spec(net_path, args), ROBOT, ROBOT, ROBOT]
-    games = run_tournament(players, args.eval_games, seed=EVAL_SEED, workers=args.workers, progress=False)
-    stats = summarise(games, players)["agents"][players[0]]
-    wins, n = stats["wins"], stats["seat_games"]
-    return {"opponents": "3 x jsettlers", "games": n, "wins": wins, "win_rate": wins / n, "ci": list(wilson(wins, n)),
-            "mean_vp": stats["mean_vp"]}
+def judges(args):
+    """(name, the three opponents' spec, games, seed) of each table a round is judged on."""
+    return [("jsettlers", ROBOT, args.eval_games, EVAL_SEED),
+            ("mcts", f"mcts:variant=best:playouts={args.mcts_playouts}", args.mcts_eval_games, EVAL_SEED + 1)]
+
+
+def evaluate(net_path, args):
+    """The agent's games against each judge: per judge its figures and each game's result
+    (1 won, 0 not; in the schedule's order, so two rounds' games pair up); pooled figures
+    for the round's line."""
+    agent = agent_spec(net_path, args)
+    out, names = {}, []
+    for name, opponent, games, seed in judges(args):
+        if games == 0:
+            continue
+        results = run_tournament([agent] + [opponent] * 3, games, seed=seed, workers=args.workers, progress=False)
+        won = [int(r["winner"] >= 0 and r["specs"][r["winner"]] == agent) for r in results]
+        out[name] = {"games": games, "wins": sum(won), "win_rate": sum(won) / games, "ci": list(wilson(sum(won), games)),
+                     "won": won}
+        names.append(f"3 x {opponent} ({games} games)")
+    wins, n = sum(j["wins"] for j in out.values()), sum(j["games"] for j in out.values())
+    return {"opponents": " and ".join(names), "games": n, "wins": wins, "win_rate": wins / n,
+            "ci": list(wilson(wins, n)), "judges": out}
+
+
+def versus(new, old):
+    """Two rounds' judged games, paired game by game over every judge: the games both
+    played, those only the new round won and only the old, and the sign test's p."""
+    games = only_new = only_old = 0
+    for name, judged in new.items():
+        for a, b in zip(judged["won"], old.get(name, {}).get("won", [])):
+            games += 1
+            only_new += a > b
+            only_old += b > a
+    return {"games": games, "only_new": only_new, "only_old": only_old, "p": sign_test(only_new, only_old)}
+
+
+def stronger(comparison, alpha):
+    """Whether the new round beat the champion: more of the games only one won, p < alpha."""
+    return comparison["only_new"] > comparison["only_old"] and comparison["p"] < alpha
+
+
+def champion(rounds, k):
+    """The last round before k that was kept (round 0, the shipped network, is kept)."""
+    return max((r for r in rounds if r["round"] < k and r.get("eval", {}).get("kept")), key=lambda r: r["round"])
 
 
 def main(argv=None):
@@ -101,7 +145,12 @@ def main(argv=None):
     ap.add_argument("--out", default="results/league", help="folder of round-k.npz, data-k/, league.json")
     ap.add_argument("--games", type=int, default=1000, help="games recorded per round, shared over the table")
     ap.add_argument("--eval-games", type=int, default=400, help="games against three JSettlersAgent per round")
-    ap.add_argument("--patience", type=int, default=2, help="stop after this many rounds without a new best")
+    ap.add_argument("--mcts-eval-games", type=int, default=200,
+                    help="games against three best MCTS per round (0: judged by JSettlersAgent alone)")
+    ap.add_argument("--mcts-playouts", type=int, default=1000, help="the judging MCTS's playouts a decision")
+    ap.add_argument("--alpha", type=float, default=0.05,
+                    help="a round replaces the champion when ahead in the paired games with sign test p < ALPHA")
+    ap.add_argument("--patience", type=int, default=2, help="stop after this many rounds in a row not kept")
     ap.add_argument("--max-rounds", type=int, default=50, help="stop after this round in any case")
     ap.add_argument("--window", type=int, default=4, help="train on the data of the last WINDOW rounds")
     ap.add_argument("--sample", type=float, default=0.15, help="share of decisions whose state is kept")
@@ -115,17 +164,26 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=1, help="processes")
     ap.add_argument("--seed", type=int, default=100_000, help="seed of the recorded games and the training")
     args = ap.parse_args(argv)
-    for name in ("games", "eval_games", "patience", "window", "max_rounds", "determinizations"):
+    for name in ("games", "eval_games", "patience", "window", "max_rounds", "determinizations", "mcts_playouts"):
         if getattr(args, name) < 1:
             ap.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if args.mcts_eval_games < 0:
+        ap.error(f"--mcts-eval-games must be at least 0, got {args.mcts_eval_games}")
+    if not 0 < args.alpha < 1:
+        ap.error(f"--alpha must be between 0 and 1, got {args.alpha}")
     sys.stdout.reconfigure(line_buffering=True)
     os.makedirs(args.out, exist_ok=True)
     # the rounds are compared on the same evaluation games by the same agent: those settings must hold
     try:
         log = RoundLog(os.path.join(args.out, "league.json"), settings=vars(args),
-                       fixed=("eval_games", "search", "determinizations", "seed", "sample"))
+                       fixed=("eval_games", "mcts_eval_games", "mcts_playouts", "alpha", "search", "determinizations",
+                              "seed", "sample"))
     except ValueError as e:
         ap.error(str(e))
+    unpaired = [r["round"] for r in log.rounds if "eval" in r and "judges" not in r["eval"]]
+    if unpaired:
+        ap.error(f"{args.out} holds rounds {unpaired} judged before rounds were paired with the champion "
+                 f"(their games were not kept one by one); use another folder")
 
     first = os.path.join(args.out, "round-0.npz")
     if not os.path.exists(first):  # the shipped network, widened to today's features, as round 0
@@ -135,7 +193,8 @@ def main(argv=None):
         folders = [os.path.join(args.out, f"data-{j}", name) for j in range(max(1, k - args.window + 1), k + 1)
                    for name in TABLE]
         rows = load_positions(*folders)
-        print(f"round {k}: fine-tuning round {k - 1} on {len(rows['game'])} positions from {len(folders)} folders")
+        print(f"round {k}: fine-tuning the champion ({os.path.basename(prev_path)}) on {len(rows['game'])} "
+              f"positions from {len(folders)} folders")
         prev = ValueNetwork.load(prev_path)
         hidden = [w.shape[1] for w, _, _ in prev.weights.layers[:-1]]
         fit = train(rows, hidden=hidden, epochs=args.epochs, lr=args.lr, dropout=args.dropout,
@@ -143,34 +202,49 @@ def main(argv=None):
                     init=prev, progress=print)
         fit["network"].meta.update(round=k, positions=int(len(rows["game"])), league=list(TABLE))
         fit["network"].save(net_path)
-        before = heldout_figures(prev, rows, fit["heldout_mask"])  # round k-1 on the same held-out games
+        before = heldout_figures(prev, rows, fit["heldout_mask"])  # the champion on the same held-out games
         return {"heldout": {key: v for key, v in (fit["heldout"] or {}).items() if key != "calibration"},
                 "heldout_before": {key: v for key, v in before.items() if key != "calibration"}}
 
+    def judge(k, path):
+        figures = evaluate(path, args)
+        if k == 0:  # the shipped network: the first champion
+            figures["kept"] = True
+        else:
+            best = champion(log.rounds, k)
+            figures["vs_champion"] = dict(versus(figures["judges"], best["eval"]["judges"]), champion=best["round"])
+            figures["kept"] = stronger(figures["vs_champion"], args.alpha)
+        return figures
+
     rounds = run_rounds(log, range(args.max_rounds + 1), lambda k: os.path.join(args.out, f"round-{k}.npz"),
-                        lambda k, prev: {"folders": record_round(k, args, args.out)}, fine_tune,
-                        lambda k, path: evaluate(path, args, k), stop=lambda rounds: stopped(rounds, args.patience),
-                        report=lambda entry: print(_line(entry)))
-    best = max((r for r in rounds if "eval" in r), key=lambda r: r["eval"]["win_rate"])
-    print(f"best: round {best['round']} ({best['eval']['win_rate']:.3f}); its network: "
+                        lambda k, prev: {"folders": record_round(k, prev, args, args.out)}, fine_tune, judge,
+                        stop=lambda rounds: stopped(rounds, args.patience), report=lambda entry: print(_line(entry)),
+                        keep=lambda entry: entry["eval"]["kept"])
+    best = champion(rounds, len(rounds))
+    print(f"champion: round {best['round']} ({best['eval']['win_rate']:.3f} of its judged games); its network: "
           f"{os.path.join(args.out, 'round-%d.npz' % best['round'])}")
     shutil.copyfile(os.path.join(args.out, f"round-{best['round']}.npz"), os.path.join(args.out, "best.npz"))
     return 0
 
 
 def stopped(rounds, patience):
-    """True when the last ``patience`` rounds all failed to beat the best win rate before them."""
-    rates = [r["eval"]["win_rate"] for r in sorted(rounds, key=lambda r: r["round"]) if "eval" in r]
-    if len(rates) <= patience:
-        return False
-    return max(rates[-patience:]) <= max(rates[:-patience])
+    """True when the last ``patience`` rounds after round 0 were all judged no stronger than
+    their champion (none kept)."""
+    judged = [r for r in sorted(rounds, key=lambda r: r["round"]) if r["round"] > 0 and "eval" in r]
+    return len(judged) >= patience and not any(r["eval"]["kept"] for r in judged[-patience:])
 
 
 def _line(entry):
     t = entry.get("train") or {}
     h, b = t.get("heldout") or {}, t.get("heldout_before") or {}
-    return round_line(entry, f"held-out log loss {h.get('log_loss', float('nan')):.3f} "
-                             f"(the round before: {b.get('log_loss', float('nan')):.3f})")
+    line = round_line(entry, f"held-out log loss {h.get('log_loss', float('nan')):.3f} "
+                             f"(the champion: {b.get('log_loss', float('nan')):.3f})")
+    c = entry["eval"].get("vs_champion")
+    if c is None:
+        return line + "; the first champion"
+    verdict = "kept: the new champion" if entry["eval"]["kept"] else "not kept"
+    return (line + f"; against round {c['champion']} on the same {c['games']} games: won {c['only_new']} it did not, "
+                   f"lost {c['only_old']} it won (sign test p = {c['p']:.3f}): {verdict}")
 
 
 if __name__ == "__main__":

@@ -63,6 +63,25 @@ def test_rounds_resume_where_they_stopped(tmp_path):
     assert calls == [("eval", 2)]
 
 
+def test_a_round_judged_weaker_is_not_built_on(tmp_path):
+    """With ``keep``, each round builds on the last round kept, also when the run resumes."""
+    path = lambda k: str(tmp_path / f"round-{k}.npz")  # noqa: E731
+    kept = {0: True, 1: False, 2: True, 3: False}
+    for resume in (False, True):
+        calls = []
+        run_rounds(RoundLog(str(tmp_path / "rounds.json")), range(5), path, *_stages(tmp_path, calls),
+                   keep=lambda entry: kept.get(entry["round"], True))
+        if not resume:
+            assert [c[2] for c in calls if c[0] == "train"] == [None, path(0), path(0), path(2), path(2)]
+        else:  # every round done: nothing runs again
+            assert calls == []
+    calls = []
+    (tmp_path / "round-4.npz").unlink()  # round 4 again: it still builds on round 2, the last kept
+    run_rounds(RoundLog(str(tmp_path / "rounds.json")), range(5), path, *_stages(tmp_path, calls),
+               keep=lambda entry: kept.get(entry["round"], True))
+    assert calls == [("record", 4, path(2)), ("train", 4, path(2)), ("eval", 4)]
+
+
 def test_a_round_reads_as_one_line():
     entry = {"round": 3, "eval": {"wins": 81, "games": 200, "win_rate": 0.405, "ci": [0.339, 0.474],
                                   "opponents": "3 x jsettlers"},

@@ -369,14 +369,44 @@ def test_league_table_shares_and_stopping_rule():
     assert sum(league.games_per_entry(5, league.TABLE).values()) >= len(league.TABLE)  # one game each at least
     assert any(options for _, options, _ in league.TABLE.values())  # a share under other rules
 
-    def rounds(*rates):
-        return [{"round": k, "eval": {"win_rate": r}} for k, r in enumerate(rates)]
-    assert not league.stopped(rounds(0.5, 0.4), 2)
-    assert league.stopped(rounds(0.5, 0.4, 0.45), 2)       # two rounds without a new best
-    assert not league.stopped(rounds(0.5, 0.4, 0.55), 2)
-    assert not league.stopped(rounds(0.5, 0.55, 0.5), 2)   # round 1 was a new best
-    assert league.stopped(rounds(0.5, 0.55, 0.5, 0.52), 2)
+    def rounds(*kept):
+        return [{"round": k, "eval": {"kept": kept_k}} for k, kept_k in enumerate(kept)]
+    assert not league.stopped(rounds(True, False), 2)
+    assert league.stopped(rounds(True, False, False), 2)           # two rounds in a row not kept
+    assert not league.stopped(rounds(True, False, True), 2)
+    assert league.stopped(rounds(True, True, False, False), 2)
+    assert not league.stopped(rounds(True, False, True, False), 2)  # round 2 was kept
+    assert league.champion(rounds(True, True, False, True, False), 5)["round"] == 3
+    assert league.champion(rounds(True, True, False, True, False), 3)["round"] == 1
     assert league.past_round(1, 0) == 0 and all(0 <= league.past_round(k, 3) < k - 1 for k in range(2, 9))
+
+
+def test_a_league_round_replaces_the_champion_only_when_it_wins_the_paired_games():
+    """Paired game by game over both judges: only the games one of the two won count."""
+    league = _league_module()
+    old = {"jsettlers": {"won": [1, 0, 1, 0, 0, 1] * 10}, "mcts": {"won": [0, 0, 1] * 10}}
+    same = league.versus(old, old)
+    assert same == {"games": 90, "only_new": 0, "only_old": 0, "p": 1.0} and not league.stronger(same, 0.05)
+    better = {"jsettlers": {"won": [1, 1, 1, 0, 1, 1] * 10}, "mcts": {"won": [1, 0, 1] * 10}}
+    c = league.versus(better, old)
+    assert (c["games"], c["only_new"], c["only_old"]) == (90, 30, 0) and c["p"] < 1e-8 and league.stronger(c, 0.05)
+    assert not league.stronger(league.versus(old, better), 0.05)  # behind: never kept, however clear
+    # a few more games won by one side only is not enough
+    slightly = {"jsettlers": {"won": [1, 1, 1, 0, 0, 1] * 10}, "mcts": {"won": [0, 0, 1] * 10}}
+    c = league.versus(slightly, old)
+    assert (c["only_new"], c["only_old"]) == (10, 0) and league.stronger(c, 0.05)
+    c = league.versus({"jsettlers": {"won": [1, 1, 1, 0, 0, 0] * 10}, "mcts": old["mcts"]}, old)
+    assert (c["only_new"], c["only_old"]) == (10, 10) and not league.stronger(c, 0.05)
+
+
+def test_the_sign_test_matches_the_binomial_tail():
+    from math import comb
+    from catan_env.agents.arena import sign_test
+    for better, worse in ((0, 0), (5, 0), (10, 3), (3, 10), (60, 40), (256, 182)):
+        n, k = better + worse, min(better, worse)
+        reference = min(1.0, 2 * sum(comb(n, i) * 0.5 ** n for i in range(k + 1))) if n else 1.0
+        assert sign_test(better, worse) == pytest.approx(reference, rel=1e-9)
+    assert sign_test(97, 64) == pytest.approx(0.0115, abs=5e-4) and sign_test(20, 20) == 1.0
 
 
 def test_tiny_league_round_end_to_end(tmp_path):
@@ -388,19 +418,27 @@ def test_tiny_league_round_end_to_end(tmp_path):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = tmp_path / "league"
     cmd = [sys.executable, os.path.join(root, "examples", "value_league.py"), "--out", str(out), "--games", "7",
-           "--eval-games", "2", "--max-rounds", "1", "--epochs", "1", "--search", "0", "--determinizations", "1"]
+           "--eval-games", "2", "--mcts-eval-games", "1", "--mcts-playouts", "10", "--max-rounds", "1",
+           "--epochs", "1", "--search", "0", "--determinizations", "1"]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=root)
     assert run.returncode == 0, run.stderr[-3000:]
     log = json.loads((out / "league.json").read_text())
     assert [r["round"] for r in log["rounds"]] == [0, 1]
-    assert all(r["eval"]["games"] == 2 for r in log["rounds"])
+    for r in log["rounds"]:
+        judged = r["eval"]["judges"]
+        assert r["eval"]["games"] == 3 and [len(judged[j]["won"]) for j in ("jsettlers", "mcts")] == [2, 1]
+    assert log["rounds"][0]["eval"]["kept"] is True
+    paired = log["rounds"][1]["eval"]["vs_champion"]
+    assert paired["champion"] == 0 and paired["games"] == 3
+    assert log["rounds"][1]["eval"]["kept"] is False  # three games cannot pass the sign test
+    assert "against round 0 on the same 3 games" in run.stdout and "not kept" in run.stdout
     assert "log_loss" in log["rounds"][1]["train"]["heldout_before"]
     league = _league_module()
     for name, (_, options, _) in league.TABLE.items():
         manifest = json.loads((out / "data-1" / name / "manifest.json").read_text())
         assert manifest["settings"]["options"] == options and manifest["shards"]
     assert ValueNetwork.load(str(out / "round-1.npz")).meta["round"] == 1
-    assert (out / "best.npz").exists()
+    assert (out / "best.npz").read_bytes() == (out / "round-0.npz").read_bytes()  # the champion
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root)
     assert again.returncode == 0 and "fine-tuning" not in again.stdout  # every stage was done
 

@@ -63,12 +63,15 @@ def run_rounds(log: RoundLog, rounds: Iterable[int], network_path: Callable[[int
                train: Train, evaluate: Optional[Evaluate] = None,
                stop: Optional[Callable[[List[Dict[str, Any]]], bool]] = None,
                report: Optional[Callable[[Dict[str, Any]], None]] = None,
-               previous: Optional[str] = None) -> List[Dict[str, Any]]:
+               previous: Optional[str] = None,
+               keep: Optional[Callable[[Dict[str, Any]], bool]] = None) -> List[Dict[str, Any]]:
     """Run the rounds in order.  Round k, unless its network file exists: ``record``
     (its figures go to the entry's ``data``), then ``train`` (to ``train``); then
     ``evaluate`` (to ``eval``) unless logged.  ``previous``: the network round one
-    builds on (None: the first round has none).  ``report(entry)`` after each round;
-    ``stop(rounds)`` ends the run early.  Returns the log's rounds."""
+    builds on (None: the first round has none); each round builds on the round before,
+    or, with ``keep``, on the last round ``keep(entry)`` accepted (a round judged weaker
+    is not built on).  ``report(entry)`` after each round; ``stop(rounds)`` ends the run
+    early.  Returns the log's rounds."""
     for k in rounds:
         entry = log.entry(k)
         path = network_path(k)
@@ -89,7 +92,8 @@ def run_rounds(log: RoundLog, rounds: Iterable[int], network_path: Callable[[int
                 log.save(entry)
         if report:
             report(entry)
-        previous = path
+        if keep is None or keep(entry):
+            previous = path
         if stop is not None and stop(log.rounds):
             break
     return log.rounds
