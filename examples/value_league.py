@@ -43,8 +43,9 @@ from catan_env.cli import HelpFormatter
 from catan_env.core.options import PIONEERS_RULES
 
 ROBOT = "jsettlers"
-# name: (seats, rule options, weight).  "agent" = round k-1's search agent, "past" = an
-# earlier round's agent (the shipped network at round 1).
+# name: (seats, rule options, weight).  "agent" = the champion's search agent (the network
+# round k fine-tunes), "past" = an earlier round's agent (``past_round``: the shipped network
+# at round 1; it may be the champion itself, or a round that was not kept).
 TABLE = {
     "jsettlers": (["agent", "agent", ROBOT, ROBOT], {}, 3),
     "smart": (["agent", "jsettlers:strategy=smart", "jsettlers:strategy=smart", ROBOT], {}, 2),
@@ -72,7 +73,8 @@ def games_per_entry(total, table):
 
 
 def past_round(k, rng_seed):
-    """The earlier round whose agent fills a "past" seat in round k (drawn from the seed)."""
+    """The earlier round whose agent fills a "past" seat in round k (drawn from the seed among
+    rounds 0 to k-2, kept or not)."""
     return int(np.random.default_rng([rng_seed, k]).integers(0, max(1, k - 1))) if k > 1 else 0
 
 
@@ -135,6 +137,20 @@ def stronger(comparison, alpha):
     return comparison["only_new"] > comparison["only_old"] and comparison["p"] < alpha
 
 
+def verdict(k, figures, rounds, alpha):
+    """Round k's judged figures with the verdict: round 0 (the shipped network) is the first
+    champion; a later round is paired with the champion before it (``vs_champion``) and
+    ``kept`` when it was stronger."""
+    figures = dict(figures)
+    if k == 0:
+        figures["kept"] = True
+    else:
+        best = champion(rounds, k)
+        figures["vs_champion"] = dict(versus(figures["judges"], best["eval"]["judges"]), champion=best["round"])
+        figures["kept"] = stronger(figures["vs_champion"], alpha)
+    return figures
+
+
 def champion(rounds, k):
     """The last round before k that was kept (round 0, the shipped network, is kept)."""
     return max((r for r in rounds if r["round"] < k and r.get("eval", {}).get("kept")), key=lambda r: r["round"])
@@ -182,8 +198,9 @@ def main(argv=None):
         ap.error(str(e))
     unpaired = [r["round"] for r in log.rounds if "eval" in r and "judges" not in r["eval"]]
     if unpaired:
-        ap.error(f"{args.out} holds rounds {unpaired} judged before rounds were paired with the champion "
-                 f"(their games were not kept one by one); use another folder")
+        ap.error(f"{args.out} holds rounds {unpaired} judged by an earlier version of value_league.py (by "
+                 f"JSettlersAgent alone, without each game's result, so no round can be paired with them); "
+                 f"use another folder")
 
     first = os.path.join(args.out, "round-0.npz")
     if not os.path.exists(first):  # the shipped network, widened to today's features, as round 0
@@ -206,18 +223,9 @@ def main(argv=None):
         return {"heldout": {key: v for key, v in (fit["heldout"] or {}).items() if key != "calibration"},
                 "heldout_before": {key: v for key, v in before.items() if key != "calibration"}}
 
-    def judge(k, path):
-        figures = evaluate(path, args)
-        if k == 0:  # the shipped network: the first champion
-            figures["kept"] = True
-        else:
-            best = champion(log.rounds, k)
-            figures["vs_champion"] = dict(versus(figures["judges"], best["eval"]["judges"]), champion=best["round"])
-            figures["kept"] = stronger(figures["vs_champion"], args.alpha)
-        return figures
-
     rounds = run_rounds(log, range(args.max_rounds + 1), lambda k: os.path.join(args.out, f"round-{k}.npz"),
-                        lambda k, prev: {"folders": record_round(k, prev, args, args.out)}, fine_tune, judge,
+                        lambda k, prev: {"folders": record_round(k, prev, args, args.out)}, fine_tune,
+                        lambda k, path: verdict(k, evaluate(path, args), log.rounds, args.alpha),
                         stop=lambda rounds: stopped(rounds, args.patience), report=lambda entry: print(_line(entry)),
                         keep=lambda entry: entry["eval"]["kept"])
     best = champion(rounds, len(rounds))

@@ -335,7 +335,8 @@ def test_anytime_mode_honours_its_budget_and_plays_legal_moves(budget):
                                   "pretrained:search=1", "pretrained:search=0:counters=false"])
 def test_learned_agent_modes_never_fall_back(spec):
     """Whole games, 2-4 players, trading on and off, official and Pioneers rules: no
-    replaced move."""
+    replaced move (the default budget plays two of the six games; the same anytime search
+    plays all six at the smaller budgets)."""
     reasons = {}
     # (the default budget, ~0.1 s a decision, plays two of the games: 3 players with the Pioneers
     # rules and no domestic trade, 4 players with the official rules and trade)
@@ -383,6 +384,7 @@ def test_league_table_shares_and_stopping_rule():
 
 def test_a_league_round_replaces_the_champion_only_when_it_wins_the_paired_games():
     """Paired game by game over both judges: only the games one of the two won count."""
+    from catan_env.agents.arena import sign_test
     league = _league_module()
     old = {"jsettlers": {"won": [1, 0, 1, 0, 0, 1] * 10}, "mcts": {"won": [0, 0, 1] * 10}}
     same = league.versus(old, old)
@@ -391,22 +393,39 @@ def test_a_league_round_replaces_the_champion_only_when_it_wins_the_paired_games
     c = league.versus(better, old)
     assert (c["games"], c["only_new"], c["only_old"]) == (90, 30, 0) and c["p"] < 1e-8 and league.stronger(c, 0.05)
     assert not league.stronger(league.versus(old, better), 0.05)  # behind: never kept, however clear
-    # a few more games won by one side only is not enough
+    # ten games won by the new round only, none by the old: kept; ten each: a tie, not kept
     slightly = {"jsettlers": {"won": [1, 1, 1, 0, 0, 1] * 10}, "mcts": {"won": [0, 0, 1] * 10}}
     c = league.versus(slightly, old)
     assert (c["only_new"], c["only_old"]) == (10, 0) and league.stronger(c, 0.05)
     c = league.versus({"jsettlers": {"won": [1, 1, 1, 0, 0, 0] * 10}, "mcts": old["mcts"]}, old)
     assert (c["only_new"], c["only_old"]) == (10, 10) and not league.stronger(c, 0.05)
+    # ahead but not by enough (15 / 7: p = 0.134), and by enough (17 / 5: p = 0.017)
+    assert not league.stronger({"only_new": 15, "only_old": 7, "p": sign_test(15, 7)}, 0.05)
+    assert league.stronger({"only_new": 17, "only_old": 5, "p": sign_test(17, 5)}, 0.05)
 
 
-def test_the_sign_test_matches_the_binomial_tail():
-    from math import comb
+def test_a_league_verdict_pairs_each_round_with_the_champion_before_it():
+    league = _league_module()
+    won = {0: [1, 0, 0, 1, 0] * 8, 1: [1, 1, 1, 1, 0] * 8, 2: [1, 0, 0, 1, 0] * 8}  # round 1 wins 16 more
+    rounds = []
+    for k in range(3):
+        figures = {"judges": {"jsettlers": {"won": won[k]}}}
+        rounds.append({"round": k, "eval": league.verdict(k, figures, rounds, 0.05)})
+    assert rounds[0]["eval"]["kept"] and "vs_champion" not in rounds[0]["eval"]
+    assert rounds[1]["eval"]["kept"] and rounds[1]["eval"]["vs_champion"]["champion"] == 0
+    assert rounds[1]["eval"]["vs_champion"]["only_new"] == 16
+    # round 2 plays as round 0 did: paired with round 1, the champion now, and not kept
+    assert not rounds[2]["eval"]["kept"] and rounds[2]["eval"]["vs_champion"]["champion"] == 1
+    assert league.champion(rounds, 3)["round"] == 1
+
+
+def test_the_sign_test_matches_known_binomial_tails():
     from catan_env.agents.arena import sign_test
-    for better, worse in ((0, 0), (5, 0), (10, 3), (3, 10), (60, 40), (256, 182)):
-        n, k = better + worse, min(better, worse)
-        reference = min(1.0, 2 * sum(comb(n, i) * 0.5 ** n for i in range(k + 1))) if n else 1.0
-        assert sign_test(better, worse) == pytest.approx(reference, rel=1e-9)
-    assert sign_test(97, 64) == pytest.approx(0.0115, abs=5e-4) and sign_test(20, 20) == 1.0
+    # two-sided exact binomial p-values (as scipy.stats.binomtest(k, n, 0.5).pvalue gives them)
+    known = {(5, 0): 0.0625, (10, 3): 0.09229, (3, 10): 0.09229, (15, 7): 0.13380, (17, 5): 0.01690,
+             (60, 40): 0.05689, (97, 64): 0.01144, (20, 20): 1.0, (0, 0): 1.0}
+    for (better, worse), p in known.items():
+        assert sign_test(better, worse) == pytest.approx(p, abs=5e-5), (better, worse)
 
 
 def test_tiny_league_round_end_to_end(tmp_path):

@@ -1,5 +1,5 @@
 """Expert iteration, round by round, resumable: record games with the previous round's
-network, train this round's network on them, judge it.
+network (or the last round kept, with ``keep``), train this round's network on them, judge it.
 
 :func:`run_rounds` drives the stages a recipe passes in; :class:`RoundLog` is the run's
 JSON log (``{"settings": {...}, "rounds": [...]}``, written atomically after each
@@ -70,7 +70,8 @@ def run_rounds(log: RoundLog, rounds: Iterable[int], network_path: Callable[[int
     ``evaluate`` (to ``eval``) unless logged.  ``previous``: the network round one
     builds on (None: the first round has none); each round builds on the round before,
     or, with ``keep``, on the last round ``keep(entry)`` accepted (a round judged weaker
-    is not built on).  ``report(entry)`` after each round; ``stop(rounds)`` ends the run
+    is not built on; ``keep`` is asked of every round, those done in an earlier run too, with
+    the entry as logged).  ``report(entry)`` after each round; ``stop(rounds)`` ends the run
     early.  Returns the log's rounds."""
     for k in rounds:
         entry = log.entry(k)
