@@ -176,6 +176,8 @@ ROUND2 = "ppo:path=results/dagger_s2/bc/actor.npz"
 ROUND3 = "ppo:path=results/dagger_s3/bc/actor.npz"
 ROUND4 = "ppo:path=results/dagger_s4/bc/actor.npz"
 ROUND5 = "ppo:path=results/dagger_s5/bc/actor.npz"
+ROUND6 = "ppo:path=results/dagger_s6/bc/actor.npz"
+FIVE = "3 `jsettlers` (seeds 61,000 / 64,000 / 62,000 / 65,000 / 66,000)"
 FOUR = "3 `jsettlers` (seeds 61,000 / 64,000 / 62,000 / 65,000)"
 THREE = "3 `jsettlers` (seeds 61,000 / 64,000 / 62,000)"
 BOTH = "3 `jsettlers` (seeds 61,000 / 64,000)"
@@ -212,12 +214,21 @@ DAGGER_ROWS: Tuple[Row, ...] = (
         "767,077 more rows, 2 epochs ([its command](results/dagger/command_s4.sh))"),
     Row("round 2 + a fifth round (round 2's clone plays 6,000 new games, the same teacher labels; fine-tuned "
         "on those rows alone, the earlier rounds' rows lost with round 4's weights): **shipped as "
-        "`pretrained_policy`** (2026-11-30)", FOUR,
+        "`pretrained_policy`** (2026-11-30)", FIVE,
         (Part("vs_jsettlers_seed61000.jsonl", ROUND5, "jsettlers"),
          Part("vs_jsettlers_seed64000.jsonl", ROUND5, "jsettlers"),
          Part("vs_jsettlers_seed62000.jsonl", ROUND5, "jsettlers"),
-         Part("vs_jsettlers_seed65000.jsonl", ROUND5, "jsettlers")),
+         Part("vs_jsettlers_seed65000.jsonl", ROUND5, "jsettlers"),
+         Part("vs_jsettlers_seed66000.jsonl", ROUND5, "jsettlers")),
         "1,143,659 rows, 2 epochs ([its command](results/dagger/command_s5.sh))", bold=True),
+    Row("round 5 + a sixth round (round 5's clone plays 4,000 new games, the same teacher labels; fine-tuned on "
+        "the fifth and sixth rounds' rows): not shipped, no gain (below)", FIVE,
+        (Part("vs_jsettlers_seed61000.jsonl", ROUND6, "jsettlers"),
+         Part("vs_jsettlers_seed64000.jsonl", ROUND6, "jsettlers"),
+         Part("vs_jsettlers_seed62000.jsonl", ROUND6, "jsettlers"),
+         Part("vs_jsettlers_seed65000.jsonl", ROUND6, "jsettlers"),
+         Part("vs_jsettlers_seed66000.jsonl", ROUND6, "jsettlers")),
+        "776,926 more rows, 2 epochs ([its command](results/dagger/command_s6.sh))"),
     Row("round 2 + the same MaskablePPO (not shipped)", "3 `jsettlers` (seeds 61,000)",
         (Part("vs_jsettlers_seed61000.jsonl", "ppo:path=results/dagger_s2/ppo/actor.npz", "jsettlers"),),
         "25 min, one core ([its command](results/dagger/command_s2_ppo.sh))"),
@@ -269,6 +280,12 @@ def _against_round2(spec: str, fresh: bool = False) -> Tuple[Tuple[str, Part, Pa
 ROUND3_PAIRED = _against_round2(ROUND3)
 ROUND4_PAIRED = _against_round2(ROUND4)
 ROUND5_PAIRED = _against_round2(ROUND5, fresh=True)
+# the sixth round against the fifth (shipped when it was played), on the same games: the fifth's games are
+# in every seed set's file under its own spec, the fresh seeds 66,000 included
+ROUND6_PAIRED = tuple((f"seeds {seeds:,}" + (" (fresh)" if seeds == 66000 else ""),
+                       Part(f"dagger/vs_jsettlers_seed{seeds}.jsonl", ROUND6, "jsettlers"),
+                       Part(f"dagger/vs_jsettlers_seed{seeds}.jsonl", ROUND5, "jsettlers"))
+                      for seeds in (61000, 62000, 64000, 65000, 66000))
 
 
 def paired_lines(folder: str = os.path.join(ROOT, "docs", "results"), pairs: Sequence[Tuple[str, Part, Part]] = PAIRED,
@@ -302,11 +319,14 @@ def dagger_table(folder: str = DAGGER_FOLDER) -> str:
         pairs=ROUND4_PAIRED, title="The fourth round and the second",
         heads=("fourth round", "second round"), short=("fourth", "second")) + paired_lines(
         pairs=ROUND5_PAIRED, title="The shipped policy (the fifth round) and the second round",
-        heads=("fifth round (shipped)", "second round"), short=("fifth", "second")) + [
+        heads=("fifth round (shipped)", "second round"), short=("fifth", "second")) + paired_lines(
+        pairs=ROUND6_PAIRED, title="The sixth round and the shipped policy (the fifth round)",
+        heads=("sixth round", "fifth round (shipped)"), short=("sixth", "fifth")) + [
         "", "Counted from the per-game files in `docs/results/dagger/` (the paired rows also from "
         "`docs/results/strength/` and `docs/results/policy_more/`; the runs' commands: "
         "[greedy labels](results/dagger/command.sh), [search=1 labels](results/dagger/command_s1.sh), "
-        "[second round](results/dagger/command_s2.sh), [third round](results/dagger/command_s3.sh), [fourth round](results/dagger/command_s4.sh), [fifth round](results/dagger/command_s5.sh); the clones' curves `*_clone_state.json`, PPO's "
+        "[second round](results/dagger/command_s2.sh), [third round](results/dagger/command_s3.sh), [fourth round](results/dagger/command_s4.sh), [fifth round](results/dagger/command_s5.sh), "
+        "[sixth round](results/dagger/command_s6.sh); the clones' curves `*_clone_state.json`, PPO's "
         "`s1_ppo_curve.csv` and `s2_ppo_curve.csv`). `pretrained_policy` in these files is the policy shipped on "
         "2026-11-29, except in `vs_jsettlers_seed65000.jsonl` and `../strength/policy_1130r2_*`: the second round."])
 
