@@ -245,8 +245,9 @@ def stopped(rounds, patience):
 def _line(entry):
     t = entry.get("train") or {}
     h, b = t.get("heldout") or {}, t.get("heldout_before") or {}
-    line = round_line(entry, f"held-out log loss {h.get('log_loss', float('nan')):.3f} "
-                             f"(the champion: {b.get('log_loss', float('nan')):.3f})")
+    judged = ", ".join(f"{j['wins']}/{j['games']} against the {name} table" for name, j in entry["eval"]["judges"].items())
+    line = round_line(entry, judged + (f"; held-out log loss {h['log_loss']:.3f} (the champion: {b['log_loss']:.3f})"
+                                       if "log_loss" in h and "log_loss" in b else ""))
     c = entry["eval"].get("vs_champion")
     if c is None:
         return line + "; the first champion"
