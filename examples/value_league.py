@@ -112,8 +112,8 @@ def evaluate(net_path, args):
             continue
         results = run_tournament([agent] + [opponent] * 3, games, seed=seed, workers=args.workers, progress=False)
         won = [int(r["winner"] >= 0 and r["specs"][r["winner"]] == agent) for r in results]
-        out[name] = {"games": games, "wins": sum(won), "win_rate": sum(won) / games, "ci": list(wilson(sum(won), games)),
-                     "won": won}
+        out[name] = {"opponents": f"3 x {opponent}", "games": games, "wins": sum(won), "win_rate": sum(won) / games,
+                     "ci": list(wilson(sum(won), games)), "won": won}
         names.append(f"3 x {opponent} ({games} games)")
     wins, n = sum(j["wins"] for j in out.values()), sum(j["games"] for j in out.values())
     return {"opponents": " and ".join(names), "games": n, "wins": wins, "win_rate": wins / n,
@@ -245,7 +245,8 @@ def stopped(rounds, patience):
 def _line(entry):
     t = entry.get("train") or {}
     h, b = t.get("heldout") or {}, t.get("heldout_before") or {}
-    judged = ", ".join(f"{j['wins']}/{j['games']} against the {name} table" for name, j in entry["eval"]["judges"].items())
+    judged = ", ".join(f"{j['wins']}/{j['games']} against {j.get('opponents', name)}"
+                       for name, j in entry["eval"]["judges"].items())
     line = round_line(entry, judged + (f"; held-out log loss {h['log_loss']:.3f} (the champion: {b['log_loss']:.3f})"
                                        if "log_loss" in h and "log_loss" in b else ""))
     c = entry["eval"].get("vs_champion")
