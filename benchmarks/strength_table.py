@@ -178,6 +178,11 @@ ROUND4 = "ppo:path=results/dagger_s4/bc/actor.npz"
 ROUND5 = "ppo:path=results/dagger_s5/bc/actor.npz"
 ROUND6 = "ppo:path=results/dagger_s6/bc/actor.npz"
 FIVE = "3 `jsettlers` (seeds 61,000 / 64,000 / 62,000 / 65,000 / 66,000)"
+
+
+def _on_five(spec: str) -> Tuple[Part, ...]:
+    """A round's games on the five seed sets, in FIVE's order."""
+    return tuple(Part(f"vs_jsettlers_seed{seeds}.jsonl", spec, "jsettlers") for seeds in (61000, 64000, 62000, 65000, 66000))
 FOUR = "3 `jsettlers` (seeds 61,000 / 64,000 / 62,000 / 65,000)"
 THREE = "3 `jsettlers` (seeds 61,000 / 64,000 / 62,000)"
 BOTH = "3 `jsettlers` (seeds 61,000 / 64,000)"
@@ -215,19 +220,11 @@ DAGGER_ROWS: Tuple[Row, ...] = (
     Row("round 2 + a fifth round (round 2's clone plays 6,000 new games, the same teacher labels; fine-tuned "
         "on those rows alone, the earlier rounds' rows lost with round 4's weights): **shipped as "
         "`pretrained_policy`** (2026-11-30)", FIVE,
-        (Part("vs_jsettlers_seed61000.jsonl", ROUND5, "jsettlers"),
-         Part("vs_jsettlers_seed64000.jsonl", ROUND5, "jsettlers"),
-         Part("vs_jsettlers_seed62000.jsonl", ROUND5, "jsettlers"),
-         Part("vs_jsettlers_seed65000.jsonl", ROUND5, "jsettlers"),
-         Part("vs_jsettlers_seed66000.jsonl", ROUND5, "jsettlers")),
+        _on_five(ROUND5),
         "1,143,659 rows, 2 epochs ([its command](results/dagger/command_s5.sh))", bold=True),
     Row("round 5 + a sixth round (round 5's clone plays 4,000 new games, the same teacher labels; fine-tuned on "
         "the fifth and sixth rounds' rows): not shipped, no gain (below)", FIVE,
-        (Part("vs_jsettlers_seed61000.jsonl", ROUND6, "jsettlers"),
-         Part("vs_jsettlers_seed64000.jsonl", ROUND6, "jsettlers"),
-         Part("vs_jsettlers_seed62000.jsonl", ROUND6, "jsettlers"),
-         Part("vs_jsettlers_seed65000.jsonl", ROUND6, "jsettlers"),
-         Part("vs_jsettlers_seed66000.jsonl", ROUND6, "jsettlers")),
+        _on_five(ROUND6),
         "776,926 more rows, 2 epochs ([its command](results/dagger/command_s6.sh))"),
     Row("round 2 + the same MaskablePPO (not shipped)", "3 `jsettlers` (seeds 61,000)",
         (Part("vs_jsettlers_seed61000.jsonl", "ppo:path=results/dagger_s2/ppo/actor.npz", "jsettlers"),),
