@@ -106,7 +106,7 @@ def evaluate(net_path, args):
     (1 won, 0 not; in the schedule's order, so two rounds' games pair up); pooled figures
     for the round's line."""
     agent = agent_spec(net_path, args)
-    out, names = {}, []
+    out = {}
     for name, opponent, games, seed in judges(args):
         if games == 0:
             continue
@@ -114,9 +114,8 @@ def evaluate(net_path, args):
         won = [int(r["winner"] >= 0 and r["specs"][r["winner"]] == agent) for r in results]
         out[name] = {"opponents": f"3 x {opponent}", "games": games, "wins": sum(won), "win_rate": sum(won) / games,
                      "ci": list(wilson(sum(won), games)), "won": won}
-        names.append(f"3 x {opponent} ({games} games)")
     wins, n = sum(j["wins"] for j in out.values()), sum(j["games"] for j in out.values())
-    return {"opponents": " and ".join(names), "games": n, "wins": wins, "win_rate": wins / n,
+    return {"opponents": " and ".join(f"{j['opponents']} ({j['games']} games)" for j in out.values()), "games": n, "wins": wins, "win_rate": wins / n,
             "ci": list(wilson(wins, n)), "judges": out}
 
 
