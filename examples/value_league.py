@@ -25,9 +25,17 @@ The league stops when ``--patience`` consecutive rounds are not kept, or after
 champion, and which rounds were kept; ``best.npz`` is the last champion.  Each stage
 leaves its file (a data folder resumes shard by shard, a network or a finished evaluation
 is not redone), so a stopped run continues where it was.  Needs the [rl] extra.
+
+``--challenger PATH`` judges a network trained elsewhere (another recipe, a wider
+network) by the same judges on the same games and pairs it with the league's champion;
+its games go to ``challenger-NAME.json`` beside ``league.json`` (judged once, kept with
+the network's digest), and no round is recorded.
 """
 import argparse
+import hashlib
+import json
 import os
+import re
 import shutil
 import sys
 
@@ -155,6 +163,35 @@ def champion(rounds, k):
     return max((r for r in rounds if r["round"] < k and r.get("eval", {}).get("kept")), key=lambda r: r["round"])
 
 
+def judge_challenger(path, args, rounds):
+    """The network at ``path`` judged like a round and paired with the champion of the
+    judged ``rounds``: (its figures with ``vs_champion`` and ``kept``, the file they are
+    kept in).  Judged once: a file written before for the same network is read back."""
+    judged = [r for r in rounds if "eval" in r]
+    if not judged:
+        raise ValueError(f"{args.out} has no judged round yet, so no champion to pair a challenger with; "
+                         f"run the league first")
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", os.path.relpath(os.path.abspath(path), os.path.abspath(args.out)))
+    record = os.path.join(args.out, f"challenger-{name.strip('.-')}.json")
+    saved = None
+    if os.path.exists(record):
+        with open(record) as f:
+            saved = json.load(f)
+        if saved.get("sha256") != digest:
+            raise ValueError(f"{record} judged another network at {path} (its digest differs); move that file "
+                             f"away to judge this one")
+    if saved is None:
+        saved = {"network": path, "sha256": digest, "agent": agent_spec(path, args), "eval": evaluate(path, args)}
+    saved["eval"] = verdict(max(r["round"] for r in judged) + 1, saved["eval"], judged, args.alpha)
+    tmp = record + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(saved, f, indent=1)
+    os.replace(tmp, record)
+    return saved["eval"], record
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
     ap.add_argument("--out", default="results/league", help="folder of round-k.npz, data-k/, league.json")
@@ -178,6 +215,8 @@ def main(argv=None):
     ap.add_argument("--value-weight", type=float, default=0.3, help="target = outcome blended with the search's estimate")
     ap.add_argument("--workers", type=int, default=1, help="processes")
     ap.add_argument("--seed", type=int, default=100_000, help="seed of the recorded games and the training")
+    ap.add_argument("--challenger", metavar="PATH", default=None,
+                    help="judge this network file on the league's games against its champion, record no round")
     args = ap.parse_args(argv)
     for name in ("games", "eval_games", "patience", "window", "max_rounds", "determinizations", "mcts_playouts"):
         if getattr(args, name) < 1:
@@ -200,6 +239,16 @@ def main(argv=None):
         ap.error(f"{args.out} holds rounds {unpaired} judged by an earlier version of value_league.py (by "
                  f"JSettlersAgent alone, without each game's result, so no round can be paired with them); "
                  f"use another folder")
+
+    if args.challenger is not None:
+        if not os.path.isfile(args.challenger):
+            ap.error(f"--challenger {args.challenger}: no such network file")
+        try:
+            figures, record = judge_challenger(args.challenger, args, log.rounds)
+        except ValueError as e:
+            ap.error(str(e))
+        print(_challenger_line(args.challenger, figures) + f" (its games: {record})")
+        return 0
 
     first = os.path.join(args.out, "round-0.npz")
     if not os.path.exists(first):  # the shipped network, widened to today's features, as round 0
@@ -254,6 +303,14 @@ def _line(entry):
     verdict = "kept: the new champion" if entry["eval"]["kept"] else "not kept"
     return (line + f"; against round {c['champion']} on the same {c['games']} games: won {c['only_new']} it did not, "
                    f"lost {c['only_old']} it won (sign test p = {c['p']:.3f}): {verdict}")
+
+
+def _challenger_line(path, figures):
+    judged = ", ".join(f"{j['wins']}/{j['games']} against {j['opponents']}" for j in figures["judges"].values())
+    c = figures["vs_champion"]
+    verdict = "stronger than the champion" if figures["kept"] else "not shown stronger than the champion"
+    return (f"challenger {path}: {judged}; against round {c['champion']} on the same {c['games']} games: won "
+            f"{c['only_new']} it did not, lost {c['only_old']} it won (sign test p = {c['p']:.3f}): {verdict}")
 
 
 if __name__ == "__main__":

@@ -461,6 +461,32 @@ def test_tiny_league_round_end_to_end(tmp_path):
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root)
     assert again.returncode == 0 and "fine-tuning" not in again.stdout  # every stage was done
 
+    # a network trained elsewhere, judged on the same games: round 1's file plays round 1's games
+    challenger = subprocess.run(cmd + ["--challenger", str(out / "round-1.npz")], capture_output=True, text=True,
+                                timeout=300, cwd=root)
+    assert challenger.returncode == 0, challenger.stderr[-3000:]
+    record = out / "challenger-round-1.npz.json"
+    judged = json.loads(record.read_text())["eval"]
+    assert judged["judges"] == log["rounds"][1]["eval"]["judges"] and judged["vs_champion"] == paired
+    assert "challenger" in challenger.stdout and "against round 0 on the same 3 games" in challenger.stdout
+    assert [r["round"] for r in json.loads((out / "league.json").read_text())["rounds"]] == [0, 1]  # no round added
+    # judged once: the record is read back (here, edited to a clean sweep), not replayed
+    import argparse
+    args = argparse.Namespace(out=str(out), alpha=0.05, search=0, determinizations=1)
+    saved = json.loads(record.read_text())
+    for j in saved["eval"]["judges"].values():
+        j["won"] = [1] * len(j["won"])
+    record.write_text(json.dumps(saved))
+    rounds = json.loads((out / "league.json").read_text())["rounds"]
+    figures, _ = league.judge_challenger(str(out / "round-1.npz"), args, rounds)
+    assert figures["vs_champion"]["only_old"] == 0 and figures["vs_champion"]["only_new"] > 0
+    # another network at the same path is refused by name, not paired with the old games
+    (out / "round-1.npz").write_bytes((out / "round-0.npz").read_bytes())
+    with pytest.raises(ValueError, match="digest differs"):
+        league.judge_challenger(str(out / "round-1.npz"), args, rounds)
+    with pytest.raises(ValueError, match="no judged round"):
+        league.judge_challenger(str(out / "round-0.npz"), args, [{"round": 0}])
+
 
 def test_lopsided_false_keeps_to_trades_a_person_might_take():
     """Offers and counters asking 2 cards for 1, and counters that withhold what the
