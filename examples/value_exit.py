@@ -12,7 +12,10 @@ on every round's data (the outcome as target, blended with the search's estimate
 (data folders resume shard by shard; a network file or a finished evaluation is not
 redone), so a stopped run continues where it was; ``rounds.json`` holds each round's
 held-out figures, win rate and stage times.  ``--backend ray [--address HOST:PORT]``
-runs the games, the featurizing and the evaluations as Ray tasks.  Needs the [rl] extra.
+runs the games, the featurizing and the evaluations as Ray tasks.  ``--start-from PATH``
+has round 1's games played by that network's agent rather than round 0's (for example
+the shipped network, to train a network of another shape, ``--hidden``, from scratch on
+the robots' games and a strong agent's).  Needs the [rl] extra.
 """
 import argparse
 import os
@@ -54,6 +57,8 @@ def main(argv=None):
     ap.add_argument("--value-weight", type=float, default=0.3, help="target = outcome blended with the search's estimate")
     ap.add_argument("--self-weight", type=float, default=2.0,
                     help="rounds >= 1: loss weight of the search agent's own positions (robots' = 1)")
+    ap.add_argument("--start-from", metavar="PATH", default=None,
+                    help="round 1's games are played by this network's agent, not round 0's")
     ap.add_argument("--extra-data", nargs="*", default=[], help="more positions folders to train every round on")
     ap.add_argument("--eval-games", type=int, default=100, help="games against three robots per round")
     ap.add_argument("--workers", type=int, default=2, help="processes (or Ray CPUs)")
@@ -66,6 +71,11 @@ def main(argv=None):
     ap.add_argument("--out", default="results/value", help="folder of data-k/, round-k.npz, rounds.json")
     args = ap.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they come
+    if args.start_from is not None:
+        try:
+            ValueNetwork.load(args.start_from)
+        except ValueError as e:
+            ap.error(f"--start-from: {e}")
     os.makedirs(args.out, exist_ok=True)
     try:
         log = RoundLog(os.path.join(args.out, "rounds.json"), settings=vars(args))
@@ -79,7 +89,8 @@ def main(argv=None):
             manifest = generate(data_dir(k), [ROBOT] * 4, args.robot_games, seed=args.seed, sample=args.sample,
                                 progress=print, note="round 0: four JSettlersAgent", **ray_kw)
         else:
-            seats = [agent_spec(prev, args) if s == "agent" else s for s in args.lineup.split(",")]
+            player = args.start_from if k == 1 and args.start_from is not None else prev
+            seats = [agent_spec(player, args) if s == "agent" else s for s in args.lineup.split(",")]
             manifest = generate(data_dir(k), seats, args.games, seed=args.seed + k, sample=args.sample,
                                 progress=print, note=f"round {k}: {args.lineup}", **ray_kw)
         return {"positions_per_s": manifest.get("positions_per_s")}

@@ -429,6 +429,18 @@ def test_tiny_expert_iteration_round(tmp_path):
     # a rerun finds every stage done and replays nothing
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert again.returncode == 0 and again.stdout.count("round ") == 2
+    assert json.loads((out / "data-1" / "manifest.json").read_text())["settings"]["players"][0] == \
+        f"value:path={out / 'round-0.npz'}:search=1:determinizations=2"
+    # --start-from: round 1's games are played by another network's agent (here the shipped one)
+    other = tmp_path / "from"
+    run = subprocess.run([*cmd[:-1], str(other), "--start-from", PRETRAINED], capture_output=True, text=True,
+                         timeout=900, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    players = json.loads((other / "data-1" / "manifest.json").read_text())["settings"]["players"]
+    assert players == [f"value:path={PRETRAINED}:search=1:determinizations=2", "jsettlers", "jsettlers"]
+    bad = subprocess.run([*cmd[:-1], str(tmp_path / "bad"), "--start-from", str(tmp_path / "none.npz")],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert bad.returncode == 2 and "--start-from" in bad.stderr and "none.npz" in bad.stderr
 
 
 def test_trade_plans_are_legal_and_pay_for_the_build():
