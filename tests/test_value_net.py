@@ -355,6 +355,31 @@ def test_position_rows_are_each_seats_view(tmp_path):
 needs_weights = pytest.mark.skipif(not os.path.exists(PRETRAINED), reason="no shipped weights in this checkout")
 
 
+def test_weights_too_small_to_matter_are_stored_as_zero():
+    """Subnormal floats make every product with them slow on some x86 hosts (FLUSH_BELOW in
+    learned.mlp): no weight of a built or loaded network is below it, and zeroing them moves
+    the outputs by float32 rounding only."""
+    from catan_env.learned.mlp import FLUSH_BELOW, pack
+    rng = np.random.default_rng(5)
+    w0, w1 = rng.normal(size=(30, 16)).astype(np.float32), rng.normal(size=(16, 4)).astype(np.float32)
+    b0 = rng.normal(size=16).astype(np.float32)
+    w0[rng.random(w0.shape) < 0.3] = np.float32(3e-39)  # subnormal, as weight decay leaves them
+    w1[0, :2], b0[:3] = np.float32(-1e-40), np.float32(1e-33)
+    net = MLPWeights([(w0, b0, "relu"), (w1, np.zeros(4, np.float32), "identity")])
+    for w, b, _ in net.layers:
+        for a in (w, b):
+            assert not ((a != 0) & (np.abs(a) < FLUSH_BELOW)).any() and a.dtype == np.float32
+    params, _, _ = pack([net])
+    assert not ((params != 0) & (np.abs(params) < FLUSH_BELOW)).any()
+    x = rng.normal(size=(50, 30))
+    raw = np.maximum(x @ w0.astype(np.float64) + b0, 0) @ w1.astype(np.float64)  # the unflushed weights
+    np.testing.assert_allclose(net.numpy_forward(x), raw, rtol=0, atol=1e-12)
+    assert (w0 == np.float32(3e-39)).sum() > 0  # the caller's arrays are left as they were
+    if os.path.exists(PRETRAINED):
+        params = ValueNetwork.load(PRETRAINED).params
+        assert not ((params != 0) & (np.abs(params) < FLUSH_BELOW)).any()
+
+
 @needs_weights
 def test_shipped_weights_load_without_torch():
     code = f"""
