@@ -134,6 +134,24 @@ def test_fit_keeps_the_best_held_out_epoch():
     assert run.history[0]["train_loss"] > run.history[-1]["train_loss"]  # it learned
 
 
+def test_fit_trains_with_subnormal_floats_flushed_and_restores_torch_after():
+    """Subnormals slow the optimizer's step on some hosts: fit flushes them while it trains
+    (a subnormal times one reads as zero inside the loss), and torch is as it was after."""
+    torch = pytest.importorskip("torch")
+    from catan_env.agents.training.fit import fit
+    if not torch.set_flush_denormal(False):
+        pytest.skip("this CPU cannot flush subnormal floats")
+    tiny = torch.tensor([1e-39], dtype=torch.float32)
+    seen = []
+
+    def loss_of(m, rows):
+        seen.append((tiny * 1.0).item())
+        return (m(torch.ones(len(rows), 1)) ** 2).mean()
+    fit(torch.nn.Linear(1, 1), np.arange(8), loss_of, epochs=1, batch=4)
+    assert seen == [0.0, 0.0]
+    assert (tiny * 1.0).item() > 0  # back to torch's default
+
+
 def test_fit_schedules_the_rate_over_the_whole_run_and_resumes_where_it_was():
     torch = pytest.importorskip("torch")
     from catan_env.agents.training.fit import cosine, fit, linear_to
