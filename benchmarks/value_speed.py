@@ -1,5 +1,7 @@
 """Speed of the learned agent's hot paths, one core: features, the network's forward
-pass, one position end to end, and whole decisions of the agent at each search depth.
+pass (also with the file's subnormal weights kept, as they were before
+``learned.mlp.FLUSH_BELOW``: what they cost on this host), one position end to end, and
+whole decisions of the agent at each search depth.
 
     python benchmarks/value_speed.py [--net PATH] [--positions 2000]
 
@@ -13,7 +15,8 @@ import numpy as np
 
 from catan_env.agents.arena import play_game
 from catan_env.learned.features import N_FEATURES, encode_features
-from catan_env.learned.network import PRETRAINED, ValueNetwork, _predict_rows, state_win_probs
+from catan_env.learned.mlp import FLUSH_BELOW
+from catan_env.learned.network import PRETRAINED, ValueNetwork, _predict_rows, new_evaluator, state_win_probs
 from catan_env.cli import HelpFormatter
 from catan_env.core import game as G
 
@@ -29,6 +32,20 @@ def positions(n, seed=0):
                 out.append(s.copy())
             G.step(s, int(rng.choice(G.legal_actions(s))))
     return out
+
+
+def file_params(path, net):
+    """net's packed params holding the file's weights as stored (before FLUSH_BELOW zeroes
+    the smallest), and how many stored weights are below it."""
+    params, below = net.params.copy(), 0
+    with np.load(path) as z:
+        for k in range(int(z["n_layers"])):
+            n_in, n_out, _, off = net.layers[net.net[0] + k]
+            w, b = z[f"w{k}"].astype(np.float32), z[f"b{k}"].astype(np.float32)
+            params[off:off + n_in * n_out].reshape(n_in, n_out)[:w.shape[0]] = w  # widened rows stay 0
+            params[off + n_in * n_out:off + n_in * n_out + n_out] = b
+            below += int(((w != 0) & (np.abs(w) < FLUSH_BELOW)).sum() + ((b != 0) & (np.abs(b) < FLUSH_BELOW)).sum())
+    return params, below
 
 
 def median_us(fn, items, passes=5):
@@ -65,6 +82,13 @@ def main(argv=None):
         k = len(items)
         _predict_rows(ev, x[:k], players[:k], out[:k])
 
+    raw_params, below = file_params(args.net, net)
+    raw = new_evaluator(raw_params, net.layers, net.net, net.width)
+
+    def forward_file_weights(items):
+        k = len(items)
+        _predict_rows(raw, x[:k], players[:k], out[:k])
+
     def both(items):
         for i, s in enumerate(items):
             state_win_probs(ev, s, seats[i])
@@ -74,6 +98,8 @@ def main(argv=None):
     print(f"network {sizes} ({params:,} weights)")
     print(f"features        {median_us(feats, states):6.2f} us per position")
     print(f"forward pass    {median_us(forward, list(range(len(states)))):6.2f} us per position (batch of rows)")
+    print(f"  the same, the file's weights as stored ({below:,} below {FLUSH_BELOW:g}, kept): "
+          f"{median_us(forward_file_weights, list(range(len(states)))):6.2f} us per position")
     print(f"position total  {median_us(both, states):6.2f} us (features + forward + softmax, one call each)")
     for search in (0, 1, 2):
         spec = f"value:path={args.net}:search={search}"

@@ -58,8 +58,8 @@ def linear_to(final: float) -> Callable[[float], float]:
 def _subnormals_flushed(torch: Any) -> Iterator[None]:
     """torch's CPU arithmetic with subnormal floats read and written as zero, then back to
     its default.  Weight decay drives unused inputs' weights into subnormals, and on hosts
-    without fast subnormal arithmetic the optimizer's step slowed by half (4.3 ms against
-    2.9 ms on one host, 2026-11-30); training epochs slowed 2.3x after the first."""
+    without fast subnormal arithmetic each operation on one takes a microcode assist (the
+    optimizer's step over them was slower by half on one host, 2026-11-30)."""
     torch.set_flush_denormal(True)
     try:
         yield

@@ -30,8 +30,8 @@ MAX_WIDTH = 4096  # widest hidden layer the scratch buffers hold
 # Weights and biases smaller than this are stored as 0.  Training with weight decay leaves
 # unused inputs' weights decayed into subnormal floats (29% of the shipped value network's),
 # and on x86 hosts without fast subnormal arithmetic every product with one takes a
-# microcode assist: that network's forward pass measured 184 us a position as shipped and
-# 5.3 us with these zeroed, on one host (2026-11-30).  Such a weight times any input below
+# microcode assist: that network's forward pass took 211 us a position with them and 7.7 us
+# with them zeroed on one host (benchmarks/value_speed.py, 2026-11-30).  Such a weight times any input below
 # 1e8 is below 1e-22, which no float32 sum of unit-scale terms keeps, so the outputs move
 # by float32 rounding only; zeroed once here, every path (kernels, numpy, torch) reads them.
 FLUSH_BELOW = 1e-30
