@@ -28,8 +28,8 @@ is not redone), so a stopped run continues where it was.  Needs the [rl] extra.
 
 ``--challenger PATH`` judges a network trained elsewhere (another recipe, a wider
 network) by the same judges on the same games and pairs it with the league's champion;
-its games go to ``challenger-NAME.json`` beside ``league.json`` (judged once, kept with
-the network's digest), and no round is recorded.
+its games go to ``challenger-STEM-DIGEST.json`` beside ``league.json`` (the file's name
+and the start of its sha256: judged once), and no round is recorded.
 """
 import argparse
 import hashlib
@@ -173,15 +173,18 @@ def judge_challenger(path, args, rounds):
                          f"run the league first")
     with open(path, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", os.path.relpath(os.path.abspath(path), os.path.abspath(args.out)))
-    record = os.path.join(args.out, f"challenger-{name.strip('.-')}.json")
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", os.path.splitext(os.path.basename(path))[0])
+    record = os.path.join(args.out, f"challenger-{stem}-{digest[:12]}.json")  # one file per network
     saved = None
     if os.path.exists(record):
-        with open(record) as f:
-            saved = json.load(f)
-        if saved.get("sha256") != digest:
-            raise ValueError(f"{record} judged another network at {path} (its digest differs); move that file "
-                             f"away to judge this one")
+        try:
+            with open(record) as f:
+                saved = json.load(f)
+        except (OSError, ValueError) as e:
+            raise ValueError(f"{record} is not a challenger record (JSON): {e}; move it away to judge again") from e
+        if not isinstance(saved, dict) or saved.get("sha256") != digest or "eval" not in saved:
+            raise ValueError(f"{record} is not the record of {path} (its digest or games differ); move it away "
+                             f"to judge again")
     if saved is None:
         saved = {"network": path, "sha256": digest, "agent": agent_spec(path, args), "eval": evaluate(path, args)}
     saved["eval"] = verdict(max(r["round"] for r in judged) + 1, saved["eval"], judged, args.alpha)
@@ -241,8 +244,10 @@ def main(argv=None):
                  f"use another folder")
 
     if args.challenger is not None:
-        if not os.path.isfile(args.challenger):
-            ap.error(f"--challenger {args.challenger}: no such network file")
+        try:
+            ValueNetwork.load(args.challenger)
+        except ValueError as e:
+            ap.error(f"--challenger: {e}")
         try:
             figures, record = judge_challenger(args.challenger, args, log.rounds)
         except ValueError as e:
@@ -306,6 +311,7 @@ def _line(entry):
 
 
 def _challenger_line(path, figures):
+    """The challenger's judged games and its pairing with the champion, as one line."""
     judged = ", ".join(f"{j['wins']}/{j['games']} against {j['opponents']}" for j in figures["judges"].values())
     c = figures["vs_champion"]
     verdict = "stronger than the champion" if figures["kept"] else "not shown stronger than the champion"

@@ -150,6 +150,12 @@ def test_fit_trains_with_subnormal_floats_flushed_and_restores_torch_after():
     fit(torch.nn.Linear(1, 1), np.arange(8), loss_of, epochs=1, batch=4)
     assert seen == [0.0, 0.0]
     assert (tiny * 1.0).item() > 0  # back to torch's default
+    torch.set_flush_denormal(True)  # a caller who flushes already keeps it
+    try:
+        fit(torch.nn.Linear(1, 1), np.arange(8), loss_of, epochs=1, batch=4)
+        assert (tiny * 1.0).item() == 0.0
+    finally:
+        torch.set_flush_denormal(False)
 
 
 def test_fit_schedules_the_rate_over_the_whole_run_and_resumes_where_it_was():

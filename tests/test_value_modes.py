@@ -465,7 +465,9 @@ def test_tiny_league_round_end_to_end(tmp_path):
     challenger = subprocess.run(cmd + ["--challenger", str(out / "round-1.npz")], capture_output=True, text=True,
                                 timeout=300, cwd=root)
     assert challenger.returncode == 0, challenger.stderr[-3000:]
-    record = out / "challenger-round-1.npz.json"
+    records = list(out.glob("challenger-round-1-*.json"))
+    assert len(records) == 1
+    record = records[0]
     judged = json.loads(record.read_text())["eval"]
     assert judged["judges"] == log["rounds"][1]["eval"]["judges"] and judged["vs_champion"] == paired
     assert "challenger" in challenger.stdout and "against round 0 on the same 3 games" in challenger.stdout
@@ -479,13 +481,21 @@ def test_tiny_league_round_end_to_end(tmp_path):
     record.write_text(json.dumps(saved))
     rounds = json.loads((out / "league.json").read_text())["rounds"]
     figures, _ = league.judge_challenger(str(out / "round-1.npz"), args, rounds)
-    assert figures["vs_champion"]["only_old"] == 0 and figures["vs_champion"]["only_new"] > 0
-    # another network at the same path is refused by name, not paired with the old games
-    (out / "round-1.npz").write_bytes((out / "round-0.npz").read_bytes())
-    with pytest.raises(ValueError, match="digest differs"):
+    lost_by_round_0 = sum(len(j["won"]) - sum(j["won"]) for j in rounds[0]["eval"]["judges"].values())
+    assert figures["vs_champion"]["only_old"] == 0 and figures["vs_champion"]["only_new"] == lost_by_round_0
+    # a record that is not this network's, or not JSON, is refused by name, not paired
+    saved["sha256"] = "0" * 64
+    record.write_text(json.dumps(saved))
+    with pytest.raises(ValueError, match="is not the record of"):
+        league.judge_challenger(str(out / "round-1.npz"), args, rounds)
+    record.write_text("{not json")
+    with pytest.raises(ValueError, match="is not a challenger record"):
         league.judge_challenger(str(out / "round-1.npz"), args, rounds)
     with pytest.raises(ValueError, match="no judged round"):
         league.judge_challenger(str(out / "round-0.npz"), args, [{"round": 0}])
+    bad = subprocess.run(cmd + ["--challenger", str(out / "league.json")], capture_output=True, text=True,
+                         timeout=300, cwd=root)
+    assert bad.returncode == 2 and "--challenger" in bad.stderr and "league.json" in bad.stderr
 
 
 def test_lopsided_false_keeps_to_trades_a_person_might_take():

@@ -374,7 +374,7 @@ def test_weights_too_small_to_matter_are_stored_as_zero():
     x = rng.normal(size=(50, 30))
     raw = np.maximum(x @ w0.astype(np.float64) + b0, 0) @ w1.astype(np.float64)  # the unflushed weights
     np.testing.assert_allclose(net.numpy_forward(x), raw, rtol=0, atol=1e-12)
-    assert (w0 == np.float32(3e-39)).sum() > 0  # the caller's arrays are left as they were
+    assert (w0 == np.float32(3e-39)).sum() > 0 and (b0[:3] == np.float32(1e-33)).all()  # the caller's arrays stay
     if os.path.exists(PRETRAINED):
         params = ValueNetwork.load(PRETRAINED).params
         assert not ((params != 0) & (np.abs(params) < FLUSH_BELOW)).any()
@@ -456,13 +456,14 @@ def test_tiny_expert_iteration_round(tmp_path):
     assert again.returncode == 0 and again.stdout.count("round ") == 2
     assert json.loads((out / "data-1" / "manifest.json").read_text())["settings"]["players"][0] == \
         f"value:path={out / 'round-0.npz'}:search=1:determinizations=2"
-    # --start-from: round 1's games are played by another network's agent (here the shipped one)
-    other = tmp_path / "from"
-    run = subprocess.run([*cmd[:-1], str(other), "--start-from", PRETRAINED], capture_output=True, text=True,
+    # --start-from: round 1's games are played by another network's agent (a copy of round 0's here)
+    other, start = tmp_path / "from", tmp_path / "start.npz"
+    start.write_bytes((out / "round-0.npz").read_bytes())
+    run = subprocess.run([*cmd[:-1], str(other), "--start-from", str(start)], capture_output=True, text=True,
                          timeout=900, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
     players = json.loads((other / "data-1" / "manifest.json").read_text())["settings"]["players"]
-    assert players == [f"value:path={PRETRAINED}:search=1:determinizations=2", "jsettlers", "jsettlers"]
+    assert players == [f"value:path={start}:search=1:determinizations=2", "jsettlers", "jsettlers"]
     bad = subprocess.run([*cmd[:-1], str(tmp_path / "bad"), "--start-from", str(tmp_path / "none.npz")],
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert bad.returncode == 2 and "--start-from" in bad.stderr and "none.npz" in bad.stderr

@@ -56,15 +56,19 @@ def linear_to(final: float) -> Callable[[float], float]:
 
 @contextlib.contextmanager
 def _subnormals_flushed(torch: Any) -> Iterator[None]:
-    """torch's CPU arithmetic with subnormal floats read and written as zero, then back to
-    its default.  Weight decay drives unused inputs' weights into subnormals, and on hosts
-    without fast subnormal arithmetic each operation on one takes a microcode assist (the
-    optimizer's step over them was slower by half on one host, 2026-11-30)."""
+    """The calling thread's float arithmetic with subnormals read and written as zero
+    (``torch.set_flush_denormal``), then as it was.  Weights that get no gradient (dead
+    ReLU units, unused inputs) decay into subnormals, and on hosts without fast subnormal
+    arithmetic each operation on one takes a microcode assist: the wide value network's
+    epochs took 195-518 s on 2.2 M positions without this and 80-95 s on 4.0 M with it
+    (docs/results/value_big/).  The setting is per thread: torch's worker threads started
+    before keep theirs."""
+    was_on = (torch.tensor([1e-39], dtype=torch.float32) * 1.0).item() == 0.0
     torch.set_flush_denormal(True)
     try:
         yield
     finally:
-        torch.set_flush_denormal(False)
+        torch.set_flush_denormal(was_on)
 
 
 def fit(model: Any, train_rows: np.ndarray, loss_of: Callable[[Any, np.ndarray], Any], *, epochs: int,
@@ -101,7 +105,7 @@ def fit(model: Any, train_rows: np.ndarray, loss_of: Callable[[Any, np.ndarray],
 
     def spent() -> bool:  # the time budget is used up
         return seconds is not None and time.perf_counter() - start > seconds
-    with _subnormals_flushed(torch):  # weight decay leaves subnormal weights; each costs a microcode assist
+    with _subnormals_flushed(torch):  # weight decay leaves subnormals; each costs a microcode assist
         for epoch in range(first_epoch, epochs + 1):
             model.train()
             t0, total, seen = time.perf_counter(), 0.0, 0

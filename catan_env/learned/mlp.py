@@ -27,13 +27,16 @@ from catan_env.core.arrays import copy_into
 ACT_IDENTITY, ACT_RELU, ACT_TANH = 0, 1, 2
 _ACT_NAMES = {"identity": ACT_IDENTITY, "relu": ACT_RELU, "tanh": ACT_TANH}
 MAX_WIDTH = 4096  # widest hidden layer the scratch buffers hold
-# Weights and biases smaller than this are stored as 0.  Training with weight decay leaves
-# unused inputs' weights decayed into subnormal floats (29% of the shipped value network's),
-# and on x86 hosts without fast subnormal arithmetic every product with one takes a
+# Weights and biases smaller than this are stored as 0.  Weights that get no gradient
+# (dead ReLU units, unused inputs) decay under weight decay into subnormal floats: 46,004
+# of the shipped value network's weights and biases are below this, most of them
+# subnormal.  On hosts without fast subnormal arithmetic every product with one takes a
 # microcode assist: that network's forward pass took 211 us a position with them and 7.7 us
-# with them zeroed on one host (benchmarks/value_speed.py, 2026-11-30).  Such a weight times any input below
-# 1e8 is below 1e-22, which no float32 sum of unit-scale terms keeps, so the outputs move
-# by float32 rounding only; zeroed once here, every path (kernels, numpy, torch) reads them.
+# with them zeroed on one host (benchmarks/value_speed.py, 2026-11-30), where the same file
+# measured 5.0 us on 2026-11-29.  Such a weight times any input below 1e8 is below 1e-22,
+# which no float32 sum of unit-scale terms keeps, so outputs move by float32 rounding only.
+# Zeroed when an MLPWeights is built: the kernels, the numpy reference and torch (through
+# to_torch) read the same weights; the deep agent's value parameters do not pass here.
 FLUSH_BELOW = 1e-30
 
 
@@ -243,8 +246,12 @@ class MLPWeights:
 
 def _flushed(a: np.ndarray) -> np.ndarray:
     """a with its entries below ``FLUSH_BELOW`` in magnitude set to 0 (a copy when any is)."""
-    tiny = np.abs(a) < FLUSH_BELOW
-    return np.where(tiny, np.float32(0.0), a).astype(np.float32) if (tiny & (a != 0)).any() else a
+    tiny = (np.abs(a) < FLUSH_BELOW) & (a != 0)
+    if not tiny.any():
+        return a
+    a = a.copy()
+    a[tiny] = 0
+    return a
 
 
 def pack(nets: Sequence[MLPWeights]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
