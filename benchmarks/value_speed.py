@@ -35,8 +35,9 @@ def positions(n, seed=0):
 
 
 def file_params(path, net):
-    """net's packed params holding the file's weights as stored (before FLUSH_BELOW zeroes
-    the smallest), and how many stored weights are below it."""
+    """net's packed params with the file's weights and biases as stored (before FLUSH_BELOW
+    zeroes the smallest; the last layer's transposed copy, which the forward pass does not
+    read, stays as loaded), and how many stored weights and biases are below it."""
     params, below = net.params.copy(), 0
     with np.load(path) as z:
         for k in range(int(z["n_layers"])):
