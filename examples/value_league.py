@@ -298,25 +298,30 @@ def stopped(rounds, patience):
 def _line(entry):
     t = entry.get("train") or {}
     h, b = t.get("heldout") or {}, t.get("heldout_before") or {}
-    judged = ", ".join(f"{j['wins']}/{j['games']} against {j.get('opponents', name)}"
-                       for name, j in entry["eval"]["judges"].items())
-    line = round_line(entry, judged + (f"; held-out log loss {h['log_loss']:.3f} (the champion: {b['log_loss']:.3f})"
+    line = round_line(entry, _judged(entry["eval"]) + (f"; held-out log loss {h['log_loss']:.3f} (the champion: {b['log_loss']:.3f})"
                                        if "log_loss" in h and "log_loss" in b else ""))
     c = entry["eval"].get("vs_champion")
     if c is None:
         return line + "; the first champion"
-    verdict = "kept: the new champion" if entry["eval"]["kept"] else "not kept"
-    return (line + f"; against round {c['champion']} on the same {c['games']} games: won {c['only_new']} it did not, "
-                   f"lost {c['only_old']} it won (sign test p = {c['p']:.3f}): {verdict}")
+    return line + f"; {_paired(c)}: " + ("kept: the new champion" if entry["eval"]["kept"] else "not kept")
 
 
 def _challenger_line(path, figures):
     """The challenger's judged games and its pairing with the champion, as one line."""
-    judged = ", ".join(f"{j['wins']}/{j['games']} against {j['opponents']}" for j in figures["judges"].values())
-    c = figures["vs_champion"]
     verdict = "stronger than the champion" if figures["kept"] else "not shown stronger than the champion"
-    return (f"challenger {path}: {judged}; against round {c['champion']} on the same {c['games']} games: won "
-            f"{c['only_new']} it did not, lost {c['only_old']} it won (sign test p = {c['p']:.3f}): {verdict}")
+    return f"challenger {path}: {_judged(figures)}; {_paired(figures['vs_champion'])}: {verdict}"
+
+
+def _judged(figures):
+    """Wins per judge, as words."""
+    return ", ".join(f"{j['wins']}/{j['games']} against {j.get('opponents', name)}"
+                     for name, j in figures["judges"].items())
+
+
+def _paired(c):
+    """A pairing with the champion (``versus`` and its round), as words."""
+    return (f"against round {c['champion']} on the same {c['games']} games: won {c['only_new']} it did not, "
+            f"lost {c['only_old']} it won (sign test p = {c['p']:.3f})")
 
 
 if __name__ == "__main__":
