@@ -150,6 +150,41 @@ def test_engineered_features_match_a_slow_reference():
                     np.testing.assert_allclose(x[F.F_UNSEEN_DEV:F.F_UNSEEN_DEV + 5], unseen / unseen.sum(), atol=1e-6)
 
 
+def test_features_copied_by_board_key_equal_the_full_encoding():
+    """``encode_features_keyed`` copies the per-seat columns of a position with the same
+    board key: on every one-ply leaf of random roots (chance expanded), keyed by the root,
+    by a root of another game, player count or observer, the same bits as
+    ``encode_features``; and most leaves did take the copy."""
+    from catan_env.core.chance import MAX_OUTCOMES
+    from catan_env.core.rules import apply_action
+    from catan_env.learned.value import move_outcomes
+    roots = [(s, players) for players in (2, 3, 4) for s in random_states(20, seed=20 + players, players=players)]
+    outs, probs = np.empty(MAX_OUTCOMES, np.int64), np.empty(MAX_OUTCOMES)
+    copied = leaves = 0
+    for i, (s, players) in enumerate(roots):
+        observer = i % players
+        other, other_players = roots[(i + 7) % len(roots)]
+        keys = []
+        for key_state, key_observer in ((s, observer), (s, (observer + 1) % players),
+                                        (other, observer % other_players)):
+            key = F.new_board_key()
+            F.set_board_key(key_state, key_observer, key)
+            keys.append((key, features(key_state, key_observer)))
+        for a in G.legal_actions(s)[:12]:
+            for k in range(move_outcomes(s, int(a), outs, probs)):
+                leaf = s.copy()
+                apply_action(leaf, int(a), int(outs[k]))
+                expected = features(leaf, observer)
+                for key, known in keys:
+                    got = np.full(F.N_FEATURES, np.nan, np.float32)
+                    F.encode_features_keyed(leaf, observer, got, key, known)
+                    assert np.array_equal(got.view(np.int32), expected.view(np.int32))
+                leaves += 1
+                copied += F.has_board_key(leaf, observer, keys[0][0])
+                assert not F.has_board_key(leaf, observer, keys[1][0])
+    assert leaves > 500 and copied > leaves // 2
+
+
 def test_feature_table_names_every_slot():
     table = F.feature_table()
     for name, _, _, _ in F.FEATURE_FIELDS + F.SEAT_COLS:

@@ -52,24 +52,15 @@ def _activate(h: np.ndarray, n: int, act: int) -> None:
 
 
 @njit(cache=True, inline='always')
-def _next_nonzero(x: np.ndarray, i: int, n: int) -> int:
-    """The first index >= i where x is nonzero, or n."""
-    while i < n and x[i] == 0.0:
-        i += 1
-    return i
-
-
-@njit(cache=True, inline='always')
-def _eight_nonzeros(x: np.ndarray, i: int, n: int) -> Tuple[int, int, int, int, int, int, int, int]:
-    """The next eight indices >= i where x is nonzero (n where there are fewer)."""
-    i0 = _next_nonzero(x, i, n)
-    i1 = _next_nonzero(x, i0 + 1, n)
-    i2 = _next_nonzero(x, i1 + 1, n)
-    i3 = _next_nonzero(x, i2 + 1, n)
-    i4 = _next_nonzero(x, i3 + 1, n)
-    i5 = _next_nonzero(x, i4 + 1, n)
-    i6 = _next_nonzero(x, i5 + 1, n)
-    return i0, i1, i2, i3, i4, i5, i6, _next_nonzero(x, i6 + 1, n)
+def nonzero_indices(x: np.ndarray, n: int, idx: np.ndarray) -> int:
+    """idx[:m] := the indices i < n where x[i] is nonzero, in order; returns m.  Without a
+    branch (each index is written, the count moves on where x is nonzero): a scan that
+    branched on each input mispredicted on the ReLU layers' scattered zeros."""
+    m = 0
+    for i in range(n):
+        idx[m] = i
+        m += x[i] != 0.0
+    return m
 
 
 @njit(cache=True)
@@ -79,11 +70,16 @@ def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarr
     as a slice so that LLVM sees separate arrays and vectorises the inner loop (4x faster
     than indexing params directly, measured); eight rows are added in one pass over h
     (h is loaded and stored once for eight rows: 1.3-2.3x faster on the shipped
-    networks' layers than one row a pass, benchmarks/value_opponent_speed.py)."""
+    networks' layers than one row a pass, benchmarks/value_opponent_speed.py).  The
+    nonzero inputs are listed first (``nonzero_indices``): 1.4-1.6x faster than finding
+    each next one by a branching scan, with the same rows summed in the same order."""
     out = h[:n_out]
     copy_into(out, params[off + n_in * n_out:off + n_in * n_out + n_out])
-    i0, i1, i2, i3, i4, i5, i6, i7 = _eight_nonzeros(x, 0, n_in)
-    while i7 < n_in:
+    idx = np.empty(n_in, np.int64)
+    m = nonzero_indices(x, n_in, idx)
+    k = 0
+    while k + 8 <= m:
+        i0, i1, i2, i3, i4, i5, i6, i7 = idx[k], idx[k + 1], idx[k + 2], idx[k + 3], idx[k + 4], idx[k + 5], idx[k + 6], idx[k + 7]
         x0, x1, x2, x3, x4, x5, x6, x7 = x[i0], x[i1], x[i2], x[i3], x[i4], x[i5], x[i6], x[i7]
         w0 = params[off + i0 * n_out:off + (i0 + 1) * n_out]
         w1 = params[off + i1 * n_out:off + (i1 + 1) * n_out]
@@ -96,14 +92,14 @@ def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarr
         for j in range(n_out):
             out[j] += (((x0 * w0[j] + x1 * w1[j]) + (x2 * w2[j] + x3 * w3[j]))
                        + ((x4 * w4[j] + x5 * w5[j]) + (x6 * w6[j] + x7 * w7[j])))
-        i0, i1, i2, i3, i4, i5, i6, i7 = _eight_nonzeros(x, i7 + 1, n_in)
-    i = i0  # fewer than eight left
-    while i < n_in:
+        k += 8
+    while k < m:  # fewer than eight left
+        i = idx[k]
         xi = x[i]
         w = params[off + i * n_out:off + (i + 1) * n_out]
         for j in range(n_out):
             out[j] += xi * w[j]
-        i = _next_nonzero(x, i + 1, n_in)
+        k += 1
 
 
 @njit(cache=True)
