@@ -10,7 +10,8 @@ each kind: learner steps/s.  Then what one value-network
 decision costs: the network's value of one position (features + forward pass, us) and
 the greedy decision's mean time (us) on positions from those games, and their ratio: the
 network evaluations one decision makes (every legal move's result, chance expanded, over
-two determinizations, plus offers and macro moves).  Beside them, this core's float32
+two determinizations, plus offers and macro moves), and what one such leaf costs, part by
+part.  Beside them, this core's float32
 matrix-product rate (numpy's BLAS, one thread, 256 x 512 by 512 x 512: the batched
 alternative to the networks' own kernels).  With ``--ppo-seconds``: a profile of the
 recipe's PPO stage (docs/rl-recipe.md step 3: MaskablePPO on 64 batched games against
@@ -55,13 +56,9 @@ def steps_per_second(opponent, games, seconds, seed=0):
     return steps / elapsed
 
 
-def decision_cost(positions=300, seed=1):
-    """(us per network value of one position, us per greedy decision, their ratio) on
-    positions of random games (every phase)."""
-    from catan_env.agents import make_agent
+def _positions(positions, seed):
+    """Positions of random games with a choice to make (every phase), one in ten kept."""
     from catan_env.core import game as G
-    from catan_env.learned.greedy import greedy_decision, new_memory, options
-    net = make_agent("pretrained:search=0").network
     rng = np.random.default_rng(seed)
     states = []
     g = 0
@@ -73,6 +70,17 @@ def decision_cost(positions=300, seed=1):
             if len(legal) > 1 and rng.random() < 0.1:
                 states.append(s.copy())
             G.step(s, int(rng.choice(legal)))
+    return states
+
+
+def decision_cost(positions=300, seed=1):
+    """(us per network value of one position, us per greedy decision, their ratio) on
+    positions of random games (every phase)."""
+    from catan_env.agents import make_agent
+    from catan_env.core import game as G
+    from catan_env.learned.greedy import greedy_decision, new_memory, options
+    net = make_agent("pretrained:search=0").network
+    states = _positions(positions, seed)
     opts, seeds = options(), np.array([1, 2], np.int64)
     args = (net.evaluator(),)
     for s in states[:3]:  # compile
@@ -89,6 +97,111 @@ def decision_cost(positions=300, seed=1):
         greedy_decision(*args, s, G.decider(s), legal, len(legal), seeds, new_memory(), opts)
     decision = (time.perf_counter() - t) / len(states) * 1e6
     return leaf, decision, decision / leaf
+
+
+def _leaf_kernels():
+    """The jitted loops of ``leaf_profile`` (compiled on first use)."""
+    from numba import njit
+    from catan_env.core.arrays import copy_into
+    from catan_env.core.cards import current_decider
+    from catan_env.core.rules import apply_action
+    from catan_env.learned.features import encode_features, encode_features_keyed, has_board_key
+    from catan_env.learned.mlp import after_first, output_layer
+    from catan_env.learned.value import _first_layer_from_base, set_base
+
+    @njit
+    def leaves(states, roots, actions, outcomes, out):
+        for i in range(roots.shape[0]):
+            copy_into(out[i], states[roots[i]])
+            apply_action(out[i], actions[i], outcomes[i])
+
+    @njit
+    def features(ev, states, roots, leaf_states, keyed, xs):
+        """Each leaf's features (keyed: copied by its root's board key where it has it);
+        returns the leaves that had it."""
+        had = 0
+        for i in range(roots.shape[0]):
+            root = states[roots[i]]
+            if i == 0 or roots[i] != roots[i - 1]:
+                set_base(ev, root, current_decider(root))
+            if keyed:
+                had += has_board_key(leaf_states[i], current_decider(root), ev.base_key)
+                encode_features_keyed(leaf_states[i], current_decider(root), xs[i], ev.base_key, ev.base_x)
+            else:
+                encode_features(leaf_states[i], current_decider(root), xs[i])
+        return had
+
+    @njit
+    def first_layer(ev, states, roots, xs, h1s):
+        for i in range(roots.shape[0]):
+            root = states[roots[i]]
+            if i == 0 or roots[i] != roots[i - 1]:
+                set_base(ev, root, current_decider(root))
+            copy_into(ev.x, xs[i])
+            _first_layer_from_base(ev)
+            copy_into(h1s[i], ev.h1)
+
+    @njit
+    def roots_only(ev, states, roots):
+        for i in range(roots.shape[0]):
+            if i == 0 or roots[i] != roots[i - 1]:
+                set_base(ev, states[roots[i]], current_decider(states[roots[i]]))
+
+    @njit
+    def rest(ev, h1s, logits):
+        for i in range(h1s.shape[0]):
+            copy_into(ev.h1, h1s[i])
+            output_layer(ev.params, ev.layers, ev.net, after_first(ev.params, ev.layers, ev.net, ev.h1, ev.h2),
+                         logits[i])
+    return leaves, features, first_layer, roots_only, rest
+
+
+def leaf_profile(positions=1000, seed=1, repeats=5):
+    """What one leaf of a greedy decision costs, part by part (us a leaf), on every
+    searchable move's outcomes in positions of random games: the move applied to a copy,
+    the features (computed whole, and copied by the root's board key where the leaf has
+    it: ``keyed_share`` of the leaves), the first layer from the root's sums, and the
+    layers after it; each root's own features and first layer (``set_base``) spread over
+    its leaves."""
+    from catan_env.agents import make_agent
+    from catan_env.core import game as G
+    from catan_env.core.chance import MAX_OUTCOMES
+    from catan_env.learned.value import SEARCHABLE, move_outcomes
+    net = make_agent("pretrained:search=0").network
+    ev = net.evaluator()
+    states = _positions(positions, seed)
+    roots, actions, outcomes = [], [], []
+    outs, probs = np.empty(MAX_OUTCOMES, np.int64), np.empty(MAX_OUTCOMES)
+    for r, s in enumerate(states):
+        for a in G.legal_actions(s):
+            if SEARCHABLE[a]:
+                for k in range(move_outcomes(s, int(a), outs, probs)):
+                    roots.append(r), actions.append(int(a)), outcomes.append(int(outs[k]))
+    states = np.stack(states)
+    roots, actions, outcomes = np.array(roots), np.array(actions), np.array(outcomes)
+    n = len(roots)
+    leaf_states = np.empty((n, states.shape[1]), states.dtype)
+    xs = np.empty((n, ev.x.shape[0]), np.float32)
+    h1s = np.empty((n, ev.h1.shape[0]), np.float32)
+    logits = np.empty((n, 4), np.float32)
+    leaves, features, first_layer, roots_only, rest = _leaf_kernels()
+
+    def per_leaf(fn, *args):
+        fn(*args)  # compile
+        t = time.perf_counter()
+        for _ in range(repeats):
+            fn(*args)
+        return (time.perf_counter() - t) / repeats / n * 1e6
+    parts = {"move applied to a copy": per_leaf(leaves, states, roots, actions, outcomes, leaf_states)}
+    roots_cost = per_leaf(roots_only, ev, states, roots)
+    parts["features, computed whole"] = per_leaf(features, ev, states, roots, leaf_states, False, xs) - roots_cost
+    parts["features, copied by board key where they can be"] = (
+        per_leaf(features, ev, states, roots, leaf_states, True, xs) - roots_cost)
+    keyed_share = features(ev, states, roots, leaf_states, True, xs) / n
+    parts["first layer from the root's sums"] = per_leaf(first_layer, ev, states, roots, xs, h1s) - roots_cost
+    parts["layers after the first"] = per_leaf(rest, ev, h1s, logits)
+    parts["the root's own features and first layer, a leaf's share"] = roots_cost
+    return {"leaves": n, "keyed_share": round(keyed_share, 3), "us": {k: round(v, 3) for k, v in parts.items()}}
 
 
 GEMM_SCRIPT = """
@@ -164,6 +277,12 @@ def speed_table(doc):
     lines += ["", f"One value of a position by the network: {doc['position_value_us']} us; one greedy decision "
               f"(offers, two determinizations, macro moves): {doc['greedy_decision_us']} us. This core's float32 "
               f"matrix product (numpy, one thread): {doc['gemm_gflops']} GFLOP/s."]
+    if "leaf_profile" in doc:
+        prof = doc["leaf_profile"]
+        lines += ["", f"What one leaf of a greedy decision costs ({prof['leaves']:,} leaves: every searchable move's "
+                  f"outcomes in positions of random games; {prof['keyed_share']:.0%} of them keep their root's board):",
+                  "", "| part | us a leaf |", "|---|---:|"]
+        lines += [f"| {part} | {us:.2f} |" for part, us in prof["us"].items()]
     if "ppo_stage" in doc:
         ppo = doc["ppo_stage"]
         lines += ["", f"The PPO stage (step 3's settings, {ppo['seconds']} s profiled, {ppo['learner_steps_per_s']:,} "
@@ -224,6 +343,12 @@ def main(argv=None):
     gemm = gemm_rate()
     print(f"float32 matrix product (numpy, 256 x 512 by 512 x 512, one thread): {gemm:.1f} GFLOP/s")
     record.update(position_value_us=round(leaf, 2), greedy_decision_us=round(decision, 1), gemm_gflops=round(gemm, 1))
+    profile = leaf_profile()
+    print(f"\nwhat a leaf of a greedy decision costs ({profile['leaves']} leaves of random games' positions; "
+          f"{profile['keyed_share']:.0%} keep their root's board):")
+    for part, us in profile["us"].items():
+        print(f"  {part:<58} {us:6.2f} us")
+    record["leaf_profile"] = profile
     if args.ppo_seconds > 0:
         parts = ppo_profile(args.ppo_seconds)
         total = parts.pop("total")

@@ -102,6 +102,17 @@ def test_the_opponent_speed_figures_are_the_results_file():
         assert bench.readme_row(doc) in f.read().split("\n")
 
 
+def test_the_leaf_profile_times_every_part_of_a_leaf():
+    """``value_opponent_speed.leaf_profile`` (the speed table's leaf rows) runs on a few
+    positions: every part timed (a few positions give noisy differences, so only finite
+    ones are asked for), some leaves keyed by their root's board."""
+    import math
+    bench = load_benchmark("value_opponent_speed")
+    profile = bench.leaf_profile(positions=30, repeats=1)
+    assert profile["leaves"] > 20 and 0.0 < profile["keyed_share"] < 1.0
+    assert len(profile["us"]) == 6 and all(math.isfinite(us) for us in profile["us"].values())
+
+
 @pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None,
                     reason="the [docs] extra (MkDocs) is not installed here; .ci/run installs it")
 def test_a_broken_link_fails_the_strict_build(tmp_path):
