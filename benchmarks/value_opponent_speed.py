@@ -100,52 +100,58 @@ def decision_cost(positions=300, seed=1):
 
 
 def _leaf_kernels():
-    """The jitted loops of ``leaf_profile`` (compiled on first use)."""
+    """The jitted loops of ``leaf_profile`` (compiled on first use).  Each times one part
+    on its own: the roots' seat keys, features and first-layer sums are made beforehand
+    (``roots``) and handed to the leaves' loops."""
     from numba import njit
     from catan_env.core.arrays import copy_into
     from catan_env.core.cards import current_decider
     from catan_env.core.rules import apply_action
-    from catan_env.learned.features import encode_features, encode_features_keyed, has_board_key
+    from catan_env.learned.features import encode_features, encode_features_keyed, has_seat_key
     from catan_env.learned.mlp import after_first, output_layer
     from catan_env.learned.value import _first_layer_from_base, set_base
 
     @njit
-    def leaves(states, roots, actions, outcomes, out):
-        for i in range(roots.shape[0]):
-            copy_into(out[i], states[roots[i]])
+    def roots(ev, states, keys, base_xs, base_zs):
+        """Each root's set_base; its seat key, features and first-layer sums kept."""
+        for r in range(states.shape[0]):
+            set_base(ev, states[r], current_decider(states[r]))
+            copy_into(keys[r], ev.base_key)
+            copy_into(base_xs[r], ev.base_x)
+            copy_into(base_zs[r], ev.base_z)
+
+    @njit
+    def leaves(states, root_of, actions, outcomes, out):
+        for i in range(root_of.shape[0]):
+            copy_into(out[i], states[root_of[i]])
             apply_action(out[i], actions[i], outcomes[i])
 
     @njit
-    def features(ev, states, roots, leaf_states, keyed, xs):
-        """Each leaf's features (keyed: copied by its root's board key where it has it);
+    def features(states, root_of, leaf_states, keyed, keys, base_xs, xs):
+        """Each leaf's features (keyed: copied by its root's seat key where it has it);
         returns the leaves that had it."""
         had = 0
-        for i in range(roots.shape[0]):
-            root = states[roots[i]]
-            if i == 0 or roots[i] != roots[i - 1]:
-                set_base(ev, root, current_decider(root))
+        for i in range(root_of.shape[0]):
+            r = root_of[i]
+            observer = current_decider(states[r])
             if keyed:
-                had += has_board_key(leaf_states[i], current_decider(root), ev.base_key)
-                encode_features_keyed(leaf_states[i], current_decider(root), xs[i], ev.base_key, ev.base_x)
+                had += has_seat_key(leaf_states[i], observer, keys[r])
+                encode_features_keyed(leaf_states[i], observer, xs[i], keys[r], base_xs[r])
             else:
-                encode_features(leaf_states[i], current_decider(root), xs[i])
+                encode_features(leaf_states[i], observer, xs[i])
         return had
 
     @njit
-    def first_layer(ev, states, roots, xs, h1s):
-        for i in range(roots.shape[0]):
-            root = states[roots[i]]
-            if i == 0 or roots[i] != roots[i - 1]:
-                set_base(ev, root, current_decider(root))
+    def first_layer(ev, states, root_of, base_xs, base_zs, xs, h1s):
+        for i in range(root_of.shape[0]):
+            r = root_of[i]
+            if i == 0 or r != root_of[i - 1]:  # the root's sums, as set_base left them
+                copy_into(ev.base_x, base_xs[r])
+                copy_into(ev.base_z, base_zs[r])
+                ev.base_seat[0] = current_decider(states[r])
             copy_into(ev.x, xs[i])
             _first_layer_from_base(ev)
             copy_into(h1s[i], ev.h1)
-
-    @njit
-    def roots_only(ev, states, roots):
-        for i in range(roots.shape[0]):
-            if i == 0 or roots[i] != roots[i - 1]:
-                set_base(ev, states[roots[i]], current_decider(states[roots[i]]))
 
     @njit
     def rest(ev, h1s, logits):
@@ -153,38 +159,44 @@ def _leaf_kernels():
             copy_into(ev.h1, h1s[i])
             output_layer(ev.params, ev.layers, ev.net, after_first(ev.params, ev.layers, ev.net, ev.h1, ev.h2),
                          logits[i])
-    return leaves, features, first_layer, roots_only, rest
+    return roots, leaves, features, first_layer, rest
 
 
 def leaf_profile(positions=1000, seed=1, repeats=5):
     """What one leaf of a greedy decision costs, part by part (us a leaf), on every
     searchable move's outcomes in positions of random games: the move applied to a copy,
-    the features (computed whole, and copied by the root's board key where the leaf has
+    the features (computed whole, and copied by the root's seat key where the leaf has
     it: ``keyed_share`` of the leaves), the first layer from the root's sums, and the
-    layers after it; each root's own features and first layer (``set_base``) spread over
-    its leaves."""
+    layers after it; and each root's own features and first layer (``set_base``) spread
+    over its leaves."""
     from catan_env.agents import make_agent
     from catan_env.core import game as G
     from catan_env.core.chance import MAX_OUTCOMES
+    from catan_env.learned.features import SEAT_KEY_SIZE
     from catan_env.learned.value import SEARCHABLE, move_outcomes
     net = make_agent("pretrained:search=0").network
     ev = net.evaluator()
     states = _positions(positions, seed)
-    roots, actions, outcomes = [], [], []
+    root_of, actions, outcomes = [], [], []
     outs, probs = np.empty(MAX_OUTCOMES, np.int64), np.empty(MAX_OUTCOMES)
     for r, s in enumerate(states):
         for a in G.legal_actions(s):
             if SEARCHABLE[a]:
                 for k in range(move_outcomes(s, int(a), outs, probs)):
-                    roots.append(r), actions.append(int(a)), outcomes.append(int(outs[k]))
+                    root_of.append(r)
+                    actions.append(int(a))
+                    outcomes.append(int(outs[k]))
     states = np.stack(states)
-    roots, actions, outcomes = np.array(roots), np.array(actions), np.array(outcomes)
-    n = len(roots)
+    root_of, actions, outcomes = np.array(root_of), np.array(actions), np.array(outcomes)
+    n, width = len(root_of), ev.x.shape[0]
+    keys = np.empty((len(states), SEAT_KEY_SIZE), np.int64)
+    base_xs = np.empty((len(states), width), np.float32)
+    base_zs = np.empty((len(states), ev.base_z.shape[0]), np.float32)
     leaf_states = np.empty((n, states.shape[1]), states.dtype)
-    xs = np.empty((n, ev.x.shape[0]), np.float32)
+    xs = np.empty((n, width), np.float32)
     h1s = np.empty((n, ev.h1.shape[0]), np.float32)
     logits = np.empty((n, 4), np.float32)
-    leaves, features, first_layer, roots_only, rest = _leaf_kernels()
+    roots, leaves, features, first_layer, rest = _leaf_kernels()
 
     def per_leaf(fn, *args):
         fn(*args)  # compile
@@ -192,15 +204,16 @@ def leaf_profile(positions=1000, seed=1, repeats=5):
         for _ in range(repeats):
             fn(*args)
         return (time.perf_counter() - t) / repeats / n * 1e6
-    parts = {"move applied to a copy": per_leaf(leaves, states, roots, actions, outcomes, leaf_states)}
-    roots_cost = per_leaf(roots_only, ev, states, roots)
-    parts["features, computed whole"] = per_leaf(features, ev, states, roots, leaf_states, False, xs) - roots_cost
-    parts["features, copied by board key where they can be"] = (
-        per_leaf(features, ev, states, roots, leaf_states, True, xs) - roots_cost)
-    keyed_share = features(ev, states, roots, leaf_states, True, xs) / n
-    parts["first layer from the root's sums"] = per_leaf(first_layer, ev, states, roots, xs, h1s) - roots_cost
+    fresh = net.evaluator()  # (set_base on an evaluator that has no base yet, as each decision's first)
+    parts = {"the root's own features and first layer, a leaf's share": per_leaf(roots, fresh, states, keys, base_xs,
+                                                                                  base_zs),
+             "move applied to a copy": per_leaf(leaves, states, root_of, actions, outcomes, leaf_states),
+             "features, computed whole": per_leaf(features, states, root_of, leaf_states, False, keys, base_xs, xs),
+             "features, copied by seat key where they can be": per_leaf(features, states, root_of, leaf_states, True,
+                                                                        keys, base_xs, xs)}
+    keyed_share = features(states, root_of, leaf_states, True, keys, base_xs, xs) / n
+    parts["first layer from the root's sums"] = per_leaf(first_layer, ev, states, root_of, base_xs, base_zs, xs, h1s)
     parts["layers after the first"] = per_leaf(rest, ev, h1s, logits)
-    parts["the root's own features and first layer, a leaf's share"] = roots_cost
     return {"leaves": n, "keyed_share": round(keyed_share, 3), "us": {k: round(v, 3) for k, v in parts.items()}}
 
 

@@ -150,11 +150,12 @@ def test_engineered_features_match_a_slow_reference():
                     np.testing.assert_allclose(x[F.F_UNSEEN_DEV:F.F_UNSEEN_DEV + 5], unseen / unseen.sum(), atol=1e-6)
 
 
-def test_features_copied_by_board_key_equal_the_full_encoding():
+def test_features_copied_by_seat_key_equal_the_full_encoding():
     """``encode_features_keyed`` copies the per-seat columns of a position with the same
-    board key: on every one-ply leaf of random roots (chance expanded), keyed by the root,
-    by a root of another game, player count or observer, the same bits as
-    ``encode_features``; and most leaves did take the copy."""
+    seat key: on every one-ply leaf of random roots (chance expanded), keyed by the root,
+    by the root seen by another observer or counted with another player count, and by a
+    root of another game, the same bits as ``encode_features``; most leaves did take the
+    copy, and none with another observer's or player count's key."""
     from catan_env.core.chance import MAX_OUTCOMES
     from catan_env.core.rules import apply_action
     from catan_env.learned.value import move_outcomes
@@ -164,11 +165,13 @@ def test_features_copied_by_board_key_equal_the_full_encoding():
     for i, (s, players) in enumerate(roots):
         observer = i % players
         other, other_players = roots[(i + 7) % len(roots)]
+        recounted = s.copy()
+        recounted[L.OPT_PLAYERS] = 2 if players > 2 else 3
         keys = []
-        for key_state, key_observer in ((s, observer), (s, (observer + 1) % players),
+        for key_state, key_observer in ((s, observer), (s, (observer + 1) % players), (recounted, observer % 2),
                                         (other, observer % other_players)):
-            key = F.new_board_key()
-            F.set_board_key(key_state, key_observer, key)
+            key = F.new_seat_key()
+            F.set_seat_key(key_state, key_observer, key)
             keys.append((key, features(key_state, key_observer)))
         for a in G.legal_actions(s)[:12]:
             for k in range(move_outcomes(s, int(a), outs, probs)):
@@ -180,9 +183,34 @@ def test_features_copied_by_board_key_equal_the_full_encoding():
                     F.encode_features_keyed(leaf, observer, got, key, known)
                     assert np.array_equal(got.view(np.int32), expected.view(np.int32))
                 leaves += 1
-                copied += F.has_board_key(leaf, observer, keys[0][0])
-                assert not F.has_board_key(leaf, observer, keys[1][0])
+                copied += F.has_seat_key(leaf, observer, keys[0][0])
+                assert not F.has_seat_key(leaf, observer, keys[1][0]) and not F.has_seat_key(leaf, observer, keys[2][0])
     assert leaves > 500 and copied > leaves // 2
+
+
+def test_the_seat_columns_read_only_the_seat_key_and_the_vp_fields():
+    """What makes the keyed copy exact: with every state field outside the seat key
+    (hands, cards, counts, holders, phase, ...) scrambled, player count kept, the per-seat
+    columns but the VP ones are the same."""
+    rng = np.random.default_rng(4)
+    outside = np.ones(L.STATE_SIZE, bool)
+    outside[F.BOARD_FROM:F.BOARD_TO] = False
+    outside[L.OPT_PLAYERS] = False
+    vp = np.zeros(F.N_FEATURES, bool)
+    for k in range(L.MAX_PLAYERS):
+        vp[F.F_SEATS + k * F.SEAT_WIDTH + F.C_VP] = vp[F.F_SEATS + k * F.SEAT_WIDTH + F.C_VP_LEFT] = True
+    nonempty = 0
+    for players in (2, 4):
+        for s in random_states(10, seed=30 + players, players=players, p_keep=0.02):
+            scrambled = s.copy()
+            scrambled[outside] = rng.integers(0, 4, int(outside.sum()))
+            for observer in range(players):
+                a, b = np.zeros(F.N_FEATURES, np.float32), np.zeros(F.N_FEATURES, np.float32)
+                F._seat_columns(s, observer, a)
+                F._seat_columns(scrambled, observer, b)
+                assert np.array_equal(a[~vp], b[~vp])
+                nonempty += bool(a[~vp].any())
+    assert nonempty > 30
 
 
 def test_feature_table_names_every_slot():
@@ -193,6 +221,47 @@ def test_feature_table_names_every_slot():
 
 
 # ---- the network
+
+def _grouped_dense(w, b, x):
+    """x @ w + b summed as ``mlp.dense_layer`` documents it, in float32: the nonzero inputs
+    in order, eight rows at a time as ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)),
+    the last fewer than eight one at a time."""
+    out = b.copy()
+    nonzero = [i for i in range(len(x)) if x[i] != 0.0]
+    k = 0
+    while k + 8 <= len(nonzero):
+        r = [x[i] * w[i] for i in nonzero[k:k + 8]]
+        out = out + (((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])))
+        k += 8
+    for i in nonzero[k:]:
+        out = out + x[i] * w[i]
+    return out
+
+
+@pytest.mark.parametrize("n_out", [4, 37, 128])
+def test_dense_layer_sums_in_its_documented_order_to_the_bit(n_out):
+    """``dense_layer`` gives the bits of its documented order of sums (0, 7, 8, 9, 17 and
+    all-but-one nonzero inputs; -0.0 skipped like 0.0, NaN carried)."""
+    from catan_env.learned.mlp import dense_layer
+    rng = np.random.default_rng(n_out)
+    n_in = 40
+    w = rng.standard_normal((n_in, n_out)).astype(np.float32)
+    b = rng.standard_normal(n_out).astype(np.float32)
+    params = np.concatenate([w.ravel(), b])
+    for nonzeros in (0, 7, 8, 9, 17, n_in - 1):
+        x = np.zeros(n_in, np.float32)
+        x[np.sort(rng.choice(n_in, nonzeros, replace=False))] = rng.standard_normal(nonzeros).astype(np.float32)
+        for special in (None, np.float32(-0.0), np.float32(np.nan)):
+            if special is not None:
+                x = x.copy()
+                x[rng.integers(n_in)] = special
+            h = np.full(n_out + 3, 7.0, np.float32)
+            dense_layer(params, 0, n_in, n_out, x, h)
+            expected = _grouped_dense(w, b, x)
+            np.testing.assert_array_equal(h[:n_out].view(np.int32)[~np.isnan(expected)],
+                                          expected.view(np.int32)[~np.isnan(expected)])
+            assert np.array_equal(np.isnan(h[:n_out]), np.isnan(expected)) and (h[n_out:] == 7.0).all()
+
 
 def test_forward_pass_equals_torch():
     torch = pytest.importorskip("torch")
@@ -224,6 +293,7 @@ def test_leaves_valued_from_the_roots_first_layer_equal_a_full_forward_pass(hidd
     from catan_env.learned import value as V
     net = small_network(seed=3, hidden=hidden)
     changed = 0
+    elsewhere = random_states(1, seed=9)[0]
     for s in random_states(40, seed=8):
         root = int(G.decider(s))
         leaves = []
@@ -243,6 +313,8 @@ def test_leaves_valued_from_the_roots_first_layer_equal_a_full_forward_pass(hidd
             changed += int(np.count_nonzero(features(leaf, root) != features(s, root)))
         again = net.evaluator()
         V.leaf_value(again, leaves[-1], (root + 1) % 4)  # another observer's leaf first: a full pass
+        V.set_base(again, elsewhere, root)  # another game's root, then this root twice (the second returns early)
+        V.set_base(again, s, root)
         V.set_base(again, s, root)
         kept = [V.leaf_value(again, leaf, root) for leaf in reversed(leaves) if leaf[L.PHASE] != L.PH_GAME_OVER]
         assert kept[::-1] == firsts

@@ -144,7 +144,9 @@ def _seat_block(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int, s
                 reach: np.ndarray) -> None:
     """Seat p's engineered columns into out[o:o + SEAT_WIDTH]; spot_pips[v]: the pips of
     vertex v where a settlement may stand by the distance rule, else -1 (the same for every
-    seat); reach: N_VERTICES bools of scratch."""
+    seat); reach: N_VERTICES bools of scratch.  Reads nothing of s but the VP columns'
+    fields (``_seat_vp``) and s[BOARD_FROM:BOARD_TO]: ``encode_features_keyed`` copies the
+    rest by seat key (a column that read more would need a wider key)."""
     _seat_vp(s, p, observer, out, o)
     robber = s[ROBBER]
     reach[:] = False
@@ -217,37 +219,39 @@ def encode_features(s: np.ndarray, observer: int, out: np.ndarray) -> np.ndarray
     return out
 
 
-# A position's board key: the board (hexes, harbours, robber, pieces: one run of the state)
-# with the player count and the observer.  The per-seat columns but the VP ones follow
-# from it, so a position with the key of one whose features are known copies them.
+# A position's seat key: its board (hexes, harbours, robber, pieces: one run of the state)
+# with the player count and the observer.  Every per-seat column but the VP ones is read
+# from these alone (``_seat_block``), so a position with the seat key of one whose
+# features are known copies them (``encode_features_keyed``).  An exact copy, valid across
+# games; not ``batched.kernel.board_key``, a number that changes with the board within one game.
 BOARD_FROM, BOARD_TO = HEX_TERRAIN, E_OWNER + N_EDGES
-assert [HEX_TERRAIN, HEX_NUMBER, PORT_TYPE, PORT_EDGE, ROBBER, V_OWNER, V_LEVEL, E_OWNER] == sorted(
-    [HEX_TERRAIN, HEX_NUMBER, PORT_TYPE, PORT_EDGE, ROBBER, V_OWNER, V_LEVEL, E_OWNER]) and (
-    BOARD_TO - BOARD_FROM == 2 * N_HEXES + 2 * N_PORTS + 1 + 2 * N_VERTICES + N_EDGES), "the board is one run"
-KEY_SIZE = BOARD_TO - BOARD_FROM + 2
+assert all(BOARD_FROM <= start and start + size <= BOARD_TO for start, size in (
+    (HEX_TERRAIN, N_HEXES), (HEX_NUMBER, N_HEXES), (PORT_TYPE, N_PORTS), (PORT_EDGE, N_PORTS), (ROBBER, 1),
+    (V_OWNER, N_VERTICES), (V_LEVEL, N_VERTICES), (E_OWNER, N_EDGES))), "the seat key holds every board field"
+SEAT_KEY_SIZE = BOARD_TO - BOARD_FROM + 2
 
 
 @njit(cache=True)
-def new_board_key() -> np.ndarray:
-    """A board key that matches no position (``set_board_key`` fills it)."""
-    return np.full(KEY_SIZE, -2, np.int64)
+def new_seat_key() -> np.ndarray:
+    """A seat key that matches no position (``set_seat_key`` fills it)."""
+    return np.full(SEAT_KEY_SIZE, -2, np.int64)
 
 
 @njit(cache=True)
-def set_board_key(s: np.ndarray, observer: int, key: np.ndarray) -> None:
-    """key := s's board key for observer."""
-    copy_into(key[:KEY_SIZE - 2], s[BOARD_FROM:BOARD_TO])
-    key[KEY_SIZE - 2] = s[OPT_PLAYERS]
-    key[KEY_SIZE - 1] = observer
+def set_seat_key(s: np.ndarray, observer: int, key: np.ndarray) -> None:
+    """key := s's seat key for observer."""
+    copy_into(key[:SEAT_KEY_SIZE - 2], s[BOARD_FROM:BOARD_TO])
+    key[SEAT_KEY_SIZE - 2] = s[OPT_PLAYERS]
+    key[SEAT_KEY_SIZE - 1] = observer
 
 
 @njit(cache=True)
-def has_board_key(s: np.ndarray, observer: int, key: np.ndarray) -> bool:
-    """Whether s, seen by observer, has the board key ``key``."""
-    if key[KEY_SIZE - 1] != observer or key[KEY_SIZE - 2] != s[OPT_PLAYERS]:
+def has_seat_key(s: np.ndarray, observer: int, key: np.ndarray) -> bool:
+    """Whether s, seen by observer, has the seat key ``key``."""
+    if key[SEAT_KEY_SIZE - 1] != observer or key[SEAT_KEY_SIZE - 2] != s[OPT_PLAYERS]:
         return False
     differ = 0
-    for i in range(KEY_SIZE - 2):  # no early exit: a branch-free pass the compiler vectorises
+    for i in range(SEAT_KEY_SIZE - 2):  # no early exit: a branch-free pass the compiler vectorises
         differ += s[BOARD_FROM + i] != key[i]
     return differ == 0
 
@@ -255,13 +259,13 @@ def has_board_key(s: np.ndarray, observer: int, key: np.ndarray) -> bool:
 @njit(cache=True)
 def encode_features_keyed(s: np.ndarray, observer: int, out: np.ndarray, key: np.ndarray,
                           known: np.ndarray) -> np.ndarray:
-    """encode_features(s, observer, out), the same floats; where s has board key ``key``
-    for observer, the per-seat columns but the VP ones are copied from ``known`` (the
-    features of a position with that key) instead of computed.  (A leaf after a trade,
-    a card bought or played or a dice roll keeps its root's board; on positions of the
-    batched env's value opponents such an encoding took 0.7 us instead of 1.8, measured
-    2026-11-30.)"""
-    if not has_board_key(s, observer, key):
+    """encode_features(s, observer, out), the same floats; where s has the seat key
+    ``key`` for observer, the per-seat columns but the VP ones are copied from ``known``
+    (the features of a position with that key; not ``out`` itself) instead of computed.
+    A leaf after a trade, a development card bought, a monopoly or year of plenty, or a
+    dice roll keeps its root's seat key (``benchmarks/value_opponent_speed.py`` times both
+    encodings, ``leaf_profile``)."""
+    if not has_seat_key(s, observer, key):
         return encode_features(s, observer, out)
     out[:] = 0.0
     n = s[OPT_PLAYERS]

@@ -71,8 +71,9 @@ def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarr
     than indexing params directly, measured); eight rows are added in one pass over h
     (h is loaded and stored once for eight rows: 1.3-2.3x faster on the shipped
     networks' layers than one row a pass, benchmarks/value_opponent_speed.py).  The
-    nonzero inputs are listed first (``nonzero_indices``): 1.4-1.6x faster than finding
-    each next one by a branching scan, with the same rows summed in the same order."""
+    nonzero inputs are listed first (``nonzero_indices``, into a buffer allocated here):
+    faster than finding each next one by a branching scan, with the same rows summed in
+    the same groups and order, so the same bits."""
     out = h[:n_out]
     copy_into(out, params[off + n_in * n_out:off + n_in * n_out + n_out])
     idx = np.empty(n_in, np.int64)

@@ -26,7 +26,7 @@ from catan_env.core.chance import (  # noqa: F401 (the one chance model)
     CHANCE_DICE, CHANCE_NONE, MAX_OUTCOMES, chance_kind, chance_outcomes,
 )
 
-from .features import N_FEATURES, encode_features, encode_features_keyed, new_board_key, set_board_key
+from .features import N_FEATURES, encode_features, encode_features_keyed, new_seat_key, set_seat_key
 
 
 @njit(cache=True)
@@ -78,7 +78,7 @@ def same_on_every_view(s: np.ndarray, a: int) -> bool:
 #                        are for (-1: none).  A leaf differs from its root in about 13 of
 #                        about 135 nonzero features (measured on random games), so its first
 #                        layer is base_z plus the rows of the features that changed.
-#   base_key             the root's board key (``features.set_board_key``): a leaf with the
+#   base_key             the root's seat key (``features.set_seat_key``): a leaf with the
 #                        same board copies its per-seat columns from base_x
 Evaluator = namedtuple("Evaluator", ["params", "layers", "net", "x", "h1", "h2", "rel", "base_x", "base_z",
                                      "base_seat", "base_key"])
@@ -90,17 +90,18 @@ def new_evaluator(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width
     first = net[0]
     return Evaluator(params, layers, net, np.zeros(N_FEATURES, np.float32), np.zeros(width, np.float32),
                      np.zeros(width, np.float32), np.zeros(MAX_PLAYERS + 1), np.zeros(N_FEATURES, np.float32),
-                     np.zeros(layers[first, 1], np.float32), np.full(1, -1, np.int64), new_board_key())
+                     np.zeros(layers[first, 1], np.float32), np.full(1, -1, np.int64), new_seat_key())
 
 
 @njit(cache=True)
 def set_base(ev: Evaluator, s: np.ndarray, observer: int) -> None:
     """Make s, seen by observer, the root the leaves that follow differ from (a decision
     sets its root view first; a leaf's value then depends on the leaf and that root only,
-    whoever evaluates it).  Nothing to do when the root's features are already the base."""
+    whoever evaluates it).  The root's seat key is recorded every time; the first
+    layer's sums only when the root's features are not already the base's."""
     x, base_x = ev.x, ev.base_x
     encode_features(s, observer, x)
-    set_board_key(s, observer, ev.base_key)  # (base_x will hold s's own features)
+    set_seat_key(s, observer, ev.base_key)  # (base_x will hold s's own features)
     if ev.base_seat[0] == observer:
         same = True
         for i in range(x.shape[0]):
