@@ -97,6 +97,7 @@ def test_the_opponent_speed_figures_are_the_results_file():
     from results_doc import block
     with open(bench.RESULTS) as f:
         doc = json.load(f)
+    assert "leaf_profile" in doc  # the page's leaf rows come from it
     assert block(bench.DOC, bench.DOC_START, bench.DOC_END) == bench.speed_table(doc)
     with open(os.path.join(ROOT, "README.md")) as f:
         assert bench.readme_row(doc) in f.read().split("\n")
