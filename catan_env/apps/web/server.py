@@ -308,12 +308,15 @@ class PlayServer:
         if role is None:
             return "this page's token is no longer valid"
         if kind in ("act", "discard"):
+            seat = self.seat(page.token)
+            if seat is None:  # a page that plays no seat is told so, whatever state it answered
+                return self.game.play(None, msg.get("action")) if kind == "act" else \
+                    self.game.discard(None, msg.get("cards"))
             seen = msg.get("seq")
             if isinstance(seen, bool) or not isinstance(seen, int):
                 return f"{kind}: seq, the number of the state the move answers, is required"
             if seen != page.seq:
                 return "the game moved on since your page last updated: look again"
-            seat = self.seat(page.token)
             return self.game.play(seat, msg.get("action")) if kind == "act" else \
                 self.game.discard(seat, msg.get("cards"))
         if kind == "new_game":
