@@ -7,11 +7,10 @@
 One core, learner mode, the learner playing uniformly random legal moves (forced moves
 skipped, as the training examples run it), three opponents of one kind per game.  For
 each kind: learner steps/s.  Then what one value-network
-decision costs: the network's value of one position (features + forward pass, us) and
-the greedy decision's mean time (us) on positions from those games, and their ratio: the
-network evaluations one decision makes (every legal move's result, chance expanded, over
-two determinizations, plus offers and macro moves), and what one such leaf costs, part by
-part.  Beside them, this core's float32
+decision costs on positions of random games: the network's value of one whole position
+(features + forward pass, us), the greedy decision's mean time (us) and the leaves it
+values (every legal move's result, chance expanded, over two determinizations, plus
+offers and macro moves), and what one such leaf costs, part by part.  Beside them, this core's float32
 matrix-product rate (numpy's BLAS, one thread, 256 x 512 by 512 x 512: the batched
 alternative to the networks' own kernels).  With ``--ppo-seconds``: a profile of the
 recipe's PPO stage (docs/rl-recipe.md step 3: MaskablePPO on 64 batched games against
@@ -73,30 +72,45 @@ def _positions(positions, seed):
     return states
 
 
-def decision_cost(positions=300, seed=1):
-    """(us per network value of one position, us per greedy decision, their ratio) on
-    positions of random games (every phase)."""
+def decision_cost(positions=300, seed=1, repeats=5):
+    """(us per network value of one whole position, us per greedy decision, the leaves a
+    decision values) on positions of random games (every phase).  A whole position's
+    value (features and every layer, one reused evaluator, in a jitted loop) is what a
+    leaf would cost without the root's sums and seat key; the leaves are counted by the
+    evaluator (``leaf_value``), so decision / leaves is a real leaf's mean cost."""
+    from numba import njit
     from catan_env.agents import make_agent
     from catan_env.core import game as G
+    from catan_env.core.layout import MAX_PLAYERS
     from catan_env.learned.greedy import greedy_decision, new_memory, options
+    from catan_env.learned.value import state_win_probs
+
+    @njit
+    def values(ev, states, observers):
+        for i in range(states.shape[0]):
+            state_win_probs(ev, states[i], observers[i])
+
     net = make_agent("pretrained:search=0").network
     states = _positions(positions, seed)
+    deciders = np.array([G.decider(s) for s in states], np.int64)
     opts, seeds = options(), np.array([1, 2], np.int64)
-    args = (net.evaluator(),)
-    for s in states[:3]:  # compile
-        net.win_probs(s, G.decider(s))
+    ev = net.evaluator()
+    stacked = np.stack(states)
+    values(ev, stacked, deciders)  # compile, and warm the caches (a cold first pass took twice as long)
+    for s in states[:3]:
         legal = G.legal_actions(s).astype(np.int64)
-        greedy_decision(*args, s, G.decider(s), legal, len(legal), seeds, new_memory(), opts)
+        greedy_decision(ev, s, G.decider(s), legal, len(legal), seeds, new_memory(), opts)
     t = time.perf_counter()
-    for s in states:
-        net.win_probs(s, G.decider(s))
-    leaf = (time.perf_counter() - t) / len(states) * 1e6
+    for _ in range(repeats):
+        values(ev, stacked, deciders)
+    leaf = (time.perf_counter() - t) / repeats / len(states) * 1e6
     legals = [G.legal_actions(s).astype(np.int64) for s in states]
+    counted = ev.rel[MAX_PLAYERS]
     t = time.perf_counter()
     for s, legal in zip(states, legals):
-        greedy_decision(*args, s, G.decider(s), legal, len(legal), seeds, new_memory(), opts)
+        greedy_decision(ev, s, G.decider(s), legal, len(legal), seeds, new_memory(), opts)
     decision = (time.perf_counter() - t) / len(states) * 1e6
-    return leaf, decision, decision / leaf
+    return leaf, decision, (ev.rel[MAX_PLAYERS] - counted) / len(states)
 
 
 def _leaf_kernels():
@@ -128,17 +142,21 @@ def _leaf_kernels():
 
     @njit
     def features(states, root_of, leaf_states, keyed, keys, base_xs, xs):
-        """Each leaf's features (keyed: copied by its root's seat key where it has it);
-        returns the leaves that had it."""
-        had = 0
+        """Each leaf's features (keyed: copied by its root's seat key where it has it)."""
         for i in range(root_of.shape[0]):
             r = root_of[i]
             observer = current_decider(states[r])
             if keyed:
-                had += has_seat_key(leaf_states[i], observer, keys[r])
                 encode_features_keyed(leaf_states[i], observer, xs[i], keys[r], base_xs[r])
             else:
                 encode_features(leaf_states[i], observer, xs[i])
+
+    @njit
+    def keyed_leaves(states, root_of, leaf_states, keys):
+        """The leaves that have their root's seat key (untimed)."""
+        had = 0
+        for i in range(root_of.shape[0]):
+            had += has_seat_key(leaf_states[i], current_decider(states[root_of[i]]), keys[root_of[i]])
         return had
 
     @njit
@@ -157,9 +175,9 @@ def _leaf_kernels():
     def rest(ev, h1s, logits):
         for i in range(h1s.shape[0]):
             copy_into(ev.h1, h1s[i])
-            output_layer(ev.params, ev.layers, ev.net, after_first(ev.params, ev.layers, ev.net, ev.h1, ev.h2),
-                         logits[i])
-    return roots, leaves, features, first_layer, rest
+            output_layer(ev.params, ev.layers, ev.net, after_first(ev.params, ev.layers, ev.net, ev.h1, ev.h2, ev.idx),
+                         logits[i], ev.idx)
+    return roots, leaves, features, keyed_leaves, first_layer, rest
 
 
 def leaf_profile(positions=1000, seed=1, repeats=5):
@@ -196,7 +214,7 @@ def leaf_profile(positions=1000, seed=1, repeats=5):
     xs = np.empty((n, width), np.float32)
     h1s = np.empty((n, ev.h1.shape[0]), np.float32)
     logits = np.empty((n, 4), np.float32)
-    roots, leaves, features, first_layer, rest = _leaf_kernels()
+    roots, leaves, features, keyed_leaves, first_layer, rest = _leaf_kernels()
 
     def per_leaf(fn, *args):
         fn(*args)  # compile
@@ -211,7 +229,7 @@ def leaf_profile(positions=1000, seed=1, repeats=5):
              "features, computed whole": per_leaf(features, states, root_of, leaf_states, False, keys, base_xs, xs),
              "features, copied by seat key where they can be": per_leaf(features, states, root_of, leaf_states, True,
                                                                         keys, base_xs, xs)}
-    keyed_share = features(states, root_of, leaf_states, True, keys, base_xs, xs) / n
+    keyed_share = keyed_leaves(states, root_of, leaf_states, keys) / n
     parts["first layer from the root's sums"] = per_leaf(first_layer, ev, states, root_of, base_xs, base_zs, xs, h1s)
     parts["layers after the first"] = per_leaf(rest, ev, h1s, logits)
     return {"leaves": n, "keyed_share": round(keyed_share, 3), "us": {k: round(v, 3) for k, v in parts.items()}}
@@ -287,15 +305,15 @@ def speed_table(doc):
              "| opponents | learner steps/s |", "|---|---:|"]
     for kind, rate in doc["learner_steps_per_s"].items():
         lines.append(f"| {KIND_WORDS.get(kind, '`' + kind + '`')} | {rate:,} |")
-    lines += ["", f"One value of a position by the network: {doc['position_value_us']} us; one greedy decision "
-              f"(offers, two determinizations, macro moves): {doc['greedy_decision_us']} us. This core's float32 "
+    lines += ["", f"One value of a whole position by the network (features and every layer): "
+              f"{doc['position_value_us']} us. One greedy decision (offers, two determinizations, macro moves): "
+              f"{doc['greedy_decision_us']} us, valuing {doc['leaves_per_decision']} leaves. This core's float32 "
               f"matrix product (numpy, one thread): {doc['gemm_gflops']} GFLOP/s."]
-    if "leaf_profile" in doc:
-        prof = doc["leaf_profile"]
-        lines += ["", f"What one leaf of a greedy decision costs ({prof['leaves']:,} leaves: every searchable move's "
-                  f"outcomes in positions of random games; {prof['keyed_share']:.0%} of them keep their root's board):",
-                  "", "| part | us a leaf |", "|---|---:|"]
-        lines += [f"| {part} | {us:.2f} |" for part, us in prof["us"].items()]
+    prof = doc["leaf_profile"]
+    lines += ["", f"What one leaf of a greedy decision costs ({prof['leaves']:,} leaves: every searchable move's "
+              f"outcomes in positions of random games; {prof['keyed_share']:.0%} of them keep their root's board):",
+              "", "| part | us a leaf |", "|---|---:|"]
+    lines += [f"| {part} | {us:.2f} |" for part, us in prof["us"].items()]
     if "ppo_stage" in doc:
         ppo = doc["ppo_stage"]
         lines += ["", f"The PPO stage (step 3's settings, {ppo['seconds']} s profiled, {ppo['learner_steps_per_s']:,} "
@@ -350,12 +368,13 @@ def main(argv=None):
         rate = steps_per_second(kind, args.games, args.seconds)
         record["learner_steps_per_s"][kind] = round(rate)
         print(f"{kind:<64} {rate:>16,.0f}", flush=True)
-    leaf, decision, ratio = decision_cost()
-    print(f"\nnetwork value of one position: {leaf:.1f} us; greedy decision (offers, 2 determinizations, "
-          f"macros): {decision:.0f} us = {ratio:.0f} position values a decision")
+    leaf, decision, leaves = decision_cost()
+    print(f"\nnetwork value of one whole position: {leaf:.1f} us; greedy decision (offers, 2 determinizations, "
+          f"macros): {decision:.0f} us, {leaves:.1f} leaves valued = {decision / leaves:.2f} us a leaf")
     gemm = gemm_rate()
     print(f"float32 matrix product (numpy, 256 x 512 by 512 x 512, one thread): {gemm:.1f} GFLOP/s")
-    record.update(position_value_us=round(leaf, 2), greedy_decision_us=round(decision, 1), gemm_gflops=round(gemm, 1))
+    record.update(position_value_us=round(leaf, 2), greedy_decision_us=round(decision, 1),
+                  leaves_per_decision=round(leaves, 1), gemm_gflops=round(gemm, 1))
     profile = leaf_profile()
     print(f"\nwhat a leaf of a greedy decision costs ({profile['leaves']} leaves of random games' positions; "
           f"{profile['keyed_share']:.0%} keep their root's board):")

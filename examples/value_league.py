@@ -298,8 +298,9 @@ def stopped(rounds, patience):
 def _line(entry):
     t = entry.get("train") or {}
     h, b = t.get("heldout") or {}, t.get("heldout_before") or {}
-    line = round_line(entry, _judged(entry["eval"]) + (f"; held-out log loss {h['log_loss']:.3f} (the champion: {b['log_loss']:.3f})"
-                                       if "log_loss" in h and "log_loss" in b else ""))
+    loss = (f"; held-out log loss {h['log_loss']:.3f} (the champion: {b['log_loss']:.3f})"
+            if "log_loss" in h and "log_loss" in b else "")
+    line = round_line(entry, _judged(entry["eval"]) + loss)
     c = entry["eval"].get("vs_champion")
     if c is None:
         return line + "; the first champion"

@@ -97,7 +97,7 @@ def test_the_opponent_speed_figures_are_the_results_file():
     from results_doc import block
     with open(bench.RESULTS) as f:
         doc = json.load(f)
-    assert "leaf_profile" in doc  # the page's leaf rows come from it
+    assert "leaf_profile" in doc and "leaves_per_decision" in doc  # the page's leaf rows come from them
     assert block(bench.DOC, bench.DOC_START, bench.DOC_END) == bench.speed_table(doc)
     with open(os.path.join(ROOT, "README.md")) as f:
         assert bench.readme_row(doc) in f.read().split("\n")
@@ -112,6 +112,14 @@ def test_the_leaf_profile_times_every_part_of_a_leaf():
     profile = bench.leaf_profile(positions=30, repeats=1)
     assert profile["leaves"] > 20 and 0.0 < profile["keyed_share"] < 1.0
     assert len(profile["us"]) == 6 and all(math.isfinite(us) for us in profile["us"].values())
+
+
+def test_a_greedy_decisions_leaves_are_counted_not_inferred():
+    """``decision_cost`` counts the leaves a decision values (the evaluator's counter,
+    not a ratio of timings): more than one a decision on positions with a choice."""
+    bench = load_benchmark("value_opponent_speed")
+    whole, decision, leaves = bench.decision_cost(positions=20)
+    assert leaves > 1.0 and whole > 0.0 and decision > 0.0
 
 
 @pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None,

@@ -194,7 +194,7 @@ def test_the_seat_columns_read_only_the_seat_key_and_the_vp_fields():
     columns but the VP ones are the same."""
     rng = np.random.default_rng(4)
     outside = np.ones(L.STATE_SIZE, bool)
-    outside[F.BOARD_FROM:F.BOARD_TO] = False
+    outside[F.SEAT_KEY_FROM:F.SEAT_KEY_TO] = False
     outside[L.OPT_PLAYERS] = False
     vp = np.zeros(F.N_FEATURES, bool)
     for k in range(L.MAX_PLAYERS):
@@ -256,7 +256,7 @@ def test_dense_layer_sums_in_its_documented_order_to_the_bit(n_out):
                 x = x.copy()
                 x[rng.integers(n_in)] = special
             h = np.full(n_out + 3, 7.0, np.float32)
-            dense_layer(params, 0, n_in, n_out, x, h)
+            dense_layer(params, 0, n_in, n_out, x, h, np.full(n_in + 2, -5, np.int64))  # (scratch left dirty)
             expected = _grouped_dense(w, b, x)
             np.testing.assert_array_equal(h[:n_out].view(np.int32)[~np.isnan(expected)],
                                           expected.view(np.int32)[~np.isnan(expected)])

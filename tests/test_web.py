@@ -182,8 +182,11 @@ def test_bad_requests_are_refused_with_a_reason_and_change_nothing():
             legal = state["legal"][0]["id"]
             await other.send_json({"type": "act", "action": legal, "seq": other_seq})
             assert "not your move" in (await next_error(other))["reason"]
-            await watcher.send_json({"type": "act", "action": legal, "seq": watcher_seq})
-            assert "does not play a seat" in (await next_error(watcher))["reason"]
+            for seq_sent in ({"seq": watcher_seq}, {"seq": watcher_seq - 1}, {}):  # told why, whatever state it saw
+                await watcher.send_json({"type": "act", "action": legal, **seq_sent})
+                assert "does not play a seat" in (await next_error(watcher))["reason"]
+                await watcher.send_json({"type": "discard", "cards": [1, 0, 0, 0, 0], **seq_sent})
+                assert "does not play a seat" in (await next_error(watcher))["reason"]
             for msg in ({"type": "pause", "paused": True}, {"type": "step"}, {"type": "speed", "delay": 0}):
                 await watcher.send_json(msg)
                 assert "only watches" in (await next_error(watcher))["reason"]

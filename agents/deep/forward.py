@@ -74,7 +74,7 @@ def _relu(a: np.ndarray) -> None:
 def _dense(x: np.ndarray, n_in: int, params: np.ndarray, off: int, n_out: int, out: np.ndarray) -> int:
     """out[:n_out] = x @ W + b (the MLP kernels' layer: W stored (n_in, n_out)); returns
     the offset after the layer."""
-    dense_layer(params, off, n_in, n_out, x, out)
+    dense_layer(params, off, n_in, n_out, x, out, np.empty(n_in, np.int64))
     return off + n_in * n_out + n_out
 
 

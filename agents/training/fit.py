@@ -61,8 +61,9 @@ def _subnormals_flushed(torch: Any) -> Iterator[None]:
     ReLU units, unused inputs) decay into subnormals, and on hosts without fast subnormal
     arithmetic each operation on one takes a microcode assist: the wide value network's
     epochs took 195-518 s on 2.2 M positions without this and 80-95 s on 4.0 M with it
-    (docs/results/value_big/).  The setting is per thread: torch's worker threads started
-    before keep theirs."""
+    (docs/results/value_big/).  The setting is per thread, and torch gives no way to set
+    its worker threads': those started before keep theirs inside, those started inside
+    keep flushing after (harmless: a subnormal result reads as zero)."""
     was_on = (torch.tensor([1e-39], dtype=torch.float32) * 1.0).item() == 0.0
     torch.set_flush_denormal(True)
     try:

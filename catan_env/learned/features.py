@@ -145,7 +145,7 @@ def _seat_block(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int, s
     """Seat p's engineered columns into out[o:o + SEAT_WIDTH]; spot_pips[v]: the pips of
     vertex v where a settlement may stand by the distance rule, else -1 (the same for every
     seat); reach: N_VERTICES bools of scratch.  Reads nothing of s but the VP columns'
-    fields (``_seat_vp``) and s[BOARD_FROM:BOARD_TO]: ``encode_features_keyed`` copies the
+    fields (``_seat_vp``) and s[SEAT_KEY_FROM:SEAT_KEY_TO]: ``encode_features_keyed`` copies the
     rest by seat key (a column that read more would need a wider key)."""
     _seat_vp(s, p, observer, out, o)
     robber = s[ROBBER]
@@ -224,11 +224,11 @@ def encode_features(s: np.ndarray, observer: int, out: np.ndarray) -> np.ndarray
 # from these alone (``_seat_block``), so a position with the seat key of one whose
 # features are known copies them (``encode_features_keyed``).  An exact copy, valid across
 # games; not ``batched.kernel.board_key``, a number that changes with the board within one game.
-BOARD_FROM, BOARD_TO = HEX_TERRAIN, E_OWNER + N_EDGES
-assert all(BOARD_FROM <= start and start + size <= BOARD_TO for start, size in (
+SEAT_KEY_FROM, SEAT_KEY_TO = HEX_TERRAIN, E_OWNER + N_EDGES
+assert all(SEAT_KEY_FROM <= start and start + size <= SEAT_KEY_TO for start, size in (
     (HEX_TERRAIN, N_HEXES), (HEX_NUMBER, N_HEXES), (PORT_TYPE, N_PORTS), (PORT_EDGE, N_PORTS), (ROBBER, 1),
     (V_OWNER, N_VERTICES), (V_LEVEL, N_VERTICES), (E_OWNER, N_EDGES))), "the seat key holds every board field"
-SEAT_KEY_SIZE = BOARD_TO - BOARD_FROM + 2
+SEAT_KEY_SIZE = SEAT_KEY_TO - SEAT_KEY_FROM + 2
 
 
 @njit(cache=True)
@@ -240,7 +240,7 @@ def new_seat_key() -> np.ndarray:
 @njit(cache=True)
 def set_seat_key(s: np.ndarray, observer: int, key: np.ndarray) -> None:
     """key := s's seat key for observer."""
-    copy_into(key[:SEAT_KEY_SIZE - 2], s[BOARD_FROM:BOARD_TO])
+    copy_into(key[:SEAT_KEY_SIZE - 2], s[SEAT_KEY_FROM:SEAT_KEY_TO])
     key[SEAT_KEY_SIZE - 2] = s[OPT_PLAYERS]
     key[SEAT_KEY_SIZE - 1] = observer
 
@@ -252,7 +252,7 @@ def has_seat_key(s: np.ndarray, observer: int, key: np.ndarray) -> bool:
         return False
     differ = 0
     for i in range(SEAT_KEY_SIZE - 2):  # no early exit: a branch-free pass the compiler vectorises
-        differ += s[BOARD_FROM + i] != key[i]
+        differ += s[SEAT_KEY_FROM + i] != key[i]
     return differ == 0
 
 

@@ -64,23 +64,25 @@ def nonzero_indices(x: np.ndarray, n: int, idx: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarray, h: np.ndarray) -> None:
+def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarray, h: np.ndarray,
+                idx: np.ndarray) -> None:
     """h[:n_out] = x[:n_in] @ W + b, skipping zero inputs (observations are sparse, and
     half a ReLU layer is zero).  Each nonzero input adds one contiguous row of W, taken
     as a slice so that LLVM sees separate arrays and vectorises the inner loop (4x faster
     than indexing params directly, measured); eight rows are added in one pass over h
     (h is loaded and stored once for eight rows: 1.3-2.3x faster on the shipped
     networks' layers than one row a pass, benchmarks/value_opponent_speed.py).  The
-    nonzero inputs are listed first (``nonzero_indices``, into a buffer allocated here):
-    faster than finding each next one by a branching scan, with the same rows summed in
-    the same groups and order, so the same bits."""
+    nonzero inputs are listed first (``nonzero_indices``, into idx: int64 scratch of at
+    least n_in, the caller's, since an allocation a layer cost up to 45% of the output
+    layer): faster than finding each next one by a branching scan, with the same rows
+    summed in the same groups and order, so the same bits."""
     out = h[:n_out]
     copy_into(out, params[off + n_in * n_out:off + n_in * n_out + n_out])
-    idx = np.empty(n_in, np.int64)
     m = nonzero_indices(x, n_in, idx)
     k = 0
     while k + 8 <= m:
-        i0, i1, i2, i3, i4, i5, i6, i7 = idx[k], idx[k + 1], idx[k + 2], idx[k + 3], idx[k + 4], idx[k + 5], idx[k + 6], idx[k + 7]
+        i0, i1, i2, i3 = idx[k], idx[k + 1], idx[k + 2], idx[k + 3]
+        i4, i5, i6, i7 = idx[k + 4], idx[k + 5], idx[k + 6], idx[k + 7]
         x0, x1, x2, x3, x4, x5, x6, x7 = x[i0], x[i1], x[i2], x[i3], x[i4], x[i5], x[i6], x[i7]
         w0 = params[off + i0 * n_out:off + (i0 + 1) * n_out]
         w1 = params[off + i1 * n_out:off + (i1 + 1) * n_out]
@@ -104,35 +106,37 @@ def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarr
 
 
 @njit(cache=True)
-def _layer(params: np.ndarray, layers: np.ndarray, row: int, x: np.ndarray, h: np.ndarray) -> None:
+def _layer(params: np.ndarray, layers: np.ndarray, row: int, x: np.ndarray, h: np.ndarray, idx: np.ndarray) -> None:
     n_in, n_out, act, off = layers[row, 0], layers[row, 1], layers[row, 2], layers[row, 3]
-    dense_layer(params, off, n_in, n_out, x, h)
+    dense_layer(params, off, n_in, n_out, x, h, idx)
     _activate(h, n_out, act)
 
 
 @njit(cache=True, inline='always')
-def after_first(params: np.ndarray, layers: np.ndarray, net: np.ndarray, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
+def after_first(params: np.ndarray, layers: np.ndarray, net: np.ndarray, h1: np.ndarray, h2: np.ndarray,
+                idx: np.ndarray) -> np.ndarray:
     """The hidden layers after the first, on the first layer's output in h1; returns the
     buffer holding the last hidden layer's output (h1 or h2)."""
     cur, other = h1, h2
     for k in range(1, net[1] - 1):
-        _layer(params, layers, net[0] + k, cur, other)
+        _layer(params, layers, net[0] + k, cur, other, idx)
         cur, other = other, cur
     return cur
 
 
 @njit(cache=True, inline='always')
-def output_layer(params: np.ndarray, layers: np.ndarray, net: np.ndarray, cur: np.ndarray, out: np.ndarray) -> None:
+def output_layer(params: np.ndarray, layers: np.ndarray, net: np.ndarray, cur: np.ndarray, out: np.ndarray,
+                 idx: np.ndarray) -> None:
     """The net's last layer, with its activation, on cur into out."""
     last = net[0] + net[1] - 1
     n_in, n_out, act, off = layers[last, 0], layers[last, 1], layers[last, 2], layers[last, 3]
-    dense_layer(params, off, n_in, n_out, cur, out)
+    dense_layer(params, off, n_in, n_out, cur, out, idx)
     _activate(out, n_out, act)
 
 
 @njit(cache=True)
 def _hidden(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np.ndarray, h1: np.ndarray,
-            h2: np.ndarray) -> np.ndarray:
+            h2: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Run every layer but the last of net on x; return the buffer holding the result
     (x itself for a one-layer net is returned as a float64 copy in h1)."""
     first = net[0]
@@ -140,8 +144,15 @@ def _hidden(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np.ndarr
         for j in range(layers[first, 0]):
             h1[j] = x[j]
         return h1
-    _layer(params, layers, first, x, h1)
-    return after_first(params, layers, net, h1, h2)
+    _layer(params, layers, first, x, h1, idx)
+    return after_first(params, layers, net, h1, h2, idx)
+
+
+@njit(cache=True, inline='always')
+def index_scratch(x: np.ndarray, h1: np.ndarray) -> np.ndarray:
+    """dense_layer's index scratch for a whole forward pass: every layer reads x or a
+    hidden buffer (h1's size, the widest layer's)."""
+    return np.empty(max(x.shape[0], h1.shape[0]), np.int64)
 
 
 @njit(cache=True)
@@ -149,7 +160,8 @@ def mlp_forward(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np.n
                 h1: np.ndarray, h2: np.ndarray) -> None:
     """Full forward pass of one net on x (float32 or float64) into out (n_out floats);
     h1, h2: scratch of the widest layer's size (float32 for speed)."""
-    output_layer(params, layers, net, _hidden(params, layers, net, x, h1, h2), out)
+    idx = index_scratch(x, h1)
+    output_layer(params, layers, net, _hidden(params, layers, net, x, h1, h2, idx), out, idx)
 
 
 @njit(cache=True)
@@ -158,7 +170,7 @@ def masked_logits(params: np.ndarray, layers: np.ndarray, net: np.ndarray, x: np
     """Logits of the net's last layer for the n action ids in legal only, into out[:n]
     (float64; a policy head over a wide action space needs only its legal columns), each
     a dot product with its row of the last layer's transposed copy (``pack``)."""
-    cur = _hidden(params, layers, net, x, h1, h2)
+    cur = _hidden(params, layers, net, x, h1, h2, index_scratch(x, h1))
     last = net[0] + net[1] - 1
     n_in, n_out, off = layers[last, 0], layers[last, 1], layers[last, 3]
     _legal_logits(params, net[2], off + n_in * n_out, n_in, cur, legal, n, out)

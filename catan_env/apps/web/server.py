@@ -34,7 +34,7 @@ from .limits import Limits, RateLimit
 from .presence import Presence
 from .roles import HOST, PERSON, WATCHER, Tokens, new_token
 from .roster import HUMAN, Roster, new_game_settings
-from .session import WebGame
+from .session import NO_SEAT, WebGame
 
 PROTOCOL = "catan"             # the WebSocket subprotocol the server speaks ...
 TOKEN_PROTOCOL = "token."      # ... and the one, offered beside it, that carries the page's token
@@ -310,8 +310,7 @@ class PlayServer:
         if kind in ("act", "discard"):
             seat = self.seat(page.token)
             if seat is None:  # a page that plays no seat is told so, whatever state it answered
-                return self.game.play(None, msg.get("action")) if kind == "act" else \
-                    self.game.discard(None, msg.get("cards"))
+                return NO_SEAT
             seen = msg.get("seq")
             if isinstance(seen, bool) or not isinstance(seen, int):
                 return f"{kind}: seq, the number of the state the move answers, is required"

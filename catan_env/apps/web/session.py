@@ -19,7 +19,11 @@ from .roles import same_token
 from .roster import HUMAN
 from .view import board_message, final_message, log_category, state_message
 
-__all__ = ["HUMAN", "WebGame"]
+__all__ = ["HUMAN", "NO_SEAT", "WebGame"]
+
+
+# the reason a move from a page that plays no seat (a spectator's, an agent's) is refused
+NO_SEAT = "this page does not play a seat"
 
 
 class WebGame:
@@ -184,7 +188,7 @@ class WebGame:
         if self.over:
             return "the game is over"
         if seat is None or seat in self.agents:
-            return "this page does not play a seat"
+            return NO_SEAT
         if self.decider != seat:
             return f"it is not your move: {W.player_name(self.decider)} decides"
         return None
