@@ -455,6 +455,14 @@ def test_position_rows_are_each_seats_view(tmp_path):
                 assert rows["outcome"][k, (winner - seat) % 4] == 1
             k += 1
     assert k == len(rows["x"])
+    # the in-process path (one worker, the default) keeps no shard's states alive: each
+    # column a shard gives owns its memory (a view of the shard's per-row states kept
+    # every row's whole state, seven times the rows' own size over a real data set)
+    from catan_env.agents.value.positions import shard_positions
+    part = shard_positions((os.path.join(folder, manifest["shards"][0]["file"]), 0, np.dtype(np.float16).str))
+    assert {name for name, column in part.items() if column.base is not None} == set()
+    np.testing.assert_array_equal(part["turn"], rows["turn"])
+    assert part["public_vp"].shape == (len(rows["x"]), 4)
 
 
 # ---- the shipped network

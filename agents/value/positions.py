@@ -149,7 +149,9 @@ def shard_positions(job: Tuple[str, int, str]) -> Dict[str, np.ndarray]:
                        1.0 / n[rows_state][:, None]) * valid
     value = np.take_along_axis(data["value"][rows_state], rel, axis=1) * valid
     value[data["value_seat"][rows_state] != rows_seat] = np.nan
-    public_vp = np.take_along_axis(states[rows_state][:, PUBLIC_VP:PUBLIC_VP + MAX_PLAYERS], rel, axis=1) * valid
+    # (each column indexed by row directly: a column of states[rows_state] would be a view
+    # that keeps every row's whole state alive, several times the rows' own size)
+    public_vp = np.take_along_axis(states[rows_state, PUBLIC_VP:PUBLIC_VP + MAX_PLAYERS], rel, axis=1) * valid
     return {"x": x.astype(dtype), "outcome": outcome.astype(np.float32), "value": value.astype(np.float32),
             "players": n[rows_state], "game": data["game"][rows_state] + game_base, "public_vp": public_vp,
-            "seat": rows_seat, "turn": states[rows_state][:, TURN]}
+            "seat": rows_seat, "turn": states[rows_state, TURN]}
