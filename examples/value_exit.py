@@ -96,14 +96,8 @@ def main(argv=None):
         return {"positions_per_s": manifest.get("positions_per_s")}
 
     def train_round(k, prev, net_path):
-        folders = [data_dir(j) for j in range(k + 1)] + list(args.extra_data)
-        rows = load_positions(*folders, **ray_kw)
-        if k:  # the agent's own games weigh more than the robots' (they show its own mistakes)
-            first_self = _rows_of(data_dir(0))
-            rows["weight"] = np.ones(len(rows["game"]), np.float32)
-            rows["weight"][first_self:] = args.self_weight
-            rows["weight"][len(rows["game"]) - _extra_rows(args.extra_data):] = 1.0
-        print(f"round {k}: training on {len(rows['game'])} positions from {len(folders)} data folders")
+        rows = training_rows(args.out, k, args.extra_data, args.self_weight, ray_kw)
+        print(f"round {k}: training on {len(rows['game'])} positions from {k + 1 + len(args.extra_data)} data folders")
         fit = train(rows, hidden=args.hidden, epochs=args.epochs, lr=args.lr, batch=args.batch,
                     dropout=args.dropout, weight_decay=args.weight_decay,
                     value_weight=args.value_weight if k else 0.0, seed=args.seed, progress=print)
@@ -141,6 +135,19 @@ def ship(net_path, entry):
     plot = reliability_plot(heldout["calibration"], os.path.join(root, "docs", "value_calibration.png"),
                             title=f"round {entry['round']} network, {heldout['games']} held-out games")
     print(f"shipped {net_path} as {PRETRAINED}" + (f"; calibration plot {plot}" if plot else ""))
+
+
+def training_rows(out, k, extra_data, self_weight, ray_kw):
+    """Round k's training positions: every round's data up to k (``out``/data-j) and the
+    extra folders, with per-row loss weights from round 1 on (the agent's own games weigh
+    ``self_weight``, the robots' and the extra folders' 1: they show its own mistakes)."""
+    folders = [os.path.join(out, f"data-{j}") for j in range(k + 1)] + list(extra_data)
+    rows = load_positions(*folders, **ray_kw)
+    if k:
+        rows["weight"] = np.ones(len(rows["game"]), np.float32)
+        rows["weight"][_rows_of(folders[0]):] = self_weight
+        rows["weight"][len(rows["game"]) - _extra_rows(extra_data):] = 1.0
+    return rows
 
 
 def _rows_of(folder):

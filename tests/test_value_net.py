@@ -582,6 +582,22 @@ def test_tiny_expert_iteration_round(tmp_path):
     bad = subprocess.run([*cmd[:-1], str(tmp_path / "bad"), "--start-from", str(tmp_path / "none.npz")],
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert bad.returncode == 2 and "--start-from" in bad.stderr and "none.npz" in bad.stderr
+    # value_retrain: round 1 trained again on its own data; the run's own settings give its
+    # network back, another value weight another one; bad variants and rounds are refused
+    retrain = [sys.executable, os.path.join(ROOT, "examples", "value_retrain.py"), "--run", str(out), "--round", "1",
+               "--workers", "1", "--out", str(tmp_path / "re")]
+    run = subprocess.run([*retrain, "0.3:0", "1.0:0"], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    again, own, other = (ValueNetwork.load(str(p)) for p in (tmp_path / "re" / "vw0.3-s0-e1.npz",
+                                                               out / "round-1.npz", tmp_path / "re" / "vw1.0-s0-e1.npz"))
+    for (a, _, _), (b, _, _) in zip(again.weights.layers, own.weights.layers):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+    assert not np.allclose(other.weights.layers[0][0], own.weights.layers[0][0], atol=1e-6)
+    record = json.loads((tmp_path / "re" / "retrain.json").read_text())["networks"]
+    assert sorted(record) == ["vw0.3-s0-e1.npz", "vw1.0-s0-e1.npz"] and record["vw1.0-s0-e1.npz"]["value_weight"] == 1.0
+    for extra, said in ((["0.3"], "VALUE_WEIGHT:SEED"), (["2:0"], "0-1"), (["--round", "2", "0.3:0"], "data-2")):
+        bad = subprocess.run([*retrain, *extra], capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert bad.returncode == 2 and said in bad.stderr, bad.stderr
 
 
 def test_trade_plans_are_legal_and_pay_for_the_build():

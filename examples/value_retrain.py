@@ -1,0 +1,95 @@
+"""Train one round's network again, on the same data, with other training settings.
+
+    python examples/value_retrain.py --run results/value_exit8 --round 8 --out results/retrain 0.7:0 0.3:1
+    python examples/value_retrain.py --run results/value --round 1 --out /tmp/r 0.3:1:2    # a tiny run's round
+
+How much of a round's strength is its training rather than its data?  Each variant,
+``VALUE_WEIGHT:SEED[:EPOCHS]``, trains a network from scratch on the positions an
+``examples/value_exit.py`` run's round trained on (data-0 to data-K with the run's
+weights), with the run's other settings (``rounds.json``: widths, dropout, weight decay,
+batch, learning rate, epochs), only the search's weight in the target, the seed (the
+initial weights, the minibatches, the held-out games) and the epochs changed.  The data
+are loaded once for all variants.  Each network goes to ``--out`` as
+``vwW-sS-eE.npz`` (a variant whose file exists is skipped) and its held-out figures to
+``retrain.json`` there; judge one with ``examples/value_league.py --challenger PATH``.
+Needs the [rl] extra.
+"""
+import argparse
+import json
+import os
+import sys
+
+from catan_env.agents.value.train import train
+from catan_env.cli import HelpFormatter
+from value_exit import training_rows
+
+
+def variant(text):
+    """VALUE_WEIGHT:SEED[:EPOCHS] as (float, int, int or None)."""
+    parts = text.split(":")
+    try:
+        if len(parts) not in (2, 3):
+            raise ValueError
+        weight, seed = float(parts[0]), int(parts[1])
+        epochs = int(parts[2]) if len(parts) == 3 else None
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a variant is VALUE_WEIGHT:SEED or VALUE_WEIGHT:SEED:EPOCHS, "
+                                         "for example 0.7:0 or 0.3:1:6") from None
+    if not 0.0 <= weight <= 1.0 or (epochs is not None and epochs < 1):
+        raise argparse.ArgumentTypeError(f"{text!r}: the value weight is 0-1 and the epochs at least 1")
+    return weight, seed, epochs
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
+    ap.add_argument("variants", nargs="+", type=variant, help="VALUE_WEIGHT:SEED[:EPOCHS] per network to train")
+    ap.add_argument("--run", required=True, help="an examples/value_exit.py output folder (its rounds.json and data-k/)")
+    ap.add_argument("--round", type=int, required=True, help="the round whose training data are used (1 or more)")
+    ap.add_argument("--out", required=True, help="folder of the networks and retrain.json")
+    ap.add_argument("--workers", type=int, default=2, help="processes featurizing the positions")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch's threads (1 keeps a background run from stalling when the other core is busy)")
+    args = ap.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)
+    log_path = os.path.join(args.run, "rounds.json")
+    if not os.path.exists(log_path):
+        ap.error(f"--run: {log_path} does not exist (an examples/value_exit.py output folder has it)")
+    with open(log_path) as f:
+        run = json.load(f)["settings"]
+    missing = [f"data-{k}" for k in range(args.round + 1) if not os.path.isdir(os.path.join(args.run, f"data-{k}"))]
+    if args.round < 1 or missing:
+        ap.error(f"--round {args.round}: needs 1 or more and data-0 to data-{args.round} in {args.run} "
+                 f"(missing: {', '.join(missing) or 'none'})")
+    if args.threads is not None:
+        import torch
+        torch.set_num_threads(args.threads)
+    os.makedirs(args.out, exist_ok=True)
+    record_path = os.path.join(args.out, "retrain.json")
+    record = json.load(open(record_path)) if os.path.exists(record_path) else {"run": args.run, "networks": {}}
+    rows = training_rows(args.run, args.round, run.get("extra_data", []), run["self_weight"],
+                         dict(workers=args.workers, backend="process", address=None))
+    print(f"round {args.round} of {args.run}: {len(rows['game'])} positions")
+    for weight, seed, epochs in args.variants:
+        epochs = run["epochs"] if epochs is None else epochs
+        path = os.path.join(args.out, f"vw{weight}-s{seed}-e{epochs}.npz")
+        if os.path.exists(path):
+            print(f"{path} exists: skipped")
+            continue
+        fit = train(rows, hidden=run["hidden"], epochs=epochs, lr=run["lr"], batch=run["batch"], dropout=run["dropout"],
+                    weight_decay=run["weight_decay"], value_weight=weight, seed=seed, progress=print)
+        fit["network"].meta.update(round=args.round, positions=int(len(rows["game"])), retrained_from=args.run,
+                                   value_weight=weight, seed=seed, epochs=epochs)
+        fit["network"].save(path)
+        heldout = {k: v for k, v in (fit["heldout"] or {}).items() if k != "calibration"}
+        record["networks"][os.path.basename(path)] = {"value_weight": weight, "seed": seed, "epochs": epochs,
+                                                      "heldout": heldout}
+        with open(record_path + ".tmp", "w") as f:
+            json.dump(record, f, indent=1)
+        os.replace(record_path + ".tmp", record_path)
+        print(f"{path}: held-out log loss {heldout.get('log_loss', float('nan')):.4f}, "
+              f"accuracy {heldout.get('accuracy', float('nan')):.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
