@@ -600,6 +600,35 @@ def test_tiny_expert_iteration_round(tmp_path):
         assert bad.returncode == 2 and said in bad.stderr, bad.stderr
 
 
+def test_an_ensemble_is_the_mean_of_its_members_logits(tmp_path):
+    """examples/value_ensemble.py: one network whose win chances are the normalised
+    geometric mean of its members' (the softmax of their mean logits), for members of
+    other widths too, in 2-4 player games; one network alone, or members of other depths,
+    are refused by name."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("value_ensemble", os.path.join(ROOT, "examples", "value_ensemble.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    members = [small_network(1, (16, 8)), small_network(2, (12, 8)), small_network(3, (16, 4))]
+    paths = [str(m.save(str(tmp_path / f"m{i}.npz"))) for i, m in enumerate(members)]
+    out = str(tmp_path / "ens.npz")
+    assert module.main(["--out", out, *paths]) == 0
+    ens = ValueNetwork.load(out)
+    checked = 0
+    for players in (2, 3, 4):
+        for s in random_states(6, seed=players, p_keep=0.05, players=players):
+            for observer in range(players):
+                logs = np.mean([np.log(m.win_probs(s, observer)[:players]) for m in members], axis=0)
+                want = np.exp(logs) / np.exp(logs).sum()
+                np.testing.assert_allclose(ens.win_probs(s, observer)[:players], want, rtol=1e-5, atol=1e-6)
+                checked += 1
+    assert checked >= 30
+    with pytest.raises(ValueError, match="at least two"):
+        module.ensemble(members[:1])
+    with pytest.raises(ValueError, match="differ in layers"):
+        module.ensemble([members[0], small_network(4, (16,))])
+
+
 def test_trade_plans_are_legal_and_pay_for_the_build():
     from catan_env.learned.value import MAX_PLAN, trade_plan
     from catan_env.core.rules import action_cost
