@@ -328,6 +328,34 @@ def dagger_table(folder: str = DAGGER_FOLDER) -> str:
         "2026-11-29, except in `vs_jsettlers_seed65000.jsonl` and `../strength/policy_1130r2_*`: the second round."])
 
 
+ENSEMBLE_DOC = os.path.join(ROOT, "docs", "learned-agents.md")
+ENSEMBLE_START, ENSEMBLE_END = "<!-- ensemble: start -->", "<!-- ensemble: end -->"
+ENSEMBLE = "results/exp9/ens-r8-s1.npz"   # round 8 and its retrained seed-1 twin, their mean logits
+ROUND8 = "results/value_exit8/round-8.npz"
+FIXED = ":search=1:determinizations=2"    # the league's judged search
+ENSEMBLE_PAIRED = (
+    ("seeds 81,000, the fixed search",
+     Part("value_retrain/ens_vs_r8_81000.jsonl", f"value:path={ENSEMBLE}{FIXED}", "jsettlers"),
+     Part("value_retrain/ens_vs_r8_81000.jsonl", f"value:path={ROUND8}{FIXED}", "jsettlers")),
+)
+ENSEMBLE_HEADLINE = (
+    ("seeds 62,000, the default budget (6,000 evaluations)",
+     Part("value_retrain/ens_leaves6000_vs_jsettlers_62000.jsonl", f"value:path={ENSEMBLE}:leaves=6000", "jsettlers"),
+     Part("strength/pretrained_vs_jsettlers.jsonl", "pretrained", "jsettlers")),
+)
+
+
+def ensemble_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
+    """The learned-agents page's block: the two-network ensemble against a member and
+    against the shipped network, each on the same games, counted from the files."""
+    return "\n".join(paired_lines(folder, ENSEMBLE_PAIRED, "The ensemble and round 8 (one of its two members)",
+                                   ("ensemble", "round 8"), ("ensemble", "round 8")) + paired_lines(
+        folder, ENSEMBLE_HEADLINE, "The ensemble and the shipped network (`pretrained`), both at the default budget",
+        ("ensemble", "`pretrained`"), ("ensemble", "pretrained")) + [
+        "", "Counted from the per-game files in `docs/results/value_retrain/` and "
+        "`docs/results/strength/pretrained_vs_jsettlers.jsonl` by `benchmarks/strength_table.py`."]).strip()
+
+
 def missing(folder: str = FOLDER) -> List[str]:
     """The README's rows left out: their files are not committed (or hold none of their games)."""
     shown = {row for row, _ in measured(folder)}
@@ -347,7 +375,8 @@ def main(argv: Sequence[str] = None) -> int:
     if args.write:
         for doc, start, end, text in ((DOC, DOC_START, DOC_END, strength_table()),
                                       (POLICY_DOC, POLICY_START, POLICY_END, policy_table()),
-                                      (POLICY_DOC, DAGGER_START, DAGGER_END, dagger_table())):
+                                      (POLICY_DOC, DAGGER_START, DAGGER_END, dagger_table()),
+                                      (ENSEMBLE_DOC, ENSEMBLE_START, ENSEMBLE_END, ensemble_table())):
             if not replace_block(doc, start, end, text):
                 raise SystemExit(f"{doc} lacks the markers {start} ... {end}")
     return 0

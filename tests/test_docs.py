@@ -194,6 +194,8 @@ def test_the_readme_strength_table_is_counted_from_the_per_game_files():
     # and its table of the DAgger rounds behind the policy shipped now
     assert block(bench.POLICY_DOC, bench.DAGGER_START, bench.DAGGER_END) == bench.dagger_table()
     assert len(bench.measured(bench.DAGGER_FOLDER, bench.DAGGER_ROWS)) == len(bench.DAGGER_ROWS)
+    # and the learned-agents page's pairs of the value-network ensemble
+    assert block(bench.ENSEMBLE_DOC, bench.ENSEMBLE_START, bench.ENSEMBLE_END) == bench.ensemble_table()
 
 
 def test_the_threads_table_is_the_results_file():
