@@ -338,6 +338,12 @@ ENSEMBLE_PAIRED = (
      Part("value_retrain/ens_vs_r8_81000.jsonl", f"value:path={ENSEMBLE}{FIXED}", "jsettlers"),
      Part("value_retrain/ens_vs_r8_81000.jsonl", f"value:path={ROUND8}{FIXED}", "jsettlers")),
 )
+ENSEMBLE3 = "results/exp9/ens3-r6-r8-s1.npz"  # round 6 added as a third member
+ENSEMBLE3_PAIRED = (
+    ("seeds 81,000, the fixed search",
+     Part("value_retrain/ens3_81000.jsonl", f"value:path={ENSEMBLE3}{FIXED}", "jsettlers"),
+     Part("value_retrain/ens_vs_r8_81000.jsonl", f"value:path={ROUND8}{FIXED}", "jsettlers")),
+)
 ENSEMBLE_HEADLINE = (
     ("seeds 62,000, the default budget (6,000 evaluations)",
      Part("value_retrain/ens_leaves6000_vs_jsettlers_62000.jsonl", f"value:path={ENSEMBLE}:leaves=6000", "jsettlers"),
@@ -350,6 +356,8 @@ def ensemble_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
     against the shipped network, each on the same games, counted from the files."""
     return "\n".join(paired_lines(folder, ENSEMBLE_PAIRED, "The ensemble and round 8 (one of its two members)",
                                    ("ensemble", "round 8"), ("ensemble", "round 8")) + paired_lines(
+        folder, ENSEMBLE3_PAIRED, "Three networks (round 6 added) and round 8",
+        ("three averaged", "round 8"), ("three", "round 8")) + paired_lines(
         folder, ENSEMBLE_HEADLINE, "The ensemble and the shipped network (`pretrained`), both at the default budget",
         ("ensemble", "`pretrained`"), ("ensemble", "pretrained")) + [
         "", "Counted from the per-game files in `docs/results/value_retrain/` and "
