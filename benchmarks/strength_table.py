@@ -337,6 +337,9 @@ ENSEMBLE_PAIRED = (
     ("seeds 81,000, the fixed search",
      Part("value_retrain/ens_vs_r8_81000.jsonl", f"value:path={ENSEMBLE}{FIXED}", "jsettlers"),
      Part("value_retrain/ens_vs_r8_81000.jsonl", f"value:path={ROUND8}{FIXED}", "jsettlers")),
+    ("seeds 82,000, the fixed search",
+     Part("value_retrain/ens_vs_r8_82000.jsonl", f"value:path={ENSEMBLE}{FIXED}", "jsettlers"),
+     Part("value_retrain/ens_vs_r8_82000.jsonl", f"value:path={ROUND8}{FIXED}", "jsettlers")),
 )
 ENSEMBLE3 = "results/exp9/ens3-r6-r8-s1.npz"  # round 6 added as a third member
 ENSEMBLE3_PAIRED = (
