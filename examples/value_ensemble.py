@@ -8,8 +8,10 @@ logits (a softmax of the mean: the normalised geometric mean of their win chance
 MLP, each layer the members' side by side: the first layer's columns concatenated, each
 hidden layer block-diagonal, the output layer's rows stacked and divided by their count,
 its biases averaged.  The search and the batched env use it as any network file
-(``value:path=...``); a leaf costs about as many times more as there are members (their
-hidden layers are summed densely, zeros included).
+(``value:path=...``).  A leaf costs more: k members' first and last layers cost k times
+one's, a hidden-to-hidden layer k squared times (``dense_layer`` skips zero inputs, not the
+block-diagonal zeros): with two members of the shipped shape, a fixed search's decision
+took about twice as long (docs/results/value_retrain/).
 """
 import argparse
 import sys
@@ -31,6 +33,8 @@ def ensemble(networks: Sequence[ValueNetwork]) -> ValueNetwork:
     if len({len(s) for s in shapes}) != 1 or len({tuple(a for _, a in s) for s in shapes}) != 1:
         raise ValueError(f"the networks differ in layers or activations: {shapes}")
     k, last = len(networks), len(shapes[0]) - 1
+    if last == 0 or shapes[0][last][1] != "identity":
+        raise ValueError("an ensemble's members need a hidden layer and an identity (logit) output layer")
     layers: List = []
     for i in range(last + 1):
         ws = [n.weights.layers[i][0] for n in networks]
@@ -60,7 +64,7 @@ def main(argv=None):
         net = ensemble(nets)
     except ValueError as e:
         ap.error(str(e))
-    net.meta["ensemble_of"] = list(args.networks)
+    net.meta["ensemble_files"] = list(args.networks)  # (beside the members' own meta)
     print(f"wrote {net.save(args.out)}: the mean logits of {len(nets)} networks, "
           f"hidden widths {[w.shape[1] for w, _, _ in net.weights.layers[:-1]]}")
     return 0

@@ -21,14 +21,11 @@ import argparse
 import os
 import sys
 
-import numpy as np
-
 from catan_env.agents.arena import run_tournament, summarise, wilson
 from catan_env.learned.network import ValueNetwork
-from catan_env.agents.value.positions import generate, load_positions
+from catan_env.agents.value.positions import generate, round_rows
 from catan_env.agents.value.train import train
 from catan_env.agents.training.rounds import RoundLog, round_line, run_rounds
-from catan_env.agents.training.shards import read_manifest
 from catan_env.cli import HelpFormatter
 
 ROBOT = "jsettlers"
@@ -96,7 +93,7 @@ def main(argv=None):
         return {"positions_per_s": manifest.get("positions_per_s")}
 
     def train_round(k, prev, net_path):
-        rows = training_rows(args.out, k, args.extra_data, args.self_weight, ray_kw)
+        rows = round_rows(args.out, k, args.extra_data, args.self_weight, **ray_kw)
         print(f"round {k}: training on {len(rows['game'])} positions from {k + 1 + len(args.extra_data)} data folders")
         fit = train(rows, hidden=args.hidden, epochs=args.epochs, lr=args.lr, batch=args.batch,
                     dropout=args.dropout, weight_decay=args.weight_decay,
@@ -135,28 +132,6 @@ def ship(net_path, entry):
     plot = reliability_plot(heldout["calibration"], os.path.join(root, "docs", "value_calibration.png"),
                             title=f"round {entry['round']} network, {heldout['games']} held-out games")
     print(f"shipped {net_path} as {PRETRAINED}" + (f"; calibration plot {plot}" if plot else ""))
-
-
-def training_rows(out, k, extra_data, self_weight, ray_kw):
-    """Round k's training positions: every round's data up to k (``out``/data-j) and the
-    extra folders, with per-row loss weights from round 1 on (the agent's own games weigh
-    ``self_weight``, the robots' and the extra folders' 1: they show its own mistakes)."""
-    folders = [os.path.join(out, f"data-{j}") for j in range(k + 1)] + list(extra_data)
-    rows = load_positions(*folders, **ray_kw)
-    if k:
-        rows["weight"] = np.ones(len(rows["game"]), np.float32)
-        rows["weight"][_rows_of(folders[0]):] = self_weight
-        rows["weight"][len(rows["game"]) - _extra_rows(extra_data):] = 1.0
-    return rows
-
-
-def _rows_of(folder):
-    """Rows load_positions made from the first folder (its positions come first)."""
-    return sum(s["positions"] for s in read_manifest(folder)["shards"])
-
-
-def _extra_rows(folders):
-    return sum(_rows_of(f) for f in folders)
 
 
 def _line(entry):

@@ -11,7 +11,8 @@ batch, learning rate, epochs), only the search's weight in the target, the seed 
 initial weights, the minibatches, the held-out games) and the epochs changed.  The data
 are loaded once for all variants.  Each network goes to ``--out`` as
 ``vwW-sS-eE.npz`` (a variant whose file exists is skipped) and its held-out figures to
-``retrain.json`` there; judge one with ``examples/value_league.py --challenger PATH``.
+``retrain.json`` there, with the run and round (a folder holds one round's networks:
+another round's is refused); judge one with ``examples/value_league.py --challenger PATH``.
 Needs the [rl] extra.
 """
 import argparse
@@ -19,9 +20,12 @@ import json
 import os
 import sys
 
+from catan_env.agents.training.rounds import RoundLog
+from catan_env.agents.value.positions import round_rows
 from catan_env.agents.value.train import train
 from catan_env.cli import HelpFormatter
-from value_exit import training_rows
+
+SETTINGS = ("hidden", "epochs", "dropout", "weight_decay", "batch", "lr", "self_weight")  # read from the run
 
 
 def variant(text):
@@ -54,27 +58,47 @@ def main(argv=None):
     log_path = os.path.join(args.run, "rounds.json")
     if not os.path.exists(log_path):
         ap.error(f"--run: {log_path} does not exist (an examples/value_exit.py output folder has it)")
-    with open(log_path) as f:
-        run = json.load(f)["settings"]
+    try:
+        run = RoundLog(log_path).settings
+    except ValueError as e:
+        ap.error(f"--run: {e}")
+    lacking = [k for k in SETTINGS if k not in run]
+    if lacking:
+        ap.error(f"--run: {log_path} lacks the settings {', '.join(lacking)} (not a value_exit.py run?)")
+    extra = list(run.get("extra_data") or [])
     missing = [f"data-{k}" for k in range(args.round + 1) if not os.path.isdir(os.path.join(args.run, f"data-{k}"))]
+    missing += [f for f in extra if not os.path.isdir(f)]  # (the run's extra folders, as it named them)
     if args.round < 1 or missing:
-        ap.error(f"--round {args.round}: needs 1 or more and data-0 to data-{args.round} in {args.run} "
-                 f"(missing: {', '.join(missing) or 'none'})")
-    if args.threads is not None:
-        import torch
-        torch.set_num_threads(args.threads)
+        ap.error(f"--round {args.round}: needs 1 or more, data-0 to data-{args.round} in {args.run} and the run's "
+                 f"extra folders (missing: {', '.join(missing) or 'none'})")
+    if args.workers < 1:
+        ap.error("--workers: at least 1")
     os.makedirs(args.out, exist_ok=True)
     record_path = os.path.join(args.out, "retrain.json")
-    record = json.load(open(record_path)) if os.path.exists(record_path) else {"run": args.run, "networks": {}}
-    rows = training_rows(args.run, args.round, run.get("extra_data", []), run["self_weight"],
-                         dict(workers=args.workers, backend="process", address=None))
-    print(f"round {args.round} of {args.run}: {len(rows['game'])} positions")
+    source = {"run": os.path.abspath(args.run), "round": args.round}
+    record = {**source, "networks": {}}
+    if os.path.exists(record_path):
+        with open(record_path) as f:
+            record = json.load(f)
+        if {k: record.get(k) for k in source} != source:  # a variant's file name does not say its round
+            ap.error(f"--out: {args.out} holds networks of {record.get('run')} round {record.get('round')}; "
+                     "use another folder")
+    todo = []
     for weight, seed, epochs in args.variants:
         epochs = run["epochs"] if epochs is None else epochs
         path = os.path.join(args.out, f"vw{weight}-s{seed}-e{epochs}.npz")
         if os.path.exists(path):
             print(f"{path} exists: skipped")
-            continue
+        else:
+            todo.append((weight, seed, epochs, path))
+    if not todo:
+        return 0
+    if args.threads is not None:
+        import torch
+        torch.set_num_threads(args.threads)
+    rows = round_rows(args.run, args.round, extra, run["self_weight"], workers=args.workers)
+    print(f"round {args.round} of {args.run}: {len(rows['game'])} positions")
+    for weight, seed, epochs, path in todo:
         fit = train(rows, hidden=run["hidden"], epochs=epochs, lr=run["lr"], batch=run["batch"], dropout=run["dropout"],
                     weight_decay=run["weight_decay"], value_weight=weight, seed=seed, progress=print)
         fit["network"].meta.update(round=args.round, positions=int(len(rows["game"])), retrained_from=args.run,

@@ -118,8 +118,17 @@ def test_a_greedy_decisions_leaves_are_counted_not_inferred():
     """``decision_cost`` counts the leaves a decision values (the evaluator's counter,
     not a ratio of timings): more than one a decision on positions with a choice."""
     bench = load_benchmark("value_opponent_speed")
-    whole, decision, leaves = bench.decision_cost(positions=20)
-    assert leaves > 1.0 and whole > 0.0 and decision > 0.0
+    from catan_env.agents import make_agent
+    from catan_env.core import game as G
+    from catan_env.core.layout import MAX_PLAYERS
+    from catan_env.learned.greedy import greedy_decision, new_memory, options
+    whole, decision, leaves = bench.decision_cost(positions=20, repeats=1)
+    import numpy as np
+    ev = make_agent("pretrained:search=0").network.evaluator()  # the same decisions, counted apart
+    for s in bench._positions(20, 1):
+        legal = G.legal_actions(s).astype(np.int64)
+        greedy_decision(ev, s, G.decider(s), legal, len(legal), np.array([1, 2], np.int64), new_memory(), options())
+    assert leaves == ev.rel[MAX_PLAYERS] / 20 and leaves > 1.0
 
 
 @pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None,

@@ -588,14 +588,18 @@ def test_tiny_expert_iteration_round(tmp_path):
                "--workers", "1", "--out", str(tmp_path / "re")]
     run = subprocess.run([*retrain, "0.3:0", "1.0:0"], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
-    again, own, other = (ValueNetwork.load(str(p)) for p in (tmp_path / "re" / "vw0.3-s0-e1.npz",
-                                                               out / "round-1.npz", tmp_path / "re" / "vw1.0-s0-e1.npz"))
-    for (a, _, _), (b, _, _) in zip(again.weights.layers, own.weights.layers):
+    retrained, own, heavier = (ValueNetwork.load(str(p)) for p in (
+        tmp_path / "re" / "vw0.3-s0-e1.npz", out / "round-1.npz", tmp_path / "re" / "vw1.0-s0-e1.npz"))
+    for (a, _, _), (b, _, _) in zip(retrained.weights.layers, own.weights.layers):
         np.testing.assert_allclose(a, b, atol=1e-6)
-    assert not np.allclose(other.weights.layers[0][0], own.weights.layers[0][0], atol=1e-6)
+    assert not np.allclose(heavier.weights.layers[0][0], own.weights.layers[0][0], atol=1e-6)
     record = json.loads((tmp_path / "re" / "retrain.json").read_text())["networks"]
     assert sorted(record) == ["vw0.3-s0-e1.npz", "vw1.0-s0-e1.npz"] and record["vw1.0-s0-e1.npz"]["value_weight"] == 1.0
-    for extra, said in ((["0.3"], "VALUE_WEIGHT:SEED"), (["2:0"], "0-1"), (["--round", "2", "0.3:0"], "data-2")):
+    again = subprocess.run([*retrain, "0.3:0"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert again.returncode == 0 and "exists: skipped" in again.stdout and "positions" not in again.stdout
+    for extra, said in ((["0.3"], "VALUE_WEIGHT:SEED"), (["2:0"], "0-1"), (["--round", "2", "0.3:0"], "data-2"),
+                        (["--run", str(other), "0.3:0"], "holds networks of"),  # another run's round, same folder
+                        (["--run", str(tmp_path), "0.3:0"], "rounds.json")):
         bad = subprocess.run([*retrain, *extra], capture_output=True, text=True, timeout=300, cwd=ROOT)
         assert bad.returncode == 2 and said in bad.stderr, bad.stderr
 
@@ -627,6 +631,9 @@ def test_an_ensemble_is_the_mean_of_its_members_logits(tmp_path):
         module.ensemble(members[:1])
     with pytest.raises(ValueError, match="differ in layers"):
         module.ensemble([members[0], small_network(4, (16,))])
+    with pytest.raises(ValueError, match="need a hidden layer"):
+        module.ensemble([small_network(5, ()), small_network(6, ())])
+    assert ens.meta["ensemble_files"] == paths and [m["test"] for m in ens.meta["ensemble_of"]] == [True] * 3
 
 
 def test_trade_plans_are_legal_and_pay_for_the_build():

@@ -20,6 +20,7 @@ and the shards written (``agents.training.shards``), and more games extend a run
 in a process pool or as Ray tasks (``backend="ray"``, on a local Ray or a cluster at
 ``address``), the same games either way.
 """
+import os
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -30,7 +31,7 @@ from catan_env.learned.features import N_FEATURES, encode_features
 
 from ..arena import play_game
 from ..arena import map_jobs
-from ..training.shards import Block, BlockResult, load_shard, record, shard_files
+from ..training.shards import Block, BlockResult, load_shard, read_manifest, record, shard_files
 
 KIND = "positions"
 KEYS = ("state", "winner", "final_vp", "value", "value_seat", "game")
@@ -132,6 +133,28 @@ def load_positions(*folders: str, dtype: Any = np.float16, workers: int = 1, bac
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
+def round_rows(run: str, k: int, extra: Sequence[str] = (), self_weight: float = 2.0,
+               **load_kw: Any) -> Dict[str, np.ndarray]:
+    """Expert-iteration round k's training positions (``examples/value_exit.py``'s layout):
+    every round's data up to k (``run``/data-0 to data-k) and the ``extra`` folders, with
+    per-row loss weights ``weight`` from round 1 on: the search agent's own games
+    (data-1 on) weigh ``self_weight``, the robots' (data-0) and the extra folders' 1, since
+    its own games show its own mistakes.  ``load_kw``: :func:`load_positions`'s options."""
+    folders = [os.path.join(run, f"data-{j}") for j in range(k + 1)] + list(extra)
+    rows = load_positions(*folders, **load_kw)
+    if k:
+        rows["weight"] = np.ones(len(rows["game"]), np.float32)
+        rows["weight"][_positions_in(folders[0]):] = self_weight
+        rows["weight"][len(rows["game"]) - sum(_positions_in(f) for f in extra):] = 1.0
+    return rows
+
+
+def _positions_in(folder: str) -> int:
+    """Rows load_positions makes from a folder (its manifest's count)."""
+    manifest = read_manifest(folder)
+    return sum(s["positions"] for s in manifest["shards"]) if manifest else 0
+
+
 def shard_positions(job: Tuple[str, int, str]) -> Dict[str, np.ndarray]:
     """One shard's rows (see :func:`load_positions`); job = (path, game index base, x dtype)."""
     path, game_base, dtype = job
@@ -149,9 +172,9 @@ def shard_positions(job: Tuple[str, int, str]) -> Dict[str, np.ndarray]:
                        1.0 / n[rows_state][:, None]) * valid
     value = np.take_along_axis(data["value"][rows_state], rel, axis=1) * valid
     value[data["value_seat"][rows_state] != rows_seat] = np.nan
-    # (each column indexed by row directly: a column of states[rows_state] would be a view
-    # that keeps every row's whole state alive, several times the rows' own size)
     public_vp = np.take_along_axis(states[rows_state, PUBLIC_VP:PUBLIC_VP + MAX_PLAYERS], rel, axis=1) * valid
+    # (turn indexed by row directly: a column of states[rows_state] is a view that kept
+    # every row's whole state alive in the caller, several times the rows' own size)
     return {"x": x.astype(dtype), "outcome": outcome.astype(np.float32), "value": value.astype(np.float32),
             "players": n[rows_state], "game": data["game"][rows_state] + game_base, "public_vp": public_vp,
             "seat": rows_seat, "turn": states[rows_state, TURN]}
