@@ -347,6 +347,12 @@ ENSEMBLE3_PAIRED = (
      Part("value_retrain/ens3_81000.jsonl", f"value:path={ENSEMBLE3}{FIXED}", "jsettlers"),
      Part("value_retrain/ens_vs_r8_81000.jsonl", f"value:path={ROUND8}{FIXED}", "jsettlers")),
 )
+ENSEMBLE_B = "results/exp10/ens-s2-s3.npz"  # another pair of round 8's data, seeds 2 and 3, set before playing
+ENSEMBLE_B_PAIRED = (
+    ("seeds 83,000, the fixed search",
+     Part("value_retrain/ens_s2s3_vs_r8_83000.jsonl", f"value:path={ENSEMBLE_B}{FIXED}", "jsettlers"),
+     Part("value_retrain/ens_s2s3_vs_r8_83000.jsonl", f"value:path={ROUND8}{FIXED}", "jsettlers")),
+)
 ENSEMBLE_HEADLINE = (
     ("seeds 62,000, the default budget (6,000 evaluations)",
      Part("value_retrain/ens_leaves6000_vs_jsettlers_62000.jsonl", f"value:path={ENSEMBLE}:leaves=6000", "jsettlers"),
@@ -361,6 +367,8 @@ def ensemble_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
                                    ("ensemble", "round 8"), ("ensemble", "round 8")) + paired_lines(
         folder, ENSEMBLE3_PAIRED, "Three networks (round 6 added) and round 8",
         ("three averaged", "round 8"), ("three", "round 8")) + paired_lines(
+        folder, ENSEMBLE_B_PAIRED, "Another pair (seeds 2 and 3, neither of them round 8) and round 8",
+        ("seeds 2 + 3", "round 8"), ("pair", "round 8")) + paired_lines(
         folder, ENSEMBLE_HEADLINE, "The ensemble and the shipped network (`pretrained`), both at the default budget",
         ("ensemble", "`pretrained`"), ("ensemble", "pretrained")) + [
         "", "Counted from the per-game files in `docs/results/value_retrain/` and "
