@@ -2,15 +2,18 @@
 
     python examples/value_retrain.py --run results/value_exit8 --round 8 --out results/retrain 0.7:0 0.3:1
     python examples/value_retrain.py --run results/value --round 1 --out /tmp/r 0.3:1:2    # a tiny run's round
+    python examples/value_retrain.py --run results/value_exit8 --round 8 --out results/aux --vp-weight 1 0.3:0
 
 How much of a round's strength is its training rather than its data?  Each variant,
 ``VALUE_WEIGHT:SEED[:EPOCHS]``, trains a network from scratch on the positions an
 ``examples/value_exit.py`` run's round trained on (data-0 to data-K with the run's
 weights), with the run's other settings (``rounds.json``: widths, dropout, weight decay,
 batch, learning rate, epochs), only the search's weight in the target, the seed (the
-initial weights, the minibatches, the held-out games) and the epochs changed.  The data
-are loaded once for all variants.  Each network goes to ``--out`` as
-``vwW-sS-eE.npz`` (a variant whose file exists is skipped) and its held-out figures to
+initial weights, the minibatches, the held-out games) and the epochs changed, and
+optionally an auxiliary target (``--vp-weight``: each seat's final victory points,
+predicted while training only).  The data are loaded once for all variants.  Each network
+goes to ``--out`` as ``vwW-sS-eE.npz`` (``vwW-sS-eE-vpV.npz`` with the auxiliary target;
+a variant whose file exists is skipped) and its held-out figures to
 ``retrain.json`` there, with the run and round (a folder holds one round's networks:
 another round's is refused); judge one with ``examples/value_league.py --challenger PATH``.
 Needs the [rl] extra.
@@ -50,6 +53,8 @@ def main(argv=None):
     ap.add_argument("--run", required=True, help="an examples/value_exit.py output folder (its rounds.json and data-k/)")
     ap.add_argument("--round", type=int, required=True, help="the round whose training data are used (1 or more)")
     ap.add_argument("--out", required=True, help="folder of the networks and retrain.json")
+    ap.add_argument("--vp-weight", type=float, default=0.0,
+                    help="weight of the auxiliary final-VP loss while training, for every variant (0: none)")
     ap.add_argument("--workers", type=int, default=2, help="processes featurizing the positions")
     ap.add_argument("--threads", type=int, default=None,
                     help="torch's threads (1 keeps a background run from stalling when the other core is busy)")
@@ -73,6 +78,8 @@ def main(argv=None):
                  f"extra folders (missing: {', '.join(missing) or 'none'})")
     if args.workers < 1:
         ap.error("--workers: at least 1")
+    if not args.vp_weight >= 0:
+        ap.error(f"--vp-weight: 0 or more, not {args.vp_weight}")
     os.makedirs(args.out, exist_ok=True)
     record_path = os.path.join(args.out, "retrain.json")
     source = {"run": os.path.abspath(args.run), "round": args.round}
@@ -86,7 +93,8 @@ def main(argv=None):
     todo = []
     for weight, seed, epochs in args.variants:
         epochs = run["epochs"] if epochs is None else epochs
-        path = os.path.join(args.out, f"vw{weight}-s{seed}-e{epochs}.npz")
+        aux = f"-vp{args.vp_weight:g}" if args.vp_weight > 0 else ""
+        path = os.path.join(args.out, f"vw{weight}-s{seed}-e{epochs}{aux}.npz")
         if os.path.exists(path):
             print(f"{path} exists: skipped")
         else:
@@ -100,13 +108,14 @@ def main(argv=None):
     print(f"round {args.round} of {args.run}: {len(rows['game'])} positions")
     for weight, seed, epochs, path in todo:
         fit = train(rows, hidden=run["hidden"], epochs=epochs, lr=run["lr"], batch=run["batch"], dropout=run["dropout"],
-                    weight_decay=run["weight_decay"], value_weight=weight, seed=seed, progress=print)
+                    weight_decay=run["weight_decay"], value_weight=weight, seed=seed, vp_weight=args.vp_weight,
+                    progress=print)
         fit["network"].meta.update(round=args.round, positions=int(len(rows["game"])), retrained_from=args.run,
-                                   value_weight=weight, seed=seed, epochs=epochs)
+                                   value_weight=weight, seed=seed, epochs=epochs, vp_weight=args.vp_weight)
         fit["network"].save(path)
         heldout = {k: v for k, v in (fit["heldout"] or {}).items() if k != "calibration"}
         record["networks"][os.path.basename(path)] = {"value_weight": weight, "seed": seed, "epochs": epochs,
-                                                      "heldout": heldout}
+                                                      "vp_weight": args.vp_weight, "heldout": heldout}
         with open(record_path + ".tmp", "w") as f:
             json.dump(record, f, indent=1)
         os.replace(record_path + ".tmp", record_path)

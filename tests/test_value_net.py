@@ -263,11 +263,15 @@ def test_dense_layer_sums_in_its_documented_order_to_the_bit(n_out):
             assert np.array_equal(np.isnan(h[:n_out]), np.isnan(expected)) and (h[n_out:] == 7.0).all()
 
 
-def test_forward_pass_equals_torch():
+@pytest.mark.parametrize("aux", [False, True])
+def test_forward_pass_equals_torch(aux):
+    """The exported network is the torch model's win logits (with an auxiliary final-VP
+    head, its rows are dropped)."""
     torch = pytest.importorskip("torch")
     from catan_env.agents.value.train import export, make_model
     torch.manual_seed(0)
-    model = make_model((64, 32))
+    model = make_model((64, 32), aux=aux)
+    assert model[-1].out_features == (8 if aux else 4)
     net = export(model, {})
     states = random_states(30, seed=5, players=3)
     x = np.array([features(s, int(G.decider(s))) for s in states], np.float32)
@@ -463,6 +467,37 @@ def test_position_rows_are_each_seats_view(tmp_path):
     assert {name for name, column in part.items() if column.base is not None} == set()
     np.testing.assert_array_equal(part["turn"], rows["turn"])
     assert part["public_vp"].shape == (len(rows["x"]), 4)
+    # final_vp: every seat's points at the end, relative to the row's seat
+    seat_of = np.tile(np.arange(4), len(raw["state"]))
+    expected = np.stack([np.roll(vp, -seat) for vp, seat in zip(np.repeat(raw["final_vp"], 4, axis=0), seat_of)])
+    np.testing.assert_array_equal(rows["final_vp"], expected)
+    assert rows["final_vp"].max() > 0
+
+
+def test_the_final_vp_head_trains_and_leaves_the_played_network_its_shape(tmp_path):
+    """vp_weight adds a head predicting each seat's final VP while training: it changes
+    what the shared layers learn, not the exported network's shape; initial weights load
+    into the larger head."""
+    pytest.importorskip("torch")
+    from catan_env.agents.value.train import _load_into, export, make_model, train
+    folder = str(tmp_path / "d")
+    generate(folder, ["weighted"] * 3, 4, seed=2, sample=0.5, max_turns=60)
+    rows = load_positions(folder, dtype=np.float32)
+    plain = train(rows, hidden=(8,), epochs=1, holdout=0, seed=0)["network"]
+    aux = train(rows, hidden=(8,), epochs=1, holdout=0, seed=0, vp_weight=1.0)["network"]
+    assert [w.shape for w, _, _ in aux.weights.layers] == [w.shape for w, _, _ in plain.weights.layers]
+    assert aux.meta["vp_weight"] == 1.0 and plain.meta["vp_weight"] == 0.0
+    assert not np.allclose(aux.weights.layers[0][0], plain.weights.layers[0][0])
+    with pytest.raises(ValueError, match="final_vp"):
+        train({k: v for k, v in rows.items() if k != "final_vp"}, hidden=(8,), epochs=1, holdout=0, vp_weight=1.0)
+    with pytest.raises(ValueError, match="vp_weight"):
+        train(rows, hidden=(8,), epochs=1, holdout=0, vp_weight=-1.0)
+    model = make_model((8,), aux=True)
+    _load_into(model, plain)  # the win rows start from the network, the VP rows keep theirs
+    for (a, _, _), (b, _, _) in zip(export(model, {}).weights.layers, plain.weights.layers):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="does not fit"):
+        _load_into(make_model((16,), aux=True), plain)
 
 
 # ---- the shipped network
@@ -597,7 +632,12 @@ def test_tiny_expert_iteration_round(tmp_path):
     assert sorted(record) == ["vw0.3-s0-e1.npz", "vw1.0-s0-e1.npz"] and record["vw1.0-s0-e1.npz"]["value_weight"] == 1.0
     again = subprocess.run([*retrain, "0.3:0"], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert again.returncode == 0 and "exists: skipped" in again.stdout and "positions" not in again.stdout
+    aux = subprocess.run([*retrain, "--vp-weight", "1", "0.3:0"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert aux.returncode == 0, aux.stderr[-3000:]  # (its own file: the plain variant's is not reused)
+    assert ValueNetwork.load(str(tmp_path / "re" / "vw0.3-s0-e1-vp1.npz")).meta["vp_weight"] == 1.0
+    assert json.loads((tmp_path / "re" / "retrain.json").read_text())["networks"]["vw0.3-s0-e1-vp1.npz"]["vp_weight"] == 1
     for extra, said in ((["0.3"], "VALUE_WEIGHT:SEED"), (["2:0"], "0-1"), (["--round", "2", "0.3:0"], "data-2"),
+                        (["--vp-weight", "-1", "0.3:0"], "--vp-weight"),
                         (["--run", str(other), "0.3:0"], "holds networks of"),  # another run's round, same folder
                         (["--run", str(tmp_path), "0.3:0"], "rounds.json")):
         bad = subprocess.run([*retrain, *extra], capture_output=True, text=True, timeout=300, cwd=ROOT)

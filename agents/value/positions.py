@@ -126,7 +126,8 @@ def load_positions(*folders: str, dtype: Any = np.float16, workers: int = 1, bac
     view: ``x`` (rows, N_FEATURES) features, ``outcome`` (rows, 4) 1 for the winner per
     relative seat (seat first; a capped game: 1/n each), ``value`` (rows, 4) the search's
     estimate for the seat that searched (relative seats, NaN elsewhere), ``players``,
-    ``game`` (numbered across folders), ``public_vp`` (rows, 4), ``seat``, ``turn``.
+    ``game`` (numbered across folders), ``public_vp`` (rows, 4), ``final_vp`` (rows, 4)
+    each relative seat's VP at the game's end, ``seat``, ``turn``.
     Shards are featurized in ``workers`` processes, or as Ray tasks (``backend="ray"``)."""
     jobs = [(path, game_base, np.dtype(dtype).str) for path, _, game_base in shard_files(folders, KIND)]
     parts = list(map_jobs(shard_positions, jobs, workers, backend, address))
@@ -173,8 +174,9 @@ def shard_positions(job: Tuple[str, int, str]) -> Dict[str, np.ndarray]:
     value = np.take_along_axis(data["value"][rows_state], rel, axis=1) * valid
     value[data["value_seat"][rows_state] != rows_seat] = np.nan
     public_vp = np.take_along_axis(states[rows_state, PUBLIC_VP:PUBLIC_VP + MAX_PLAYERS], rel, axis=1) * valid
+    final_vp = np.take_along_axis(data["final_vp"][rows_state], rel, axis=1) * valid
     # (turn indexed by row directly: a column of states[rows_state] is a view that kept
     # every row's whole state alive in the caller, several times the rows' own size)
     return {"x": x.astype(dtype), "outcome": outcome.astype(np.float32), "value": value.astype(np.float32),
             "players": n[rows_state], "game": data["game"][rows_state] + game_base, "public_vp": public_vp,
-            "seat": rows_seat, "turn": states[rows_state, TURN]}
+            "final_vp": final_vp.astype(np.float32), "seat": rows_seat, "turn": states[rows_state, TURN]}

@@ -2,7 +2,10 @@
 
 The loss is the cross-entropy between the softmax over the seats in the game and the
 target: the game's outcome, mixed with the search's estimate where a search agent
-played the position (``value_weight``).  Games, not positions, are held out, so that the
+played the position (``value_weight``).  With ``vp_weight`` > 0 the network also
+predicts each seat's final victory points while training (an auxiliary head, dropped on
+export: the played network is the same shape): the points are a denser signal than who
+won, and say by how much a position was ahead.  Games, not positions, are held out, so that the
 held-out figures are about games the network never saw; the epoch with the best held-out
 log loss is the one kept (early stopping: a game's positions share one label, so a
 network can learn games by heart).  :func:`evaluate` reports
@@ -21,9 +24,12 @@ from catan_env.learned.network import ValueNetwork
 from catan_env.plotting import pyplot, save
 
 
-def make_model(hidden: Sequence[int] = (256, 128), dropout: float = 0.0) -> Any:
+VP_SCALE = 10.0  # final victory points are predicted divided by this (about 0-1)
+
+
+def make_model(hidden: Sequence[int] = (256, 128), dropout: float = 0.0, aux: bool = False) -> Any:
     """The MLP: features -> ReLU layers (dropout after each while training) -> one logit
-    per relative seat."""
+    per relative seat, then (``aux``) one final-VP prediction per relative seat."""
     from torch import nn
     layers, width = [], N_FEATURES
     for h in hidden:
@@ -31,7 +37,7 @@ def make_model(hidden: Sequence[int] = (256, 128), dropout: float = 0.0) -> Any:
         if dropout > 0:
             layers.append(nn.Dropout(dropout))
         width = h
-    layers.append(nn.Linear(width, MAX_PLAYERS))
+    layers.append(nn.Linear(width, 2 * MAX_PLAYERS if aux else MAX_PLAYERS))
     return nn.Sequential(*layers)
 
 
@@ -46,16 +52,23 @@ def targets(data: Dict[str, np.ndarray], value_weight: float) -> np.ndarray:
 
 def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epochs: int = 6, lr: float = 1e-3,
           batch: int = 512, weight_decay: float = 1e-5, dropout: float = 0.0, holdout: float = 0.1, value_weight: float = 0.0,
-          seed: int = 0, init: Optional[ValueNetwork] = None,
+          seed: int = 0, init: Optional[ValueNetwork] = None, vp_weight: float = 0.0,
           progress: Optional[Callable[[str], None]] = None) -> Dict[str, Any]:
     """Fit a network on ``data`` (from ``positions.load_positions``) with the shared loop
     (:func:`agents.training.fit.fit`: Adam, cosine-annealed, the best held-out epoch
     kept); returns {"network": ValueNetwork, "history": per-epoch losses, "heldout":
     evaluate(...) of the kept epoch, "heldout_mask"}.  ``init``: start from these
-    weights (same shape) instead of at random."""
+    weights (same shape) instead of at random.  ``vp_weight``: the weight of the
+    auxiliary loss, the squared error of each seat's final VP / ``VP_SCALE`` (needs
+    ``data["final_vp"]``; 0: no auxiliary head)."""
     import torch
+    if vp_weight < 0:
+        raise ValueError(f"vp_weight must be 0 or more, not {vp_weight}")
+    if vp_weight > 0 and "final_vp" not in data:
+        raise ValueError("vp_weight > 0 needs data['final_vp'] (positions.load_positions gives it)")
     torch.manual_seed(seed)
-    model = make_model(hidden, dropout)
+    aux = vp_weight > 0
+    model = make_model(hidden, dropout, aux)
     if init is not None:
         _load_into(model, init)
     held = split_games(data["game"], holdout, seed) if holdout > 0 else np.zeros(len(data["game"]), bool)
@@ -70,7 +83,11 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
         x = torch.from_numpy(data["x"][rows].astype(np.float32))
         y = torch.from_numpy(y_all[rows])
         mask = torch.from_numpy(seats >= data["players"][rows][:, None])
-        per_row = -(y * torch.log_softmax(model(x).masked_fill(mask, -1e9), dim=1)).sum(dim=1)
+        out = model(x)
+        per_row = -(y * torch.log_softmax(out[:, :MAX_PLAYERS].masked_fill(mask, -1e9), dim=1)).sum(dim=1)
+        if aux:
+            vp = torch.from_numpy(data["final_vp"][rows] / np.float32(VP_SCALE))
+            per_row = per_row + vp_weight * ((out[:, MAX_PLAYERS:] - vp) ** 2).masked_fill(mask, 0.0).sum(dim=1)
         if weights is None:
             return per_row.mean()
         w = torch.from_numpy(weights[rows])
@@ -90,19 +107,22 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
     history = run.history
     meta = {"hidden": list(hidden), "dropout": dropout, "weight_decay": weight_decay, "epochs": epochs,
             "kept_epoch": run.kept_epoch, "lr": lr, "batch": batch,
-            "value_weight": value_weight, "rows": int(len(train_rows)), "seed": seed}
+            "value_weight": value_weight, "vp_weight": vp_weight, "rows": int(len(train_rows)), "seed": seed}
     network = export(model, meta)
     return {"network": network, "history": history,
             "heldout": history[run.kept_epoch - 1].get("heldout") if history else None, "heldout_mask": held}
 
 
 def export(model: Any, meta: Dict[str, Any]) -> ValueNetwork:
-    """The torch model as a ValueNetwork (numpy weights for the numba forward pass)."""
+    """The torch model as a ValueNetwork (numpy weights for the numba forward pass): the
+    win logits only (an auxiliary head's rows are dropped)."""
     from torch import nn
 
-    from catan_env.learned.mlp import from_torch
+    from catan_env.learned.mlp import MLPWeights, from_torch
     plain = nn.Sequential(*[m for m in model if not isinstance(m, nn.Dropout)])  # identity at play time
-    return ValueNetwork(from_torch(plain), meta)
+    layers = from_torch(plain).layers
+    w, b, act = layers[-1]
+    return ValueNetwork(MLPWeights(layers[:-1] + [(w[:, :MAX_PLAYERS], b[:MAX_PLAYERS], act)]), meta)
 
 
 def _load_into(model: Any, network: ValueNetwork) -> None:
@@ -111,11 +131,13 @@ def _load_into(model: Any, network: ValueNetwork) -> None:
     if len(linear) != len(network.weights.layers):
         raise ValueError("init network has another number of layers")
     with torch.no_grad():
-        for m, (w, b, _) in zip(linear, network.weights.layers):
-            if tuple(m.weight.shape) != (w.shape[1], w.shape[0]):
+        for k, (m, (w, b, _)) in enumerate(zip(linear, network.weights.layers)):
+            rows = w.shape[1]  # (an auxiliary head's rows, beyond the last layer's, keep their start)
+            fits = (rows, 2 * rows) if k == len(linear) - 1 else (rows,)
+            if m.weight.shape[1] != w.shape[0] or m.weight.shape[0] not in fits:
                 raise ValueError(f"init network layer shape {w.shape} does not fit {tuple(m.weight.shape)}")
-            m.weight.copy_(torch.from_numpy(w.T.copy()))
-            m.bias.copy_(torch.from_numpy(b))
+            m.weight[:rows].copy_(torch.from_numpy(w.T.copy()))
+            m.bias[:rows].copy_(torch.from_numpy(b))
 
 
 def evaluate(network: ValueNetwork, data: Dict[str, np.ndarray], rows: Optional[np.ndarray] = None,
