@@ -288,6 +288,26 @@ def test_forward_pass_equals_torch(aux):
         np.testing.assert_allclose([absolute[(seat + k) % 3] for k in range(3)], row[:3], atol=1e-6)
 
 
+def test_a_one_layer_value_opponent_decides_as_the_agent():
+    """The batched env's value opponent sizes its scratch as the network does: a one-layer
+    net copies its input (N_FEATURES floats) into h1, wider than its 4 outputs."""
+    from catan_env.learned import greedy as GR
+    rng = np.random.default_rng(0)
+    w = MLPWeights([(rng.standard_normal((F.N_FEATURES, 4)) * 0.1, np.zeros(4), "identity")])
+    net, opp = ValueNetwork(w), GR.ValueOpponent(w, GR.options())
+    assert opp.evaluator.h1.shape[0] == net.evaluator().h1.shape[0] == F.N_FEATURES
+    states = np.stack(random_states(40, seed=4))
+    seeds = rng.integers(2 ** 62, size=(len(states), 2))
+    memories = np.stack([GR.new_memory() for _ in states])
+    actions, values = np.empty(len(states), np.int64), np.empty(len(states))
+    opp.decide(states, np.arange(len(states)), seeds, memories, 0, actions, values)
+    for k, s in enumerate(states):
+        legal = G.legal_actions(s).astype(np.int64)
+        a, _, _ = GR.greedy_decision(net.evaluator(), s.copy(), G.decider(s), legal, len(legal), seeds[k],
+                                     GR.new_memory(), GR.options())
+        assert a == actions[k]
+
+
 @pytest.mark.parametrize("hidden", [(), (16,), (24, 12)])
 def test_leaves_valued_from_the_roots_first_layer_equal_a_full_forward_pass(hidden):
     """A leaf's first layer is its root's sums plus the rows of the features that changed

@@ -314,7 +314,7 @@ class ValueOpponent:
     def __init__(self, weights: MLPWeights, opts: np.ndarray) -> None:
         from .mlp import pack
         params, layers, nets = pack([weights])
-        self.evaluator = new_evaluator(params, layers, nets[0].copy(), max(w.shape[1] for w, _, _ in weights.layers))
+        self.evaluator = new_evaluator(params, layers, nets[0].copy(), weights.scratch_width)
         self.opts = np.asarray(opts, np.float64)
         self.views = max(int(self.opts[O_VIEWS]), 1)
 

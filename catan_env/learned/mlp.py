@@ -224,6 +224,13 @@ class MLPWeights:
     def n_out(self) -> int:
         return self.layers[-1][0].shape[1]
 
+    @property
+    def scratch_width(self) -> int:
+        """The h1/h2 scratch a forward pass of these weights needs: the widest layer, or
+        the input's width for a one-layer net (its pass copies the input into h1)."""
+        widths = [w.shape[1] for w, _, _ in self.layers]
+        return max(widths + ([self.n_in] if len(widths) == 1 else []))
+
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write the weights as an .npz file (plain arrays, loadable without torch)."""
         arrays: Dict[str, Any] = {}

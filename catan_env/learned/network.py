@@ -57,10 +57,7 @@ class ValueNetwork:
         self.meta = dict(meta or {})
         self.params, self.layers, nets = pack([weights])
         self.net = nets[0].copy()
-        widths = [w.shape[1] for w, _, _ in weights.layers]
-        if len(widths) == 1:  # the forward pass copies a one-layer net's input into its scratch
-            widths.append(weights.n_in)
-        self.width = max(widths)
+        self.width = weights.scratch_width
 
     def save(self, path: str) -> str:
         """Write the network as one .npz (the layers and the meta, with the feature digest)."""
