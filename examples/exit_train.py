@@ -19,6 +19,7 @@ from catan_env.agents.deep.data import load_folder
 from catan_env.agents.deep.nets import save_networks, train_local, train_value
 from catan_env.agents.deep.selfplay import generate
 from catan_env.agents.training.rounds import RoundLog, run_rounds
+from catan_env.agents.training.shards import manifest_positions
 from catan_env.cli import HelpFormatter
 from catan_env.plotting import pyplot, save
 
@@ -83,7 +84,7 @@ def main(argv=None):
                             sample=args.sample, max_turns=args.max_turns, options={"domestic_trade": False},
                             workers=args.workers, shard_games=max(1, min(10, args.games // max(args.workers, 1))),
                             progress=lambda line: print("  " + line, flush=True))
-        return {"expert": spec, "positions": sum(s["positions"] for s in manifest["shards"])}
+        return {"expert": spec, "positions": manifest_positions(manifest)}
 
     def train(it, nets, target):
         data = load_folder(*[data_dir(k) for k in range(max(1, it - args.window + 1), it + 1)])

@@ -11,6 +11,7 @@ Without torch: the data are numpy arrays (agents.deep.data.load_folder reads the
 import argparse
 
 from catan_env.agents.deep.selfplay import generate
+from catan_env.agents.training.shards import manifest_positions
 from catan_env.cli import HelpFormatter
 
 
@@ -32,7 +33,7 @@ def main(argv=None):
                         sample=args.sample, max_turns=args.max_turns,
                         options={"domestic_trade": args.trade}, workers=args.workers,
                         progress=lambda line: print(line, flush=True))
-    total = sum(s["positions"] for s in manifest["shards"])
+    total = manifest_positions(manifest)
     print(f"{args.out}: {len(manifest['shards'])} shards, {total} positions")
 
 

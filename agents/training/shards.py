@@ -72,6 +72,11 @@ def read_manifest(folder: str) -> Optional[Dict[str, Any]]:
         return json.load(f)
 
 
+def manifest_positions(manifest: Optional[Dict[str, Any]]) -> int:
+    """The positions a manifest's shards hold (0 for no manifest)."""
+    return sum(s["positions"] for s in manifest["shards"]) if manifest else 0
+
+
 def write_manifest(folder: str, manifest: Dict[str, Any]) -> None:
     """Write the folder's manifest atomically (a reader never sees half of one)."""
     tmp = os.path.join(folder, MANIFEST + ".tmp")

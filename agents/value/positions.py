@@ -31,7 +31,7 @@ from catan_env.learned.features import N_FEATURES, encode_features
 
 from ..arena import play_game
 from ..arena import map_jobs
-from ..training.shards import Block, BlockResult, load_shard, read_manifest, record, shard_files
+from ..training.shards import Block, BlockResult, load_shard, manifest_positions, read_manifest, record, shard_files
 
 KIND = "positions"
 KEYS = ("state", "winner", "final_vp", "value", "value_seat", "game")
@@ -152,8 +152,7 @@ def round_rows(run: str, k: int, extra: Sequence[str] = (), self_weight: float =
 
 def _positions_in(folder: str) -> int:
     """Rows load_positions makes from a folder (its manifest's count)."""
-    manifest = read_manifest(folder)
-    return sum(s["positions"] for s in manifest["shards"]) if manifest else 0
+    return manifest_positions(read_manifest(folder))
 
 
 def shard_positions(job: Tuple[str, int, str]) -> Dict[str, np.ndarray]:
