@@ -110,6 +110,39 @@ def test_a_retype_swaps_with_the_bank_only_where_the_bank_is_hidden():
     assert not apply_edit(kept, ("retype", 0, 1, L.ORE, (2, 0, 0, 0, 0), True))
 
 
+def test_a_monopolys_counts_lower_a_guess_into_the_hidden_bank_only():
+    """Seat 1 is announced with one brick fewer than the guesses gave it, and the thief
+    (seat 3) holds no card seat 0 cannot place: only a hidden bank can take the brick, and
+    the unplaced card becomes another type; every count and resource total is kept."""
+    s = C.new_game(make_options(players=4), seed=1)
+    for p in range(4):
+        take_all(s, p)
+    give(s, 1, brick=2, ore=1)
+    give(s, 3, wool=2)
+    for o in range(4):  # seat 0 cannot place one of seat 1's bricks; the thief's cards are known
+        s[L.know_i(o, 1, L.BRICK)] = 1 if o == 0 else 2
+        s[L.know_i(o, 1, L.UNKNOWN)] = 1 if o == 0 else 0
+        s[L.know_i(o, 1, L.ORE)] = 1
+        s[L.know_i(o, 3, L.WOOL)] = 2
+    counts = {0: 0, 1: 1, 2: 0}
+    shown = s.copy()
+    assert not apply_edit(shown, ("resync", 0, L.BRICK, counts, 3, False))
+    hidden = s.copy()
+    assert apply_edit(hidden, ("resync", 0, L.BRICK, counts, 3, True))
+    assert hand(hidden, 1)[L.BRICK] == 1 and sum(hand(hidden, 1)) == 3 and hand(hidden, 3) == [0, 0, 2, 0, 0]
+    assert hidden[L.BANK + L.BRICK] == s[L.BANK + L.BRICK] + 1
+    in_play = lambda x: [sum(hand(x, p)[r] for p in range(4)) + int(x[L.BANK + r]) for r in range(L.N_RES)]
+    assert in_play(hidden) == in_play(s)
+    # a thief with a card seat 0 cannot place takes the brick before the bank does
+    give(s, 3, grain=1)
+    for o in range(4):
+        s[L.know_i(o, 3, L.UNKNOWN)] = 1 if o == 0 else 0
+        s[L.know_i(o, 3, L.GRAIN)] = 0 if o == 0 else 1
+    thief = s.copy()
+    assert apply_edit(thief, ("resync", 0, L.BRICK, counts, 3, True))
+    assert hand(thief, 3) == [1, 0, 2, 0, 0] and thief[L.BANK + L.BRICK] == s[L.BANK + L.BRICK]
+
+
 def test_a_discard_guess_is_its_resource():
     s = _discard_state(7)
     p = int(s[L.DECIDER])

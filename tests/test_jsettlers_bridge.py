@@ -5,7 +5,6 @@ agreeing with every message, a trade made with a robot, a dropped connection, a 
 message the mirror refuses, and a session replayed offline."""
 import json
 import os
-import re
 import socket
 
 import numpy as np
@@ -38,18 +37,7 @@ def random_game():
     return _play("random", 11)
 
 
-# The one open disagreement with the server: a monopoly's per-victim counts that the
-# mirror's guesses of the hidden hands do not explain (two games of 1,543 on 2026-11-29, one
-# of these live games in a CI run on 2026-11-30).  Its recorded cases are the strict xfail
-# test_monopolies_the_guesses_cannot_explain_yet; a live game that meets it is an xfail
-# too, named, and any other disagreement still fails.
-OPEN_MONOPOLY_MISMATCH = re.compile(r"counts of \w+ from the monopoly")
-
-
 def _check_agrees(res, client):
-    if "error" in res and res["mismatches"] and OPEN_MONOPOLY_MISMATCH.search(res["error"]) \
-            and all(OPEN_MONOPOLY_MISMATCH.search(m) for m in res["mismatches"]):
-        pytest.xfail(f"the open monopoly case (test_monopolies_the_guesses_cannot_explain_yet): {res['error']}")
     assert "error" not in res, res.get("error")
     assert res["mismatches"] == [] and res["rejected"] == []
     m = client.mirror
@@ -301,6 +289,10 @@ def _replayed(name):
     # bank could not pay: re-guessing would have replayed that production short and left
     # two other seats a card short, so a card is retyped instead
     ("repair-keeps-counts.txt", ["retype"], lambda c: True),
+    # monopolies whose counts show a victim had fewer of the resource than the guesses gave
+    # it, with the thief's every card known: the hidden bank takes the extra cards
+    ("monopoly-open-1.txt", ["resync"], lambda c: True),
+    ("monopoly-open-2.txt", ["trade", "resync"], lambda c: True),
 ])
 def test_recorded_sessions_replay_without_a_disagreement(name, edits, check):
     """Sessions from real games that once stopped with a disagreement: each replays to its
@@ -536,9 +528,3 @@ def test_the_robots_turns_the_server_ended_are_counted_per_game(tmp_path):
     assert forced_ends(str(tmp_path / "missing.log"), "catan-7-5") == 0
 
 
-@pytest.mark.xfail(strict=True, raises=MirrorMismatch,
-                   reason="open: a monopoly's per-victim counts the mirror's guesses do not explain "
-                          "(two games of 1,543 on 2026-11-29); strict, so a fix shows here")
-@pytest.mark.parametrize("name", ["monopoly-open-1.txt", "monopoly-open-2.txt"])
-def test_monopolies_the_guesses_cannot_explain_yet(name):
-    _replayed(name)

@@ -91,14 +91,19 @@ def _resync(s: np.ndarray, me: int, res: int, counts: Mapping[int, int], balance
     """Set the announced exact counts of res by changing the types of cards the observer
     me cannot place, pairing every change with an opposite one (the balancing seat takes
     what no announced seat can), so every resource stays conserved; where the server
-    never shows its bank (JSettlers, never short), the bank takes the rest instead."""
+    never shows its bank (JSettlers, never short), the bank takes the rest instead,
+    both ways: the announced cards a seat lacked, and the cards the seats' guesses had
+    too many of that the balancing seat, all of whose cards me can place, cannot take."""
     plus = [(p, n - int(s[L.hand_i(p, res)])) for p, n in counts.items() if n > s[L.hand_i(p, res)]]
     minus = [(p, int(s[L.hand_i(p, res)]) - n) for p, n in counts.items() if n < s[L.hand_i(p, res)]]
     need = sum(d for _, d in plus) - sum(d for _, d in minus)
     if need > 0 and not bank_hidden:
         minus.append((balance, need))
     elif need < 0:
-        plus.append((balance, -need))
+        spare = sum(_unknown(s, me, balance, r) for r in range(L.N_RES) if r != res)
+        take = min(-need, spare) if bank_hidden else -need
+        if take:
+            plus.append((balance, take))
     moves = []  # (seat, from type, to type)
     for p, d in plus:
         for _ in range(d):
@@ -110,9 +115,16 @@ def _resync(s: np.ndarray, me: int, res: int, counts: Mapping[int, int], balance
             moves.append(x)
     for p, d in minus:
         for _ in range(d):
-            if _unknown(s, me, p, res) <= 0 or not moves:
+            if _unknown(s, me, p, res) <= 0:
                 return False
-            x = moves.pop()
+            if moves:
+                x = moves.pop()
+            elif bank_hidden:  # the bank takes the res, the card becomes the bank's most plentiful type
+                x = max((r for r in range(L.N_RES) if r != res), key=lambda r: int(s[L.BANK + r]))
+                s[L.BANK + x] = max(int(s[L.BANK + x]), 1) - 1
+                s[L.BANK + res] += 1
+            else:
+                return False
             s[L.hand_i(p, res)] -= 1
             s[L.hand_i(p, x)] += 1
     if moves and not bank_hidden:
