@@ -52,6 +52,8 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=512, help="minibatch size")
     ap.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (cosine-annealed)")
     ap.add_argument("--value-weight", type=float, default=0.3, help="target = outcome blended with the search's estimate")
+    ap.add_argument("--vp-weight", type=float, default=0.0,
+                    help="weight of an auxiliary loss while training: each seat's final VP (0: none)")
     ap.add_argument("--self-weight", type=float, default=2.0,
                     help="rounds >= 1: loss weight of the search agent's own positions (robots' = 1)")
     ap.add_argument("--start-from", metavar="PATH", default=None,
@@ -68,6 +70,8 @@ def main(argv=None):
     ap.add_argument("--out", default="results/value", help="folder of data-k/, round-k.npz, rounds.json")
     args = ap.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # progress lines reach a log file as they come
+    if not args.vp_weight >= 0:
+        ap.error(f"--vp-weight: 0 or more, not {args.vp_weight}")
     if args.start_from is not None:
         try:
             ValueNetwork.load(args.start_from)
@@ -97,7 +101,8 @@ def main(argv=None):
         print(f"round {k}: training on {len(rows['game'])} positions from {k + 1 + len(args.extra_data)} data folders")
         fit = train(rows, hidden=args.hidden, epochs=args.epochs, lr=args.lr, batch=args.batch,
                     dropout=args.dropout, weight_decay=args.weight_decay,
-                    value_weight=args.value_weight if k else 0.0, seed=args.seed, progress=print)
+                    value_weight=args.value_weight if k else 0.0, seed=args.seed, vp_weight=args.vp_weight,
+                    progress=print)
         fit["network"].meta.update(round=k, positions=int(len(rows["game"])))
         fit["network"].save(net_path)
         ValueNetwork.load(net_path)  # the file reads back

@@ -216,6 +216,8 @@ def main(argv=None):
     ap.add_argument("--dropout", type=float, default=0.3, help="dropout after each hidden layer while training")
     ap.add_argument("--weight-decay", type=float, default=1e-3, help="Adam weight decay")
     ap.add_argument("--value-weight", type=float, default=0.3, help="target = outcome blended with the search's estimate")
+    ap.add_argument("--vp-weight", type=float, default=0.0,
+                    help="weight of an auxiliary loss while fine-tuning: each seat's final VP (0: none)")
     ap.add_argument("--workers", type=int, default=1, help="processes")
     ap.add_argument("--seed", type=int, default=100_000, help="seed of the recorded games and the training")
     ap.add_argument("--challenger", metavar="PATH", default=None,
@@ -226,6 +228,8 @@ def main(argv=None):
             ap.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if args.mcts_eval_games < 0:
         ap.error(f"--mcts-eval-games must be at least 0, got {args.mcts_eval_games}")
+    if not args.vp_weight >= 0:
+        ap.error(f"--vp-weight: 0 or more, not {args.vp_weight}")
     if not 0 < args.alpha < 1:
         ap.error(f"--alpha must be between 0 and 1, got {args.alpha}")
     sys.stdout.reconfigure(line_buffering=True)
@@ -269,7 +273,7 @@ def main(argv=None):
         hidden = [w.shape[1] for w, _, _ in prev.weights.layers[:-1]]
         fit = train(rows, hidden=hidden, epochs=args.epochs, lr=args.lr, dropout=args.dropout,
                     weight_decay=args.weight_decay, value_weight=args.value_weight, seed=args.seed + k,
-                    init=prev, progress=print)
+                    init=prev, vp_weight=args.vp_weight, progress=print)
         fit["network"].meta.update(round=k, positions=int(len(rows["game"])), league=list(TABLE))
         fit["network"].save(net_path)
         before = heldout_figures(prev, rows, fit["heldout_mask"])  # the champion on the same held-out games

@@ -82,7 +82,7 @@ def main(argv=None):
         ap.error(f"--vp-weight: 0 or more, not {args.vp_weight}")
     os.makedirs(args.out, exist_ok=True)
     record_path = os.path.join(args.out, "retrain.json")
-    source = {"run": os.path.abspath(args.run), "round": args.round}
+    source = {"run": os.path.realpath(args.run), "round": args.round}  # (one folder under any name)
     record = {**source, "networks": {}}
     if os.path.exists(record_path):
         with open(record_path) as f:

@@ -438,7 +438,7 @@ def test_tiny_league_round_end_to_end(tmp_path):
     out = tmp_path / "league"
     cmd = [sys.executable, os.path.join(root, "examples", "value_league.py"), "--out", str(out), "--games", "7",
            "--eval-games", "2", "--mcts-eval-games", "1", "--mcts-playouts", "10", "--max-rounds", "1",
-           "--epochs", "1", "--search", "0", "--determinizations", "1"]
+           "--epochs", "1", "--search", "0", "--determinizations", "1", "--vp-weight", "1"]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=root)
     assert run.returncode == 0, run.stderr[-3000:]
     log = json.loads((out / "league.json").read_text())
@@ -457,6 +457,7 @@ def test_tiny_league_round_end_to_end(tmp_path):
         manifest = json.loads((out / "data-1" / name / "manifest.json").read_text())
         assert manifest["settings"]["options"] == options and manifest["shards"]
     assert ValueNetwork.load(str(out / "round-1.npz")).meta["round"] == 1
+    assert ValueNetwork.load(str(out / "round-1.npz")).meta["vp_weight"] == 1.0  # fine-tuned with the VP head
     assert (out / "best.npz").read_bytes() == (out / "round-0.npz").read_bytes()  # the champion
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root)
     assert again.returncode == 0 and "fine-tuning" not in again.stdout  # every stage was done

@@ -637,6 +637,9 @@ def test_tiny_expert_iteration_round(tmp_path):
     bad = subprocess.run([*cmd[:-1], str(tmp_path / "bad"), "--start-from", str(tmp_path / "none.npz")],
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert bad.returncode == 2 and "--start-from" in bad.stderr and "none.npz" in bad.stderr
+    bad = subprocess.run([*cmd[:-1], str(tmp_path / "bad"), "--vp-weight", "-1"], capture_output=True, text=True,
+                         timeout=300, cwd=ROOT)
+    assert bad.returncode == 2 and "--vp-weight" in bad.stderr
     # value_retrain: round 1 trained again on its own data; the run's own settings give its
     # network back, another value weight another one; bad variants and rounds are refused
     retrain = [sys.executable, os.path.join(ROOT, "examples", "value_retrain.py"), "--run", str(out), "--round", "1",
