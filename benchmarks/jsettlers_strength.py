@@ -63,6 +63,7 @@ LINEUPS: List[Lineup] = [Lineup(*x) for x in [
     ("jsettlers", 200),
     ("jsettlers:strategy=smart", 100),
     ("pretrained", 200),
+    ("pretrained", 200, "smart", "2026-11-27"),  # the value network shipped before the final-VP one
     ("random", 50),
     ("weighted", 50),
     ("mcts:variant=szita:playouts=1000", 100),
@@ -81,6 +82,7 @@ LINEUPS: List[Lineup] = [Lineup(*x) for x in [
     ("jsettlers:combined_etas=true", 200, "fast"),   # the FAST robot's own estimates
     ("jsettlers:combined_etas=true", 200),
     ("pretrained", 200, "fast"),
+    ("pretrained", 200, "fast", "2026-11-27"),
     ("mcts:variant=best:playouts=1000", 100, "fast"),
 ]]
 

@@ -62,11 +62,20 @@ ROWS: Tuple[Row, ...] = (
         (Part("pretrained_vs_jsettlers.jsonl", "pretrained", "jsettlers"),), LEARNED, bold=True),
     Row("`pretrained`", "3 `best` MCTS, 1,000 playouts",
         (Part("pretrained_vs_best1000.jsonl", "pretrained", "mcts:variant=best:playouts=1000"),), LEARNED),
+    Row("`pretrained` with the network shipped before (2026-11-27; the same seeds)",
+        "3 `jsettlers` / 3 `best` MCTS, 1,000 playouts",
+        (Part("pretrained_1127_vs_jsettlers.jsonl", "pretrained", "jsettlers"),
+         Part("pretrained_1127_vs_best1000.jsonl", "pretrained", "mcts:variant=best:playouts=1000")), LEARNED),
     Row("`pretrained:search=1` (milliseconds a move) with / without its offers", "3 `jsettlers`",
         (Part("search1_offers_vs_jsettlers.jsonl", "pretrained:search=1", "jsettlers"),
          Part("search1_offers_vs_jsettlers.jsonl", "pretrained:search=1:offers=0", "jsettlers")), LEARNED),
     Row("`pretrained:search=0` (the network alone, greedy, trades)", "3 `jsettlers`",
         (Part("search0_vs_jsettlers.jsonl", "pretrained:search=0", "jsettlers"),), RECIPE),
+    Row("`pretrained:search=1` with / without its offers, `pretrained:search=0`: the network shipped before "
+        "(2026-11-27; the same seeds)", "3 `jsettlers`",
+        (Part("search1_1127_offers_vs_jsettlers.jsonl", "pretrained:search=1", "jsettlers"),
+         Part("search1_1127_offers_vs_jsettlers.jsonl", "pretrained:search=1:offers=0", "jsettlers"),
+         Part("search0_1127_vs_jsettlers.jsonl", "pretrained:search=0", "jsettlers")), LEARNED),
     Row("`pretrained_policy` (a policy network alone, no search)", "3 `jsettlers` / 3 `weighted`",
         (Part("policy_vs_jsettlers.jsonl", "pretrained_policy", "jsettlers"),
          Part("policy_vs_weighted.jsonl", "pretrained_policy", "weighted")), RECIPE, bold=True),
@@ -356,7 +365,7 @@ ENSEMBLE_B_PAIRED = (
 ENSEMBLE_HEADLINE = (
     ("seeds 62,000, the default budget (6,000 evaluations)",
      Part("value_retrain/ens_leaves6000_vs_jsettlers_62000.jsonl", f"value:path={ENSEMBLE}:leaves=6000", "jsettlers"),
-     Part("strength/pretrained_vs_jsettlers.jsonl", "pretrained", "jsettlers")),
+     Part("strength/pretrained_1127_vs_jsettlers.jsonl", "pretrained", "jsettlers")),
 )
 
 
@@ -369,10 +378,42 @@ def ensemble_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
         ("three averaged", "round 8"), ("three", "round 8")) + paired_lines(
         folder, ENSEMBLE_B_PAIRED, "Another pair (seeds 2 and 3, neither of them round 8) and round 8",
         ("seeds 2 + 3", "round 8"), ("pair", "round 8")) + paired_lines(
-        folder, ENSEMBLE_HEADLINE, "The ensemble and the shipped network (`pretrained`), both at the default budget",
+        folder, ENSEMBLE_HEADLINE, "The ensemble and the network shipped then (`pretrained` until 2026-12-01), both at "
+        "the default budget",
         ("ensemble", "`pretrained`"), ("ensemble", "pretrained")) + [
         "", "Counted from the per-game files in `docs/results/value_retrain/` and "
-        "`docs/results/strength/pretrained_vs_jsettlers.jsonl` by `benchmarks/strength_table.py`."]).strip()
+        "`docs/results/strength/pretrained_1127_vs_jsettlers.jsonl` (the network shipped then) by "
+        "`benchmarks/strength_table.py`."]).strip()
+
+
+AUX_START, AUX_END = "<!-- aux: start -->", "<!-- aux: end -->"
+AUX = "results/exp11/vw0.3-s0-e4-vp{}.npz"  # round 8's data trained again with the final-VP head, weighted 1 or 4
+AUX_PAIRED = tuple(
+    (f"the final-VP loss weighted {w}", [
+        ("seeds 84,000, the fixed search",
+         Part("value_aux/aux_vs_r8_84000.jsonl", f"value:path={AUX.format(w)}{FIXED}", "jsettlers"),
+         Part("value_aux/aux_vs_r8_84000.jsonl", f"value:path={ROUND8}{FIXED}", "jsettlers"))]) for w in (1, 4))
+AUX_HEADLINE = (
+    ("seeds 62,000, the default budget (6,000 evaluations)",
+     Part("value_aux/vp4_leaves6000_vs_jsettlers_62000.jsonl", f"value:path={AUX.format(4)}:leaves=6000", "jsettlers"),
+     Part("strength/pretrained_1127_vs_jsettlers.jsonl", "pretrained", "jsettlers")),
+)
+
+
+def aux_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
+    """The learned-agents page's block: networks trained with the final-VP head against
+    round 8 (the same data without it), and the weight-4 one against the network shipped
+    before it at the default budget, on the same games, counted from the files."""
+    lines: List[str] = []
+    for title, pairs in AUX_PAIRED:
+        lines += paired_lines(folder, pairs, f"Round 8's data, {title}, and round 8",
+                              ("with the VP head", "round 8"), ("VP head", "round 8"))
+    lines += paired_lines(folder, AUX_HEADLINE, "The final-VP network (weight 4, shipped since) and the network "
+                          "shipped before it (2026-11-27), both at the default budget",
+                          ("final-VP network", "shipped before"), ("final-VP", "before"))
+    return "\n".join(lines + [
+        "", "Counted from the per-game files in `docs/results/value_aux/` and "
+        "`docs/results/strength/pretrained_1127_vs_jsettlers.jsonl` by `benchmarks/strength_table.py`."]).strip()
 
 
 def missing(folder: str = FOLDER) -> List[str]:
@@ -395,7 +436,8 @@ def main(argv: Sequence[str] = None) -> int:
         for doc, start, end, text in ((DOC, DOC_START, DOC_END, strength_table()),
                                       (POLICY_DOC, POLICY_START, POLICY_END, policy_table()),
                                       (POLICY_DOC, DAGGER_START, DAGGER_END, dagger_table()),
-                                      (ENSEMBLE_DOC, ENSEMBLE_START, ENSEMBLE_END, ensemble_table())):
+                                      (ENSEMBLE_DOC, ENSEMBLE_START, ENSEMBLE_END, ensemble_table()),
+                                      (ENSEMBLE_DOC, AUX_START, AUX_END, aux_table())):
             if not replace_block(doc, start, end, text):
                 raise SystemExit(f"{doc} lacks the markers {start} ... {end}")
     return 0
