@@ -1,6 +1,6 @@
 """Expert iteration for the win-probability network, round by round, resumable.
 
-    python examples/value_exit.py --rounds 3 --out results/value        # the shipped network's recipe
+    python examples/value_exit.py --rounds 8 --out results/value_exit8  # the shipped network's data
     python examples/value_exit.py --rounds 1 --robot-games 40 --games 8 --eval-games 8 --out /tmp/x   # a tiny run
 
 Round 0 records games of four JSettlersAgent robots (``data-0``, the bootstrap), trains
@@ -24,6 +24,7 @@ import sys
 from catan_env.agents.arena import run_tournament, summarise, wilson
 from catan_env.learned.network import ValueNetwork
 from catan_env.agents.value.positions import generate, round_rows
+from catan_env.agents.value.train import ship as ship_network
 from catan_env.agents.value.train import train
 from catan_env.agents.training.rounds import RoundLog, round_line, run_rounds
 from catan_env.cli import HelpFormatter
@@ -53,7 +54,8 @@ def main(argv=None):
     ap.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (cosine-annealed)")
     ap.add_argument("--value-weight", type=float, default=0.3, help="target = outcome blended with the search's estimate")
     ap.add_argument("--vp-weight", type=float, default=0.0,
-                    help="weight of an auxiliary loss while training: each seat's final VP (0: none)")
+                    help="weight of an auxiliary loss while training: each seat's final VP (0: none; the "
+                         "printed training loss includes it)")
     ap.add_argument("--self-weight", type=float, default=2.0,
                     help="rounds >= 1: loss weight of the search agent's own positions (robots' = 1)")
     ap.add_argument("--start-from", metavar="PATH", default=None,
@@ -124,18 +126,13 @@ def main(argv=None):
 
 
 def ship(net_path, entry):
-    """The network becomes the package's ``pretrained`` weights; its held-out calibration
-    becomes docs/value_calibration.png."""
-    import shutil
-
+    """The last round's network becomes the package's ``pretrained`` weights; its held-out
+    calibration becomes docs/value_calibration.png."""
     from catan_env.learned.network import PRETRAINED
-    from catan_env.agents.value.train import reliability_plot
-    os.makedirs(os.path.dirname(PRETRAINED), exist_ok=True)
-    shutil.copyfile(net_path, PRETRAINED)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     heldout = entry["train"]["heldout"]
-    plot = reliability_plot(heldout["calibration"], os.path.join(root, "docs", "value_calibration.png"),
-                            title=f"round {entry['round']} network, {heldout['games']} held-out games")
+    plot = ship_network(net_path, heldout, f"round {entry['round']} network, {heldout['games']} held-out games",
+                        os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs",
+                                     "value_calibration.png"))
     print(f"shipped {net_path} as {PRETRAINED}" + (f"; calibration plot {plot}" if plot else ""))
 
 

@@ -217,7 +217,8 @@ def main(argv=None):
     ap.add_argument("--weight-decay", type=float, default=1e-3, help="Adam weight decay")
     ap.add_argument("--value-weight", type=float, default=0.3, help="target = outcome blended with the search's estimate")
     ap.add_argument("--vp-weight", type=float, default=0.0,
-                    help="weight of an auxiliary loss while fine-tuning: each seat's final VP (0: none)")
+                    help="weight of an auxiliary loss while fine-tuning: each seat's final VP (0: none; the "
+                         "VP head starts at random, and the printed training loss includes it)")
     ap.add_argument("--workers", type=int, default=1, help="processes")
     ap.add_argument("--seed", type=int, default=100_000, help="seed of the recorded games and the training")
     ap.add_argument("--challenger", metavar="PATH", default=None,

@@ -14,7 +14,8 @@ optionally an auxiliary target (``--vp-weight``: each seat's final victory point
 predicted while training only).  The data are loaded once for all variants.  Each network
 goes to ``--out`` as ``vwW-sS-eE.npz`` (``vwW-sS-eE-vpV.npz`` with the auxiliary target;
 a variant whose file exists is skipped) and its held-out figures to
-``retrain.json`` there, with the run and round (a folder holds one round's networks:
+``retrain.json`` there (``--ship``: the one variant named becomes the package's
+``pretrained`` network), with the run and round (a folder holds one round's networks:
 another round's is refused); judge one with ``examples/value_league.py --challenger PATH``.
 Needs the [rl] extra.
 """
@@ -55,6 +56,9 @@ def main(argv=None):
     ap.add_argument("--out", required=True, help="folder of the networks and retrain.json")
     ap.add_argument("--vp-weight", type=float, default=0.0,
                     help="weight of the auxiliary final-VP loss while training, for every variant (0: none)")
+    ap.add_argument("--ship", action="store_true",
+                    help="copy the one variant's network into the package (the `pretrained` agent's weights) and "
+                         "draw its held-out calibration into docs/")
     ap.add_argument("--workers", type=int, default=2, help="processes featurizing the positions")
     ap.add_argument("--threads", type=int, default=None,
                     help="torch's threads (1 keeps a background run from stalling when the other core is busy)")
@@ -80,6 +84,8 @@ def main(argv=None):
         ap.error("--workers: at least 1")
     if not args.vp_weight >= 0:
         ap.error(f"--vp-weight: 0 or more, not {args.vp_weight}")
+    if args.ship and len(args.variants) != 1:
+        ap.error("--ship: name exactly one variant, the network to ship")
     os.makedirs(args.out, exist_ok=True)
     record_path = os.path.join(args.out, "retrain.json")
     source = {"run": os.path.realpath(args.run), "round": args.round}  # (one folder under any name)
@@ -90,17 +96,18 @@ def main(argv=None):
         if {k: record.get(k) for k in source} != source:  # a variant's file name does not say its round
             ap.error(f"--out: {args.out} holds networks of {record.get('run')} round {record.get('round')}; "
                      "use another folder")
-    todo = []
+    todo, paths = [], []
     for weight, seed, epochs in args.variants:
         epochs = run["epochs"] if epochs is None else epochs
         aux = f"-vp{args.vp_weight:g}" if args.vp_weight > 0 else ""
         path = os.path.join(args.out, f"vw{weight}-s{seed}-e{epochs}{aux}.npz")
+        paths.append(path)
         if os.path.exists(path):
             print(f"{path} exists: skipped")
         else:
             todo.append((weight, seed, epochs, path))
     if not todo:
-        return 0
+        return ship(args, record, paths[0]) if args.ship else 0
     if args.threads is not None:
         import torch
         torch.set_num_threads(args.threads)
@@ -113,7 +120,7 @@ def main(argv=None):
         fit["network"].meta.update(round=args.round, positions=int(len(rows["game"])), retrained_from=args.run,
                                    value_weight=weight, seed=seed, epochs=epochs, vp_weight=args.vp_weight)
         fit["network"].save(path)
-        heldout = {k: v for k, v in (fit["heldout"] or {}).items() if k != "calibration"}
+        heldout = dict(fit["heldout"] or {})
         record["networks"][os.path.basename(path)] = {"value_weight": weight, "seed": seed, "epochs": epochs,
                                                       "vp_weight": args.vp_weight, "heldout": heldout}
         with open(record_path + ".tmp", "w") as f:
@@ -121,6 +128,23 @@ def main(argv=None):
         os.replace(record_path + ".tmp", record_path)
         print(f"{path}: held-out log loss {heldout.get('log_loss', float('nan')):.4f}, "
               f"accuracy {heldout.get('accuracy', float('nan')):.3f}")
+    return ship(args, record, paths[0]) if args.ship else 0
+
+
+def ship(args, record, path):
+    """The variant's network becomes the package's ``pretrained`` weights (its held-out
+    calibration, kept in retrain.json, the docs' plot)."""
+    from catan_env.agents.value.train import ship as ship_network
+    from catan_env.learned.network import PRETRAINED
+    heldout = record["networks"][os.path.basename(path)]["heldout"]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        plot = ship_network(path, heldout, f"{os.path.basename(path)}, {heldout.get('games')} held-out games",
+                            os.path.join(root, "docs", "value_calibration.png"))
+    except ValueError as e:
+        print(f"--ship: {e}", file=sys.stderr)
+        return 2
+    print(f"shipped {path} as {PRETRAINED}" + (f"; calibration plot {plot}" if plot else ""))
     return 0
 
 

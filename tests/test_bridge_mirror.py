@@ -133,6 +133,11 @@ def test_a_monopolys_counts_lower_a_guess_into_the_hidden_bank_only():
     assert hidden[L.BANK + L.BRICK] == s[L.BANK + L.BRICK] + 1
     in_play = lambda x: [sum(hand(x, p)[r] for p in range(4)) + int(x[L.BANK + r]) for r in range(L.N_RES)]
     assert in_play(hidden) == in_play(s)
+    for o in range(4):  # every knowledge row still a lower bound summing to the hand (unknown counted)
+        for p in range(4):
+            row = [int(hidden[L.know_i(o, p, r)]) for r in range(L.KNOW_W)]
+            assert sum(row) == sum(hand(hidden, p)) and all(row[r] <= hand(hidden, p)[r] for r in range(L.N_RES))
+    assert hidden[L.know_i(1, 1, L.BRICK)] == 1  # the others had placed both bricks: one is gone
     # a thief with a card seat 0 cannot place takes the brick before the bank does
     give(s, 3, grain=1)
     for o in range(4):

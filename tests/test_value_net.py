@@ -263,6 +263,28 @@ def test_dense_layer_sums_in_its_documented_order_to_the_bit(n_out):
             assert np.array_equal(np.isnan(h[:n_out]), np.isnan(expected)) and (h[n_out:] == 7.0).all()
 
 
+def test_shipping_a_network_copies_it_and_refuses_what_is_not_one(tmp_path):
+    """agents.value.train.ship (value_exit's and value_retrain's --ship): the file becomes the
+    weights; a network without held-out calibration, or a file that is no value network,
+    is refused before anything is replaced."""
+    from catan_env.agents.value.train import ship
+    rng = np.random.default_rng(1)
+    net = ValueNetwork(MLPWeights([(rng.standard_normal((F.N_FEATURES, 8)) * 0.1, np.zeros(8), "relu"),
+                                   (rng.standard_normal((8, 4)) * 0.1, np.zeros(4), "identity")]))
+    src, dest, plot = str(tmp_path / "net.npz"), str(tmp_path / "pkg" / "pretrained.npz"), str(tmp_path / "cal.png")
+    net.save(src)
+    heldout = {"games": 3, "calibration": [[0.1, 0.12, 50], [0.5, 0.4, 20]]}
+    ship(src, heldout, "a test", plot, weights_path=dest)
+    assert open(dest, "rb").read() == open(src, "rb").read()
+    with pytest.raises(ValueError, match="calibration"):
+        ship(src, {"games": 3}, "a test", plot, weights_path=str(tmp_path / "other.npz"))
+    np.savez(str(tmp_path / "junk.npz"), a=np.zeros(3))
+    with pytest.raises(ValueError):
+        ship(str(tmp_path / "junk.npz"), heldout, "a test", plot, weights_path=dest)
+    assert open(dest, "rb").read() == open(src, "rb").read()  # left as it was
+    assert not os.path.exists(tmp_path / "other.npz")
+
+
 @pytest.mark.parametrize("aux", [False, True])
 def test_forward_pass_equals_torch(aux):
     """The exported network is the torch model's win logits (with an auxiliary final-VP
@@ -501,17 +523,27 @@ def test_the_final_vp_head_trains_and_leaves_the_played_network_its_shape(tmp_pa
     pytest.importorskip("torch")
     from catan_env.agents.value.train import _load_into, export, make_model, train
     folder = str(tmp_path / "d")
-    generate(folder, ["weighted"] * 3, 4, seed=2, sample=0.5, max_turns=60)
+    manifest = generate(folder, ["weighted"] * 3, 4, seed=2, sample=0.5, max_turns=60)
     rows = load_positions(folder, dtype=np.float32)
+    # three players: each row's final VP wraps around the three seats from its own, the fourth slot 0
+    from catan_env.agents.training.shards import load_shard
+    from catan_env.agents.value.positions import KEYS
+    finals = np.concatenate([load_shard(os.path.join(folder, sh["file"]), KEYS)["final_vp"]
+                             for sh in manifest["shards"]])
+    expected = [[f[(seat + j) % 3] if j < 3 else 0 for j in range(4)] for f in finals for seat in range(3)]
+    np.testing.assert_array_equal(rows["final_vp"], expected)
     plain = train(rows, hidden=(8,), epochs=1, holdout=0, seed=0)["network"]
     aux = train(rows, hidden=(8,), epochs=1, holdout=0, seed=0, vp_weight=1.0)["network"]
     assert [w.shape for w, _, _ in aux.weights.layers] == [w.shape for w, _, _ in plain.weights.layers]
     assert aux.meta["vp_weight"] == 1.0 and plain.meta["vp_weight"] == 0.0
-    assert not np.allclose(aux.weights.layers[0][0], plain.weights.layers[0][0])
+    # the same head and start, the VP loss all but off: the shared layers learn only from it
+    faint = train(rows, hidden=(8,), epochs=1, holdout=0, seed=0, vp_weight=1e-30)["network"]
+    assert not np.allclose(aux.weights.layers[0][0], faint.weights.layers[0][0], atol=1e-4)
     with pytest.raises(ValueError, match="final_vp"):
         train({k: v for k, v in rows.items() if k != "final_vp"}, hidden=(8,), epochs=1, holdout=0, vp_weight=1.0)
-    with pytest.raises(ValueError, match="vp_weight"):
-        train(rows, hidden=(8,), epochs=1, holdout=0, vp_weight=-1.0)
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="vp_weight"):
+            train(rows, hidden=(8,), epochs=1, holdout=0, vp_weight=bad)
     model = make_model((8,), aux=True)
     _load_into(model, plain)  # the win rows start from the network, the VP rows keep theirs
     for (a, _, _), (b, _, _) in zip(export(model, {}).weights.layers, plain.weights.layers):
@@ -661,6 +693,7 @@ def test_tiny_expert_iteration_round(tmp_path):
     assert json.loads((tmp_path / "re" / "retrain.json").read_text())["networks"]["vw0.3-s0-e1-vp1.npz"]["vp_weight"] == 1
     for extra, said in ((["0.3"], "VALUE_WEIGHT:SEED"), (["2:0"], "0-1"), (["--round", "2", "0.3:0"], "data-2"),
                         (["--vp-weight", "-1", "0.3:0"], "--vp-weight"),
+                        (["--ship", "0.3:0", "1.0:0"], "exactly one variant"),
                         (["--run", str(other), "0.3:0"], "holds networks of"),  # another run's round, same folder
                         (["--run", str(tmp_path), "0.3:0"], "rounds.json")):
         bad = subprocess.run([*retrain, *extra], capture_output=True, text=True, timeout=300, cwd=ROOT)

@@ -62,8 +62,8 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
     auxiliary loss, the squared error of each seat's final VP / ``VP_SCALE`` (needs
     ``data["final_vp"]``; 0: no auxiliary head)."""
     import torch
-    if vp_weight < 0:
-        raise ValueError(f"vp_weight must be 0 or more, not {vp_weight}")
+    if not 0 <= vp_weight < float("inf"):
+        raise ValueError(f"vp_weight must be 0 or more (and finite), not {vp_weight}")
     if vp_weight > 0 and "final_vp" not in data:
         raise ValueError("vp_weight > 0 needs data['final_vp'] (positions.load_positions gives it)")
     torch.manual_seed(seed)
@@ -192,3 +192,24 @@ def reliability_plot(calibration: Sequence[Sequence[float]], path: str, title: s
     hist.bar(pred, counts, width=0.08)
     hist.set(xlabel="predicted chance to win", ylabel="seat-positions")
     return save(fig, path)
+
+
+def ship(net_path: str, heldout: Dict[str, Any], title: str, plot_path: str,
+         weights_path: Optional[str] = None) -> Optional[str]:
+    """Make the network at ``net_path`` the package's ``pretrained`` weights (or
+    ``weights_path``) and draw its held-out calibration (``heldout["calibration"]``, from
+    :func:`evaluate`) into ``plot_path`` (the repository's docs/value_calibration.png);
+    returns the plot's path (None without matplotlib).  The file is loaded first, so a
+    file that is not a value network of today's features is refused before anything is
+    replaced."""
+    import os
+    import shutil
+
+    from catan_env.learned.network import PRETRAINED
+    if "calibration" not in heldout:
+        raise ValueError(f"no held-out calibration for {net_path}: ship a network trained with held-out games")
+    ValueNetwork.load(net_path)
+    weights_path = weights_path or PRETRAINED
+    os.makedirs(os.path.dirname(weights_path), exist_ok=True)
+    shutil.copyfile(net_path, weights_path)
+    return reliability_plot(heldout["calibration"], plot_path, title=title)

@@ -29,8 +29,8 @@ _ACT_NAMES = {"identity": ACT_IDENTITY, "relu": ACT_RELU, "tanh": ACT_TANH}
 MAX_WIDTH = 4096  # widest hidden layer the scratch buffers hold
 # Weights and biases smaller than this are stored as 0.  Weights that get no gradient
 # (dead ReLU units, unused inputs) decay under weight decay into subnormal floats: 46,004
-# of the shipped value network's weights and biases are below this, most of them
-# subnormal.  On hosts without fast subnormal arithmetic every product with one takes a
+# of the weights and biases of the value network shipped on 2026-11-27 were below this,
+# most of them subnormal.  On hosts without fast subnormal arithmetic every product with one takes a
 # microcode assist: that network's forward pass took 211 us a position with them and 7.7 us
 # with them zeroed on one host (benchmarks/value_speed.py, 2026-11-30), where the same file
 # measured 5.0 us on 2026-11-29.  Such a weight times any input below 1e8 is below 1e-22,

@@ -2,8 +2,8 @@
 the card-type changes that make an event fit when no change of guesses does.  Every
 edit changes only what the observing seat cannot see or the server showed, and leaves
 every knowledge row a true lower bound; every edit but those of a bank that never runs
-short (``grant``, ``bank_swap``, and ``plenty`` past the core's bank: JSettlers) keeps
-every resource and card conserved."""
+short (``grant``, ``bank_swap``, ``plenty`` past the core's bank, and a ``resync`` or
+``retype`` the hidden bank balances: JSettlers) keeps every resource and card conserved."""
 from typing import Any, Callable, List, Mapping, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
@@ -91,9 +91,9 @@ def _resync(s: np.ndarray, me: int, res: int, counts: Mapping[int, int], balance
     """Set the announced exact counts of res by changing the types of cards the observer
     me cannot place, pairing every change with an opposite one (the balancing seat takes
     what no announced seat can), so every resource stays conserved; where the server
-    never shows its bank (JSettlers, never short), the bank takes the rest instead,
-    both ways: the announced cards a seat lacked, and the cards the seats' guesses had
-    too many of that the balancing seat, all of whose cards me can place, cannot take."""
+    never shows its bank (JSettlers, never short), the bank balances instead: it pays the
+    announced cards the seats lacked, and takes the over-guessed cards beyond what the
+    balancing seat's unplaced cards can take."""
     plus = [(p, n - int(s[L.hand_i(p, res)])) for p, n in counts.items() if n > s[L.hand_i(p, res)]]
     minus = [(p, int(s[L.hand_i(p, res)]) - n) for p, n in counts.items() if n < s[L.hand_i(p, res)]]
     need = sum(d for _, d in plus) - sum(d for _, d in minus)
