@@ -297,7 +297,7 @@ ROUND6_PAIRED = tuple((f"seeds {seeds:,}" + (" (fresh)" if seeds == 66000 else "
 def paired_lines(folder: str = os.path.join(ROOT, "docs", "results"), pairs: Sequence[Tuple[str, Part, Part]] = PAIRED,
                  title: str = "The second round and the policy shipped before it",
                  heads: Tuple[str, str] = ("second round", "policy before"),
-                 short: Tuple[str, str] = ("second", "before")) -> List[str]:
+                 short: Tuple[str, str] = ("second", "before"), against: str = "three `jsettlers`") -> List[str]:
     """Two policies on the same games (the new first), per seed set and pooled: wins,
     and the games only one of them won."""
     lines, total = [], [0, 0, 0, 0, 0]  # games, new wins, old wins, only new, only old
@@ -312,7 +312,7 @@ def paired_lines(folder: str = os.path.join(ROOT, "docs", "results"), pairs: Seq
     lo, hi = wilson(total[1], total[0])
     lines.append(f"| all | {total[0]:,} | **{total[1] / total[0]:.3f}** [{lo:.3f}, {hi:.3f}] | "
                  f"{total[2] / total[0]:.3f} | {total[3]} / {total[4]} | {_p(sign_test(total[3], total[4]))} |")
-    return ["", f"{title}, on the same games against three `jsettlers`:", "",
+    return ["", f"{title}, on the same games against {against}:", "",
             f"| games | count | {heads[0]} | {heads[1]} | won by one only ({short[0]} / {short[1]}) | sign test p |",
             "|---|---:|---|---|---|---:|"] + lines
 
@@ -398,6 +398,12 @@ AUX_HEADLINE = (
      Part("value_aux/vp4_leaves6000_vs_jsettlers_62000.jsonl", f"value:path={AUX.format(4)}:leaves=6000", "jsettlers"),
      Part("strength/pretrained_1127_vs_jsettlers.jsonl", "pretrained", "jsettlers")),
 )
+BEST1000 = "mcts:variant=best:playouts=1000"
+AUX_MCTS = (
+    ("seeds 52,000, the default budget (6,000 evaluations)",
+     Part("strength/pretrained_vs_best1000.jsonl", "pretrained", BEST1000),
+     Part("strength/pretrained_1127_vs_best1000.jsonl", "pretrained", BEST1000)),
+)
 
 
 def aux_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
@@ -411,9 +417,12 @@ def aux_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
     lines += paired_lines(folder, AUX_HEADLINE, "The final-VP network (weight 4, shipped since) and the network "
                           "shipped before it (2026-11-27), both at the default budget",
                           ("final-VP network", "shipped before"), ("final-VP", "before"))
+    lines += paired_lines(folder, AUX_MCTS, "The same two networks as `pretrained`, at the default budget",
+                          ("final-VP network", "shipped before"), ("final-VP", "before"),
+                          against="three `best` MCTS at 1,000 playouts")
     return "\n".join(lines + [
-        "", "Counted from the per-game files in `docs/results/value_aux/` and "
-        "`docs/results/strength/pretrained_1127_vs_jsettlers.jsonl` by `benchmarks/strength_table.py`."]).strip()
+        "", "Counted from the per-game files in `docs/results/value_aux/` and `docs/results/strength/` "
+        "(`pretrained_1127_*`: the network shipped before) by `benchmarks/strength_table.py`."]).strip()
 
 
 def missing(folder: str = FOLDER) -> List[str]:
