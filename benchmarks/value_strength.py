@@ -36,7 +36,8 @@ def play(spec, opponent, game, seed):
     res = play_game(agents, game_seed, time_decisions=True)
     times = [x for x in res["decision_times"][seat]]
     agent = agents[seat]
-    return {"spec": spec, "opponent": opponent, "game": game, "schedule_seed": seed, "seed": game_seed, "seat": seat,
+    network = getattr(agent, "network", None)  # (a value network's digest: which weights played)
+    return {"spec": spec, "network": network.digest() if network is not None else None, "opponent": opponent, "game": game, "schedule_seed": seed, "seed": game_seed, "seat": seat,
             "won": int(res["winner"] == seat), "vp": res["vp"][seat], "turns": res["turns"],
             "trades": res["trades"][seat], "offers": res["offers"][seat], "fallbacks": res["fallbacks"][seat],
             "decision_seconds": [round(x, 5) for x in times], "game_seconds": round(time.perf_counter() - t, 2),

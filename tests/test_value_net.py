@@ -263,6 +263,23 @@ def test_dense_layer_sums_in_its_documented_order_to_the_bit(n_out):
             assert np.array_equal(np.isnan(h[:n_out]), np.isnan(expected)) and (h[n_out:] == 7.0).all()
 
 
+def test_a_strength_result_names_the_network_that_played(tmp_path):
+    """benchmarks/value_strength.py writes each value agent's network digest into its game's
+    line: the same weights by another file give the same digest, other weights another."""
+    from helpers import load_benchmark
+    shipped = make_agent("pretrained:search=0").network
+    copy = str(tmp_path / "copy.npz")
+    shipped.save(copy)
+    assert ValueNetwork.load(copy).digest() == shipped.digest()
+    w = shipped.weights.layers
+    other = ValueNetwork(MLPWeights([(w[0][0] * 2, w[0][1], w[0][2])] + list(w[1:])))
+    assert other.digest() != shipped.digest()
+    bench = load_benchmark("value_strength")
+    row = bench.play(f"value:path={copy}:search=0", "random", 0, 1)
+    assert row["network"] == shipped.digest() and row["spec"].startswith("value:path=")
+    assert bench.play("random", "random", 0, 1)["network"] is None
+
+
 def test_shipping_a_network_copies_it_and_refuses_what_is_not_one(tmp_path):
     """agents.value.train.ship (value_exit's and value_retrain's --ship): the file becomes the
     weights; a network without held-out calibration, or a file that is no value network,

@@ -95,6 +95,13 @@ class ValueNetwork:
                              f"this version's is {feature_digest()}): retrain it with examples/value_exit.py")
         return cls(weights, meta)
 
+    def digest(self) -> str:
+        """The start of the sha256 of the weights as played (the packed arrays): names the
+        network in a result, whatever file or spec it came by."""
+        h = hashlib.sha256(self.params.tobytes())
+        h.update(self.layers.tobytes())
+        return h.hexdigest()[:12]
+
     def win_probs(self, state: np.ndarray, observer: int) -> np.ndarray:
         """Each absolute seat's chance to win as ``observer`` sees ``state`` (float64[4])."""
         return state_win_probs(self.evaluator(), np.asarray(state, np.int64), int(observer))
