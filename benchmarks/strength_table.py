@@ -388,11 +388,20 @@ def ensemble_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
 
 AUX_START, AUX_END = "<!-- aux: start -->", "<!-- aux: end -->"
 AUX = "results/exp11/vw0.3-s0-e4-vp{}.npz"  # round 8's data trained again with the final-VP head, weighted 1 or 4
+AUX_SEED1 = "results/exp11/vw0.3-s1-e4-vp4.npz"  # the weight-4 network from seed 1 (set before it was trained)
 AUX_PAIRED = tuple(
     (f"the final-VP loss weighted {w}", [
         ("seeds 84,000, the fixed search",
          Part("value_aux/aux_vs_r8_84000.jsonl", f"value:path={AUX.format(w)}{FIXED}", "jsettlers"),
-         Part("value_aux/aux_vs_r8_84000.jsonl", f"value:path={ROUND8}{FIXED}", "jsettlers"))]) for w in (1, 4))
+         Part("value_aux/aux_vs_r8_84000.jsonl", f"value:path={ROUND8}{FIXED}", "jsettlers"))]
+        + ([("seeds 86,000, the fixed search",
+             Part("value_aux/seed1_vs_r8_86000.jsonl", f"value:path={AUX.format(w)}{FIXED}", "jsettlers"),
+             Part("value_aux/seed1_vs_r8_86000.jsonl", f"value:path={ROUND8}{FIXED}", "jsettlers"))] if w == 4 else []))
+    for w in (1, 4)) + (
+    ("the final-VP loss weighted 4, trained from another seed (1)", [
+        ("seeds 86,000, the fixed search",
+         Part("value_aux/seed1_vs_r8_86000.jsonl", f"value:path={AUX_SEED1}{FIXED}", "jsettlers"),
+         Part("value_aux/seed1_vs_r8_86000.jsonl", f"value:path={ROUND8}{FIXED}", "jsettlers"))]),)
 AUX_HEADLINE = (
     ("seeds 62,000, the default budget (6,000 evaluations)",
      Part("value_aux/vp4_leaves6000_vs_jsettlers_62000.jsonl", f"value:path={AUX.format(4)}:leaves=6000", "jsettlers"),
