@@ -407,6 +407,10 @@ AUX_HEADLINE = (
      Part("value_aux/vp4_leaves6000_vs_jsettlers_62000.jsonl", f"value:path={AUX.format(4)}:leaves=6000", "jsettlers"),
      Part("strength/pretrained_1127_vs_jsettlers.jsonl", "pretrained", "jsettlers")),
 )
+AUX_HEAVIER = {w: [("seeds 85,000, the fixed search",  # heavier VP losses against the shipped weight, 4
+                     Part("value_aux/heavier_vs_vp4_85000.jsonl", f"value:path={AUX.format(w)}{FIXED}", "jsettlers"),
+                     Part("value_aux/heavier_vs_vp4_85000.jsonl", f"value:path={AUX.format(4)}{FIXED}", "jsettlers"))]
+               for w in (8, 16)}
 BEST1000 = "mcts:variant=best:playouts=1000"
 AUX_MCTS = (
     ("seeds 52,000, the default budget (6,000 evaluations)",
@@ -423,6 +427,9 @@ def aux_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
     for title, pairs in AUX_PAIRED:
         lines += paired_lines(folder, pairs, f"Round 8's data, {title}, and round 8",
                               ("with the VP head", "round 8"), ("VP head", "round 8"))
+    for w, pairs in AUX_HEAVIER.items():
+        lines += paired_lines(folder, pairs, f"Round 8's data, the final-VP loss weighted {w}, and weighted 4 (shipped)",
+                              (f"weight {w}", "weight 4"), ("heavier", "weight 4"))
     lines += paired_lines(folder, AUX_HEADLINE, "The final-VP network (weight 4, shipped since) and the network "
                           "shipped before it (2026-11-27), both at the default budget",
                           ("final-VP network", "shipped before"), ("final-VP", "before"))
