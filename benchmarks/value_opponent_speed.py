@@ -121,7 +121,7 @@ def _leaf_kernels():
     from catan_env.core.arrays import copy_into
     from catan_env.core.cards import current_decider
     from catan_env.core.rules import apply_action
-    from catan_env.learned.features import encode_features, encode_features_keyed, has_seat_key
+    from catan_env.learned.features import encode_features_into, encode_features_keyed, has_seat_key, new_feature_scratch
     from catan_env.learned.mlp import after_first, output_layer
     from catan_env.learned.value import _first_layer_from_base, set_base
 
@@ -143,13 +143,14 @@ def _leaf_kernels():
     @njit
     def features(states, root_of, leaf_states, keyed, keys, base_xs, xs):
         """Each leaf's features (keyed: copied by its root's seat key where it has it)."""
+        scratch = new_feature_scratch()
         for i in range(root_of.shape[0]):
             r = root_of[i]
             observer = current_decider(states[r])
             if keyed:
-                encode_features_keyed(leaf_states[i], observer, xs[i], keys[r], base_xs[r])
+                encode_features_keyed(leaf_states[i], observer, xs[i], keys[r], base_xs[r], scratch)
             else:
-                encode_features(leaf_states[i], observer, xs[i])
+                encode_features_into(leaf_states[i], observer, xs[i], scratch)
 
     @njit
     def keyed_leaves(states, root_of, leaf_states, keys):

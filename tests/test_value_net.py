@@ -161,6 +161,7 @@ def test_features_copied_by_seat_key_equal_the_full_encoding():
     from catan_env.learned.value import move_outcomes
     roots = [(s, players) for players in (2, 3, 4) for s in random_states(20, seed=20 + players, players=players)]
     outs, probs = np.empty(MAX_OUTCOMES, np.int64), np.empty(MAX_OUTCOMES)
+    scratch = F.new_feature_scratch()  # one for every call, as an evaluator keeps it
     copied = leaves = 0
     for i, (s, players) in enumerate(roots):
         observer = i % players
@@ -180,7 +181,7 @@ def test_features_copied_by_seat_key_equal_the_full_encoding():
                 expected = features(leaf, observer)
                 for key, known in keys:
                     got = np.full(F.N_FEATURES, np.nan, np.float32)
-                    F.encode_features_keyed(leaf, observer, got, key, known)
+                    F.encode_features_keyed(leaf, observer, got, key, known, scratch)
                     assert np.array_equal(got.view(np.int32), expected.view(np.int32))
                 leaves += 1
                 copied += F.has_seat_key(leaf, observer, keys[0][0])
@@ -206,8 +207,9 @@ def test_the_seat_columns_read_only_the_seat_key_and_the_vp_fields():
             scrambled[outside] = rng.integers(0, 4, int(outside.sum()))
             for observer in range(players):
                 a, b = np.zeros(F.N_FEATURES, np.float32), np.zeros(F.N_FEATURES, np.float32)
-                F._seat_columns(s, observer, a)
-                F._seat_columns(scrambled, observer, b)
+                scratch = F.new_feature_scratch()
+                F._seat_columns(s, observer, a, scratch.pips, scratch.reach)
+                F._seat_columns(scrambled, observer, b, scratch.pips, scratch.reach)
                 assert np.array_equal(a[~vp], b[~vp])
                 nonempty += bool(a[~vp].any())
     assert nonempty > 30
@@ -382,6 +384,97 @@ def test_leaves_valued_from_the_roots_first_layer_equal_a_full_forward_pass(hidd
         kept = [V.leaf_value(again, leaf, root) for leaf in reversed(leaves) if leaf[L.PHASE] != L.PH_GAME_OVER]
         assert kept[::-1] == firsts
     assert changed > 0  # the leaves did differ from their roots
+
+
+def _reference_trade_gains(net, s, root, ids):
+    """The trade valuations (``learned.trading``) spelled out: every position built from a
+    fresh copy by the rules' own calls, valued by a whole forward pass (1 or 0 once the
+    game is over).  A partner's sampled hand is topped up to what its answer shows, and
+    the proposer's to what its offer shows."""
+    from catan_env.core import rules as R
+
+    def value(t):
+        if t[L.PHASE] == L.PH_GAME_OVER:
+            return 1.0 if t[L.WINNER] == root else 0.0
+        return float(net.win_probs(t, root)[root])
+
+    def lapsed(t):
+        t = t.copy()
+        R.close_trade(t)
+        return t
+
+    def confirmed(t, proposer, partner):
+        t = t.copy()
+        resp = int(t[L.TRADE_RESP + partner])
+        if resp == L.RESP_ACCEPT:
+            res, need, pay, owe = t[L.TRADE_GET_RES], t[L.TRADE_GET_N], t[L.TRADE_GIVE_RES], t[L.TRADE_GIVE_N]
+        else:
+            m = resp - L.RESP_COUNTER
+            res, need, pay, owe = A.MENU_GIVE_RES[m], A.MENU_GIVE_N[m], A.MENU_GET_RES[m], A.MENU_GET_N[m]
+        t[L.hand_i(partner, res)] = max(t[L.hand_i(partner, res)], need)
+        t[L.hand_i(proposer, pay)] = max(t[L.hand_i(proposer, pay)], owe)
+        R.confirm_trade(t, proposer, A.confirm_action((partner - proposer) % int(t[L.OPT_PLAYERS])))
+        return t
+
+    n, phase, out = int(s[L.OPT_PLAYERS]), int(s[L.PHASE]), []
+    if phase == L.PH_TRADE_RESPONSE:
+        base, proposer = value(lapsed(s)), int(s[L.TURN_PLAYER])
+        for a in ids:
+            t = s.copy()
+            if a == A.TRADE_ACCEPT:
+                t[L.TRADE_RESP + root] = L.RESP_ACCEPT
+            else:
+                m = a - A.COUNTER0
+                if s[L.hand_i(proposer, A.MENU_GET_RES[m])] < A.MENU_GET_N[m]:
+                    out.append(-1.0)
+                    continue
+                t[L.TRADE_RESP + root] = L.RESP_COUNTER + m
+            out.append(value(confirmed(t, proposer, root)) - base)
+    elif phase == L.PH_TRADE_CONFIRM:
+        base = value(lapsed(s))
+        out = [value(confirmed(s, root, A.confirm_partner(a, root, n))) - base for a in ids]
+    else:
+        for a in ids:
+            made = s.copy()
+            R.apply_action(made, int(a), R.FROM_RNG)
+            base = value(lapsed(made))
+            after = []
+            for k in range(1, n):
+                q = (root + k) % n
+                if s[L.hand_i(q, made[L.TRADE_GET_RES])] < made[L.TRADE_GET_N]:
+                    continue
+                t = made.copy()
+                for p in range(n):
+                    if p != root:
+                        t[L.TRADE_RESP + p] = L.RESP_ACCEPT if p == q else L.RESP_REJECT
+                after.append(value(confirmed(t, root, q)))
+            out.append(np.mean(after) - base if after else -1.0)
+    return np.array(out)
+
+
+def test_trade_valuations_equal_positions_built_afresh():
+    """The offer, answer and confirmation gains build their positions in the evaluator's
+    scratch rows: with one evaluator reused across every decision (scratch left over from
+    the one before), each gain equals the reference's, built from fresh copies; every kind
+    of trade decision is checked many times."""
+    from catan_env.learned.greedy import IS_ANSWER, IS_CONFIRM, IS_OFFER
+    from catan_env.learned.trading import answer_gains, confirm_gains, offer_gains
+    net = small_network(seed=5, hidden=(24, 12))
+    ev = net.evaluator()
+    checked = {L.PH_TRADE_RESPONSE: 0, L.PH_TRADE_CONFIRM: 0, L.PH_MAIN: 0}
+    for s in random_states(400, seed=31, p_keep=0.3):
+        phase, root = int(s[L.PHASE]), int(G.decider(s))
+        legal = G.legal_actions(s)
+        table, gains = {L.PH_TRADE_RESPONSE: (IS_ANSWER, answer_gains), L.PH_TRADE_CONFIRM: (IS_CONFIRM, confirm_gains),
+                        L.PH_MAIN: (IS_OFFER, offer_gains)}.get(phase, (None, None))
+        ids = np.array([a for a in legal if table is not None and table[a]], np.int64)
+        if not len(ids):
+            continue
+        got = np.full(len(ids), np.nan)
+        gains(ev, s, root, ids, got)
+        np.testing.assert_allclose(got, _reference_trade_gains(net, s, root, ids), atol=1e-6)
+        checked[phase] += 1
+    assert min(checked.values()) >= 10, checked
 
 
 def test_weight_files_round_trip_and_refuse_bad_input(tmp_path):

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from catan_env.core.layout import MAX_PLAYERS, OPT_PLAYERS, PUBLIC_VP, RNG, STATE_SIZE, TURN
-from catan_env.learned.features import N_FEATURES, encode_features
+from catan_env.learned.features import N_FEATURES, encode_features_into, new_feature_scratch
 
 from ..arena import play_game
 from ..arena import map_jobs
@@ -114,9 +114,10 @@ def _seats(arrays: Dict[str, np.ndarray]) -> np.ndarray:
 def _featurize(states: Any, rows_state: Any, rows_seat: Any, out: Any) -> None:
     s = np.empty(states.shape[1], np.int64)
     x = np.empty(out.shape[1], np.float32)
+    scratch = new_feature_scratch()
     for i in range(rows_state.shape[0]):
         s[:] = states[rows_state[i]]
-        encode_features(s, rows_seat[i], x)
+        encode_features_into(s, rows_seat[i], x, scratch)
         out[i, :] = x
 
 

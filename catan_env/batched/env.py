@@ -46,7 +46,7 @@ from numpy.typing import ArrayLike
 
 from ..core import game as G
 from ..core.actions import N_ACTIONS
-from ..core.layout import RNG, STATE_SIZE
+from ..core.layout import DECIDER, RNG, STATE_SIZE
 from ..core.observe import BOARD_SIZE, COMPACT_SIZE, GRID_H, GRID_W, PLANES, VECTOR_SIZE, expand, expand_planes
 from ..core.options import DEFAULT_MAX_TURNS, make_options
 from . import kernel as K
@@ -242,6 +242,9 @@ class BatchedCatan:
             raise ValueError("all_seats mode has no opponents: the caller acts for every seat")
         self._external = external
         self._pool_external = pool_external  # pool index -> external entry
+        self._pool_external_index = np.full(len(kinds), -1, np.int64)  # the same, as an array (-1: none)
+        for entry, k in pool_external.items():
+            self._pool_external_index[entry] = k
         self._external_agents: Dict[Any, Any] = {}
         self.pool_kinds = np.array(kinds, np.int64)
         self.pool_sample = np.array(samples, np.int64)
@@ -446,7 +449,15 @@ class BatchedCatan:
         network's games in one numba call (``learned.greedy.greedy_batch``, determinization
         seeds from the game's RNG); returns which were served."""
         served = np.zeros(waiting.size, bool)
-        entries = np.array([self._entry(int(i), G.decider(self.states[i])) for i in waiting])
+        # each waiting game's external entry (``_entry`` for all of them at once: a waiting
+        # game is never over, so its state's DECIDER is the seat to act)
+        seats = self.states[waiting, DECIDER]
+        k = (seats - self.games[waiting, K.G_LEARNER]) % self.n_players - 1
+        entries = self._pool_external_index[self.games[waiting, K.G_OPP + k]]
+        if entries.size and entries.min() < 0:
+            j = int(np.argmin(entries))
+            raise RuntimeError(f"game {int(waiting[j])} waits for seat {int(seats[j])}, whose opponent "
+                               f"is not a Python or value-network agent of the current pool")
         for entry in np.unique(entries):
             opponent = self._external[entry]
             if not isinstance(opponent, ValueOpponent):
@@ -476,9 +487,8 @@ class BatchedCatan:
             from ..infoset import InfoSet
             actions = np.empty(waiting.size, np.int64)
             served = self._value_decisions(waiting, actions)
-            for j, i in enumerate(waiting):
-                if served[j]:
-                    continue
+            for j in np.flatnonzero(~served):
+                i = waiting[j]
                 s = self.states[i]
                 seat = G.decider(s)
                 obs = {"observation": G.observe(s, seat), "action_mask": G.legal_mask(s)}

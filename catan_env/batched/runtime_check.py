@@ -2,7 +2,8 @@
 functions that say so.
 
 The hot kernels (the batched env's stepping kernels, the rules core's ``legal_actions``
-and ``apply_action`` and what they call) are compiled with ``_nrt=False``: the arrays they
+and ``apply_action`` and what they call, the value network's leaves and trade valuations)
+are compiled with ``_nrt=False``: the arrays they
 pass around cost no atomic reference counts.  numba compiles a function first called from
 such a kernel without the runtime too, unless the function sets ``_nrt`` itself: its
 version would then depend on which caller compiled it first.  So every function those
@@ -94,7 +95,7 @@ def reachable_without_naming() -> List[str]:
     through ``inline='always'`` helpers, whose bodies land in the caller) but that do not
     name their runtime setting; empty when all is well.  ``jit_options.helper`` functions
     are runtime-free by definition: the walk goes through them."""
-    for name in ("catan_env.batched.kernel", "catan_env.core.playout", "catan_env.core.rules"):
+    for name in ("catan_env.batched.kernel", "catan_env.core.playout", "catan_env.core.rules", "catan_env.learned.greedy"):
         importlib.import_module(name)
     roots = [obj for name, module in list(sys.modules.items())
              if name.split(".")[0] in PACKAGES and module is not None

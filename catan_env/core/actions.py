@@ -96,7 +96,7 @@ for _a in (MENU_GIVE_RES, MENU_GIVE_N, MENU_GET_RES, MENU_GET_N, MENU_INDEX, YOP
 
 # ---- decoding and encoding the families with two arguments: the one place that knows
 # their strides (jitted, so kernels and Python code share them)
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def is_robber(a: int) -> bool:
     """True for a MOVE_ROBBER id."""
     return ROBBER0 <= a < ROBBER0 + N_HEXES * MAX_PLAYERS
@@ -114,7 +114,7 @@ def robber_hex(a: int) -> int:
     return (a - ROBBER0) // MAX_PLAYERS
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)  # no reference counting (batched.runtime_check)
 def robber_victim(a: int) -> int:
     """The victim of a MOVE_ROBBER id, relative to the mover (0: nobody)."""
     return (a - ROBBER0) % MAX_PLAYERS

@@ -10,6 +10,8 @@ search all read chance through these functions, so none can disagree with the ru
 import numpy as np
 from numba import njit
 
+from .jit_options import NO_RUNTIME
+
 from . import actions as A
 from .cards import current_decider
 from .layout import (DECK, LAST_DRAW, LAST_ROLL, LAST_STEAL, N_DEV, N_RES, OPT_PLAYERS, OPT_SEVENS,
@@ -20,7 +22,7 @@ CHANCE_NONE, CHANCE_DICE, CHANCE_STEAL, CHANCE_DRAW = 0, 1, 2, 3  # what a move'
 MAX_OUTCOMES = 11  # the most outcomes of one move (the dice totals 2-12)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def chance_kind(s: np.ndarray, a: int) -> int:
     """The kind of chance action a has in s: dice, a steal (a robber move with a victim),
     a draw, or none."""
@@ -33,7 +35,7 @@ def chance_kind(s: np.ndarray, a: int) -> int:
     return CHANCE_NONE
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def sevens_rerolled(s: np.ndarray) -> bool:
     """Whether a 7 rolled now would be rolled again (the sevens rule of the state)."""
     rule = s[OPT_SEVENS]
@@ -42,7 +44,7 @@ def sevens_rerolled(s: np.ndarray) -> bool:
     return rule == 2 or (s[TURN] - 1) // s[OPT_PLAYERS] + 1 <= 2
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def chance_outcomes(s: np.ndarray, a: int, outs: np.ndarray, probs: np.ndarray) -> int:
     """The chance outcomes of action a in s and their odds into outs, probs (each at least
     MAX_OUTCOMES long); returns how many (0: the action has no chance)."""

@@ -23,10 +23,13 @@ are equal, tested in ``tests/test_value_net.py``):
 Every slot is named once in ``FEATURE_FIELDS`` (name, offset, size, meaning), the
 per-seat columns in ``SEAT_COLS``; ``feature_table()`` prints them.
 """
+from collections import namedtuple
 from typing import List, Tuple
 
 import numpy as np
 from numba import njit
+
+from catan_env.core.jit_options import NO_RUNTIME
 
 from catan_env.core.arrays import copy_into
 from catan_env.core.cards import hand_size, total_vp
@@ -111,7 +114,7 @@ def feature_table() -> str:
     return "\n".join(rows)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def vertex_pips(s: np.ndarray, v: int) -> float:
     """Pips of the producing hexes around vertex v (robber ignored)."""
     total = 0.0
@@ -122,7 +125,7 @@ def vertex_pips(s: np.ndarray, v: int) -> float:
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def _affords(s: np.ndarray, p: int, cost: np.ndarray) -> float:
     for r in range(N_RES):
         if s[hand_i(p, r)] < cost[r]:
@@ -130,7 +133,7 @@ def _affords(s: np.ndarray, p: int, cost: np.ndarray) -> float:
     return 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def _seat_vp(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int) -> None:
     """Seat p's VP columns into out[o:]: the only per-seat columns that do not follow from
     the board (the pieces, the robber, the hexes and harbours)."""
@@ -139,7 +142,7 @@ def _seat_vp(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int) -> N
     out[o + C_VP_LEFT] = max(s[OPT_VP] - vp, 0) / 10.0
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def _seat_block(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int, spot_pips: np.ndarray,
                 reach: np.ndarray) -> None:
     """Seat p's engineered columns into out[o:o + SEAT_WIDTH]; spot_pips[v]: the pips of
@@ -210,12 +213,35 @@ def _seat_block(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int, s
                 break
 
 
+# Scratch the encoders write through (the observation tail, each spot's pips, which
+# spots a seat reaches): one per evaluator, so that a leaf's features allocate nothing
+FeatureScratch = namedtuple("FeatureScratch", ["vec", "pips", "reach"])
+
+
 @njit(cache=True)
-def encode_features(s: np.ndarray, observer: int, out: np.ndarray) -> np.ndarray:
+def new_feature_scratch() -> FeatureScratch:
+    """Scratch for ``encode_features_into`` and ``encode_features_keyed``."""
+    return FeatureScratch(np.zeros(VECTOR_SIZE, np.float32), np.zeros(N_VERTICES), np.zeros(N_VERTICES, np.bool_))
+
+
+# Without numba's runtime (``**NO_RUNTIME``, here and on the encoders below; see
+# ``core.jit_options``): these take only arrays they are given and allocate nothing, and
+# the reference counts on the arrays a leaf passes around were a sixth of a greedy
+# decision's time (atomic NRT_incref/NRT_decref calls, 2026-12-01).
+@njit(cache=True, **NO_RUNTIME)
+def encode_features_into(s: np.ndarray, observer: int, out: np.ndarray, scratch: FeatureScratch) -> None:
     """The observer's features of state s into out (N_FEATURES float32, overwritten)."""
     out[:] = 0.0
-    _seat_columns(s, observer, out)
-    _other_columns(s, observer, out)
+    _seat_columns(s, observer, out, scratch.pips, scratch.reach)
+    _other_columns(s, observer, out, scratch.vec)
+
+
+@njit(cache=True)
+def encode_features(s: np.ndarray, observer: int, out: np.ndarray) -> np.ndarray:
+    """The observer's features of state s into out (N_FEATURES float32, overwritten);
+    returns out.  (Allocates its scratch: a caller in a loop keeps a
+    ``new_feature_scratch()`` and calls ``encode_features_into``.)"""
+    encode_features_into(s, observer, out, new_feature_scratch())
     return out
 
 
@@ -237,7 +263,7 @@ def new_seat_key() -> np.ndarray:
     return np.full(SEAT_KEY_SIZE, -2, np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def set_seat_key(s: np.ndarray, observer: int, key: np.ndarray) -> None:
     """key := s's seat key for observer."""
     copy_into(key[:SEAT_KEY_SIZE - 2], s[SEAT_KEY_FROM:SEAT_KEY_TO])
@@ -245,7 +271,7 @@ def set_seat_key(s: np.ndarray, observer: int, key: np.ndarray) -> None:
     key[SEAT_KEY_SIZE - 1] = observer
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def has_seat_key(s: np.ndarray, observer: int, key: np.ndarray) -> bool:
     """Whether s, seen by observer, has the seat key ``key``."""
     if key[SEAT_KEY_SIZE - 1] != observer or key[SEAT_KEY_SIZE - 2] != s[OPT_PLAYERS]:
@@ -256,9 +282,9 @@ def has_seat_key(s: np.ndarray, observer: int, key: np.ndarray) -> bool:
     return differ == 0
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def encode_features_keyed(s: np.ndarray, observer: int, out: np.ndarray, key: np.ndarray,
-                          known: np.ndarray) -> np.ndarray:
+                          known: np.ndarray, scratch: FeatureScratch) -> None:
     """encode_features(s, observer, out), the same floats; where s has the seat key
     ``key`` for observer, the per-seat columns but the VP ones are copied from ``known``
     (the features of a position with that key; not ``out`` itself) instead of computed.
@@ -266,33 +292,32 @@ def encode_features_keyed(s: np.ndarray, observer: int, out: np.ndarray, key: np
     dice roll keeps its root's seat key (``benchmarks/value_opponent_speed.py`` times both
     encodings, ``leaf_profile``)."""
     if not has_seat_key(s, observer, key):
-        return encode_features(s, observer, out)
+        encode_features_into(s, observer, out, scratch)
+        return
     out[:] = 0.0
     n = s[OPT_PLAYERS]
     copy_into(out[F_SEATS:F_SEATS + n * SEAT_WIDTH], known[F_SEATS:F_SEATS + n * SEAT_WIDTH])
     for k in range(n):
         _seat_vp(s, (observer + k) % n, observer, out, F_SEATS + k * SEAT_WIDTH)
-    _other_columns(s, observer, out)
-    return out
+    _other_columns(s, observer, out, scratch.vec)
 
 
-@njit(cache=True)
-def _seat_columns(s: np.ndarray, observer: int, out: np.ndarray) -> None:
-    """Each seat's block of engineered columns (relative seats, observer first) into out."""
-    spot_pips = np.empty(N_VERTICES)
+@njit(cache=True, **NO_RUNTIME)
+def _seat_columns(s: np.ndarray, observer: int, out: np.ndarray, spot_pips: np.ndarray, reach: np.ndarray) -> None:
+    """Each seat's block of engineered columns (relative seats, observer first) into out;
+    spot_pips, reach: N_VERTICES floats and bools of scratch."""
     for v in range(N_VERTICES):
         spot_pips[v] = vertex_pips(s, v) if distance_ok(s, v) else -1.0
-    reach = np.empty(N_VERTICES, np.bool_)
     n = s[OPT_PLAYERS]
     for k in range(n):
         p = (observer + k) % n
         _seat_block(s, p, observer, out, F_SEATS + k * SEAT_WIDTH, spot_pips, reach)
 
 
-@njit(cache=True)
-def _other_columns(s: np.ndarray, observer: int, out: np.ndarray) -> None:
-    """Every feature but the per-seat columns into out (their slots zero on entry)."""
-    vec = np.empty(VECTOR_SIZE, np.float32)
+@njit(cache=True, **NO_RUNTIME)
+def _other_columns(s: np.ndarray, observer: int, out: np.ndarray, vec: np.ndarray) -> None:
+    """Every feature but the per-seat columns into out (their slots zero on entry); vec:
+    VECTOR_SIZE floats of scratch (the observation's tail is encoded there)."""
     encode_tail(s, observer, vec)
     copy_into(out[F_RAW:F_RAW + TAIL_SIZE], vec[BOARD_SIZE:])
     n = s[OPT_PLAYERS]
@@ -315,7 +340,7 @@ def _other_columns(s: np.ndarray, observer: int, out: np.ndarray) -> None:
     _rule_block(s, out)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def _rule_block(s: np.ndarray, out: np.ndarray) -> None:
     """The game's rule options (public, constant through a game) into their slots."""
     for i in range(RULE_BIT_VALUES.shape[0]):

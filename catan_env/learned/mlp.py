@@ -22,6 +22,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from numba import njit
 
+from catan_env.core.jit_options import NO_RUNTIME
+
 from catan_env.core.arrays import copy_into
 
 ACT_IDENTITY, ACT_RELU, ACT_TANH = 0, 1, 2
@@ -40,7 +42,7 @@ MAX_WIDTH = 4096  # widest hidden layer the scratch buffers hold
 FLUSH_BELOW = 1e-30
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def _activate(h: np.ndarray, n: int, act: int) -> None:
     if act == ACT_RELU:
         for j in range(n):  # a select, not a branch: LLVM vectorises it (about half are cut)
@@ -63,7 +65,7 @@ def nonzero_indices(x: np.ndarray, n: int, idx: np.ndarray) -> int:
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarray, h: np.ndarray,
                 idx: np.ndarray) -> None:
     """h[:n_out] = x[:n_in] @ W + b, skipping zero inputs (observations are sparse, and
@@ -105,7 +107,7 @@ def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarr
         k += 1
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def _layer(params: np.ndarray, layers: np.ndarray, row: int, x: np.ndarray, h: np.ndarray, idx: np.ndarray) -> None:
     n_in, n_out, act, off = layers[row, 0], layers[row, 1], layers[row, 2], layers[row, 3]
     dense_layer(params, off, n_in, n_out, x, h, idx)

@@ -12,7 +12,10 @@ partner that accepted is given the cards it showed it has where the sample lacks
 import numpy as np
 from numba import njit
 
+from catan_env.core.jit_options import NO_RUNTIME
+
 from catan_env.core import actions as A
+from catan_env.core.arrays import copy_into
 from catan_env.core.layout import (
     OPT_PLAYERS, RESP_ACCEPT, RESP_COUNTER, RESP_REJECT, TRADE_GET_N, TRADE_GET_RES, TRADE_GIVE_N,
     TRADE_GIVE_RES, TRADE_RESP, TURN_PLAYER, hand_i,
@@ -22,23 +25,21 @@ from catan_env.core.rules import FROM_RNG, close_trade, confirm_trade, apply_act
 from .value import Evaluator, leaf_value, set_base
 
 
-# inline='always' (numba inlines their IR into the greedy choices that call them): each
-# compiled on its own would link the rules core and the network under it and LLVM would
-# optimise the whole again (docs/benchmarks.md, compile time)
+# inline='always' (numba inlines their IR into the valuations that call them): each
+# compiled on its own would link the rules core under it and LLVM would optimise it
+# again (docs/benchmarks.md, compile time)
 @njit(cache=True, inline='always')
-def _lapsed(s: np.ndarray) -> np.ndarray:
-    """s with the open offer closed unanswered (everyone rejects)."""
-    kept = s.copy()
-    close_trade(kept)  # clears the offer and every answer
-    return kept
+def _lapse_into(s: np.ndarray, out: np.ndarray) -> None:
+    """out := s with the open offer closed unanswered (everyone rejects)."""
+    copy_into(out, s)
+    close_trade(out)  # clears the offer and every answer
 
 
 @njit(cache=True, inline='always')
-def _confirmed(s: np.ndarray, proposer: int, partner: int) -> np.ndarray:
-    """s after the proposer confirms partner's answer (accept or counter); the partner's
-    sampled hand is topped up to what its answer shows it holds."""
-    done = s.copy()
-    n = s[OPT_PLAYERS]
+def _confirm_in_place(done: np.ndarray, proposer: int, partner: int) -> None:
+    """done after the proposer confirms partner's answer (accept or counter), in place;
+    the partner's sampled hand is topped up to what its answer shows it holds."""
+    n = done[OPT_PLAYERS]
     resp = done[TRADE_RESP + partner]
     if resp == RESP_ACCEPT:
         res, need = done[TRADE_GET_RES], done[TRADE_GET_N]
@@ -52,17 +53,24 @@ def _confirmed(s: np.ndarray, proposer: int, partner: int) -> np.ndarray:
     if done[hand_i(proposer, pay)] < owe:  # the offer showed the proposer holds what it gives
         done[hand_i(proposer, pay)] = owe
     confirm_trade(done, proposer, A.confirm_action((partner - proposer) % n))
-    return done
 
 
-@njit(cache=True, inline='always')
+# The positions valued below are built in the evaluator's two rows of state scratch
+# (``ev.work``): a decision's trade valuations allocate nothing, so they are compiled
+# without reference counting (``**NO_RUNTIME``, see ``features.encode_features_into``).
+# Compiled on their own rather than inlined into the greedy choices: inlined, the
+# evaluator's arrays were counted at every leaf; on their own they add about a second to
+# a first greedy decision's compile time from an empty cache (45 s here, 2026-12-01).
+@njit(cache=True, **NO_RUNTIME)
 def answer_gains(ev: Evaluator, s: np.ndarray, root: int,
                  answers: np.ndarray, out: np.ndarray) -> None:
     """out[i] := root's value if the proposer closes the open offer on ``answers[i]``
     (TRADE_ACCEPT or a TRADE_COUNTER id of root's), minus its value if the offer lapses;
     root answers an offer."""
     set_base(ev, s, root)
-    base = leaf_value(ev, _lapsed(s), root)
+    c = ev.work[0]
+    _lapse_into(s, c)
+    base = leaf_value(ev, c, root)
     proposer = s[TURN_PLAYER]
     for i in range(answers.shape[0]):
         a = answers[i]
@@ -71,12 +79,13 @@ def answer_gains(ev: Evaluator, s: np.ndarray, root: int,
             if s[hand_i(proposer, A.MENU_GET_RES[m])] < A.MENU_GET_N[m]:
                 out[i] = -1.0  # the sampled proposer could not pay it: not worth asking
                 continue
-        done = s.copy()
-        done[TRADE_RESP + root] = RESP_ACCEPT if a == A.TRADE_ACCEPT else RESP_COUNTER + (a - A.COUNTER0)
-        out[i] = leaf_value(ev, _confirmed(done, s[TURN_PLAYER], root), root) - base
+        copy_into(c, s)
+        c[TRADE_RESP + root] = RESP_ACCEPT if a == A.TRADE_ACCEPT else RESP_COUNTER + (a - A.COUNTER0)
+        _confirm_in_place(c, proposer, root)
+        out[i] = leaf_value(ev, c, root) - base
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, **NO_RUNTIME)
 def offer_gains(ev: Evaluator, s: np.ndarray, root: int,
                 offers: np.ndarray, out: np.ndarray) -> None:
     """out[i] := how much offer ``offers[i]`` (TRADE_OFFER ids, legal for root in s) raises
@@ -85,34 +94,41 @@ def offer_gains(ev: Evaluator, s: np.ndarray, root: int,
     partner can pay."""
     set_base(ev, s, root)
     n = s[OPT_PLAYERS]
+    made, c = ev.work[0], ev.work[1]
     base = -1.0
     for i in range(offers.shape[0]):
-        made = s.copy()
+        copy_into(made, s)
         apply_action(made, offers[i], FROM_RNG)
         if base < 0.0:  # the lapsed offer is the same position whatever was offered
-            base = leaf_value(ev, _lapsed(made), root)
+            _lapse_into(made, c)
+            base = leaf_value(ev, c, root)
         total, partners = 0.0, 0
         for k in range(1, n):
             q = (root + k) % n
             if s[hand_i(q, made[TRADE_GET_RES])] < made[TRADE_GET_N]:
                 continue
-            answered = made.copy()
+            copy_into(c, made)
             for p in range(n):
                 if p != root:
-                    answered[TRADE_RESP + p] = RESP_ACCEPT if p == q else RESP_REJECT
-            total += leaf_value(ev, _confirmed(answered, root, q), root)
+                    c[TRADE_RESP + p] = RESP_ACCEPT if p == q else RESP_REJECT
+            _confirm_in_place(c, root, q)
+            total += leaf_value(ev, c, root)
             partners += 1
         out[i] = total / partners - base if partners else -1.0
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, **NO_RUNTIME)
 def confirm_gains(ev: Evaluator, s: np.ndarray, root: int,
                   confirms: np.ndarray, out: np.ndarray) -> None:
     """out[i] := root's value after confirming ``confirms[i]`` (TRADE_CONFIRM ids) minus its
     value if it cancels."""
     set_base(ev, s, root)
-    base = leaf_value(ev, _lapsed(s), root)
+    c = ev.work[0]
+    _lapse_into(s, c)
+    base = leaf_value(ev, c, root)
     n = s[OPT_PLAYERS]
     for i in range(confirms.shape[0]):
         partner = A.confirm_partner(confirms[i], root, n)
-        out[i] = leaf_value(ev, _confirmed(s, root, partner), root) - base
+        copy_into(c, s)
+        _confirm_in_place(c, root, partner)
+        out[i] = leaf_value(ev, c, root) - base

@@ -13,23 +13,27 @@ greedy decision (``greedy``) and the batched env's value opponents all use these
 import numpy as np
 from numba import njit
 
+from catan_env.core.jit_options import NO_RUNTIME
+
 from collections import namedtuple
 
-from .mlp import _activate, after_first, dense_layer, mlp_forward, output_layer
+from .mlp import _activate, _layer, after_first, dense_layer, mlp_forward, output_layer
 from catan_env.core import actions as A
 from catan_env.core.arrays import copy_into
 from catan_env.core.layout import (
-    BANK, MAX_PLAYERS, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, WINNER, hand_i,
+    BANK, MAX_PLAYERS, N_RES, OPT_PLAYERS, PHASE, PH_GAME_OVER, STATE_SIZE, WINNER, hand_i,
 )
 from catan_env.core.rules import FROM_RNG, action_cost, apply_action, legal_actions, trade_rate
 from catan_env.core.chance import (  # noqa: F401 (the one chance model)
     CHANCE_DICE, CHANCE_NONE, MAX_OUTCOMES, chance_kind, chance_outcomes,
 )
 
-from .features import N_FEATURES, encode_features, encode_features_keyed, new_seat_key, set_seat_key
+from .features import (
+    N_FEATURES, encode_features_into, encode_features_keyed, new_feature_scratch, new_seat_key, set_seat_key,
+)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def seat_softmax(logits: np.ndarray, n_players: int, out: np.ndarray) -> None:
     """out[p] = softmax of logits over the first n_players seats; the other entries 0."""
     top = logits[0]
@@ -81,9 +85,13 @@ def same_on_every_view(s: np.ndarray, a: int) -> bool:
 #   base_key             the root's seat key (``features.set_seat_key``): a leaf with the
 #                        same board copies its per-seat columns from base_x
 #   idx, logits          the dense layers' index scratch (``mlp.dense_layer``) and the
-#                        output layer's logits: a leaf allocates nothing
+#                        output layer's logits
+#   fs                   the feature encoders' scratch (``features.FeatureScratch``)
+#   outs, probs          a move's chance outcomes and their odds (``one_ply_value``)
+#   work                 two states' worth of scratch (the trade valuations' positions):
+#                        a leaf allocates nothing
 Evaluator = namedtuple("Evaluator", ["params", "layers", "net", "x", "h1", "h2", "rel", "base_x", "base_z",
-                                     "base_seat", "base_key", "idx", "logits"])
+                                     "base_seat", "base_key", "idx", "logits", "fs", "outs", "probs", "work"])
 
 
 @njit(cache=True)
@@ -93,17 +101,19 @@ def new_evaluator(params: np.ndarray, layers: np.ndarray, net: np.ndarray, width
     return Evaluator(params, layers, net, np.zeros(N_FEATURES, np.float32), np.zeros(width, np.float32),
                      np.zeros(width, np.float32), np.zeros(MAX_PLAYERS + 1), np.zeros(N_FEATURES, np.float32),
                      np.zeros(layers[first, 1], np.float32), np.full(1, -1, np.int64), new_seat_key(),
-                     np.zeros(max(N_FEATURES, width), np.int64), np.zeros(MAX_PLAYERS, np.float32))
+                     np.zeros(max(N_FEATURES, width), np.int64), np.zeros(MAX_PLAYERS, np.float32),
+                     new_feature_scratch(), np.zeros(MAX_OUTCOMES, np.int64), np.zeros(MAX_OUTCOMES),
+                     np.zeros((2, STATE_SIZE), np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def set_base(ev: Evaluator, s: np.ndarray, observer: int) -> None:
     """Make s, seen by observer, the root the leaves that follow differ from (a decision
     sets its root view first; a leaf's value then depends on the leaf and that root only,
     whoever evaluates it).  The root's seat key is recorded every time; the first
     layer's sums only when the root's features are not already the base's."""
     x, base_x = ev.x, ev.base_x
-    encode_features(s, observer, x)
+    encode_features_into(s, observer, x, ev.fs)
     set_seat_key(s, observer, ev.base_key)  # (base_x will hold s's own features)
     if ev.base_seat[0] == observer:
         same = True
@@ -119,53 +129,67 @@ def set_base(ev: Evaluator, s: np.ndarray, observer: int) -> None:
     ev.base_seat[0] = observer
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def _first_layer_from_base(ev: Evaluator) -> None:
     """ev.h1 := the first layer's output on ev.x: its sums at the base plus each changed
-    feature's row of weights times the change, then the activation.  (One row a pass,
-    found by a scan that skips eight unchanged features at a time: a leaf changes about
-    13, so the scan mispredicts little; adding them eight rows a pass, as ``dense_layer``
-    does, changed the bits and measured within noise, +4%, 2026-11-30.)"""
+    feature's row of weights times the change, then the activation.  The changed features
+    (about 13 of a leaf's) are listed first by a branch-free pass (a scan that skipped
+    eight unchanged features at a time and branched on the rest took most of this
+    function's time, 2026-12-01), then their rows are added eight to a pass over h, each
+    sum still taken row after row in index order: the bits of one row a pass, with an
+    eighth of the loads and stores of h.  (dense_layer's pairwise sums changed the bits.)"""
     row = ev.net[0]
     n_in, n_out, act, off = ev.layers[row, 0], ev.layers[row, 1], ev.layers[row, 2], ev.layers[row, 3]
-    params, x, base_x = ev.params, ev.x, ev.base_x
+    params, x, base_x, idx = ev.params, ev.x, ev.base_x, ev.idx
+    m = 0
+    for i in range(n_in):  # branch-free: each index written, the count moved on where x changed
+        idx[m] = i
+        m += x[i] != base_x[i]
     h = ev.h1[:n_out]
     copy_into(h, ev.base_z)
-    i = _next_change(x, base_x, 0, n_in)
-    while i < n_in:
+    k = 0
+    while k + 8 <= m:
+        i0, i1, i2, i3 = idx[k], idx[k + 1], idx[k + 2], idx[k + 3]
+        i4, i5, i6, i7 = idx[k + 4], idx[k + 5], idx[k + 6], idx[k + 7]
+        d0, d1, d2, d3 = x[i0] - base_x[i0], x[i1] - base_x[i1], x[i2] - base_x[i2], x[i3] - base_x[i3]
+        d4, d5, d6, d7 = x[i4] - base_x[i4], x[i5] - base_x[i5], x[i6] - base_x[i6], x[i7] - base_x[i7]
+        w0 = params[off + i0 * n_out:off + (i0 + 1) * n_out]
+        w1 = params[off + i1 * n_out:off + (i1 + 1) * n_out]
+        w2 = params[off + i2 * n_out:off + (i2 + 1) * n_out]
+        w3 = params[off + i3 * n_out:off + (i3 + 1) * n_out]
+        w4 = params[off + i4 * n_out:off + (i4 + 1) * n_out]
+        w5 = params[off + i5 * n_out:off + (i5 + 1) * n_out]
+        w6 = params[off + i6 * n_out:off + (i6 + 1) * n_out]
+        w7 = params[off + i7 * n_out:off + (i7 + 1) * n_out]
+        for j in range(n_out):
+            h[j] = (((((((h[j] + d0 * w0[j]) + d1 * w1[j]) + d2 * w2[j]) + d3 * w3[j]) + d4 * w4[j]) + d5 * w5[j])
+                    + d6 * w6[j]) + d7 * w7[j]
+        k += 8
+    while k < m:  # fewer than eight left
+        i = idx[k]
         d = x[i] - base_x[i]
         w = params[off + i * n_out:off + (i + 1) * n_out]
         for j in range(n_out):
             h[j] += d * w[j]
-        i = _next_change(x, base_x, i + 1, n_in)
+        k += 1
     _activate(h, n_out, act)
 
 
-@njit(cache=True, inline='always')
-def _next_change(x: np.ndarray, base: np.ndarray, i: int, n: int) -> int:
-    """The first index >= i where x differs from base, or n (eight at a time: most
-    features are unchanged)."""
-    while i + 8 <= n:
-        if ((x[i] != base[i]) | (x[i + 1] != base[i + 1]) | (x[i + 2] != base[i + 2]) | (x[i + 3] != base[i + 3])
-                | (x[i + 4] != base[i + 4]) | (x[i + 5] != base[i + 5]) | (x[i + 6] != base[i + 6])
-                | (x[i + 7] != base[i + 7])):
-            break
-        i += 8
-    while i < n and x[i] == base[i]:
-        i += 1
-    return i
-
-
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def evaluate_features(ev: Evaluator, root: int, n_players: int) -> float:
     """root's chance to win by the network on the features in ev.x (encoded for root):
     from the base when it is root's, else a full forward pass."""
     params, layers, net, rel = ev.params, ev.layers, ev.net, ev.rel
-    if ev.base_seat[0] != root:
-        relative_win_probs(params, layers, net, ev.x, n_players, ev.h1, ev.h2, rel)
+    logits = ev.logits
+    if ev.base_seat[0] != root:  # a whole forward pass, relative_win_probs's sums in ev's buffers
+        if net[1] == 1:
+            output_layer(params, layers, net, ev.x, logits, ev.idx)
+        else:
+            _layer(params, layers, net[0], ev.x, ev.h1, ev.idx)
+            output_layer(params, layers, net, after_first(params, layers, net, ev.h1, ev.h2, ev.idx), logits, ev.idx)
+        seat_softmax(logits, n_players, rel)
         return rel[0]
     _first_layer_from_base(ev)
-    logits = ev.logits
     if net[1] == 1:  # the first layer was the output layer
         copy_into(logits, ev.h1[:MAX_PLAYERS])
     else:
@@ -174,7 +198,7 @@ def evaluate_features(ev: Evaluator, root: int, n_players: int) -> float:
     return rel[0]
 
 
-@njit(cache=True, inline='always')  # (see after_move)
+@njit(cache=True, **NO_RUNTIME)
 def leaf_value(ev: Evaluator, s: np.ndarray, root: int) -> float:
     """root's chance to win in s: 1 or 0 when the game is over, else the network's.
     Counts the leaves in ev.rel[MAX_PLAYERS] (the anytime search's budget in work,
@@ -182,7 +206,7 @@ def leaf_value(ev: Evaluator, s: np.ndarray, root: int) -> float:
     ev.rel[MAX_PLAYERS] += 1.0
     if s[PHASE] == PH_GAME_OVER:
         return 1.0 if s[WINNER] == root else 0.0
-    encode_features_keyed(s, root, ev.x, ev.base_key, ev.base_x)
+    encode_features_keyed(s, root, ev.x, ev.base_key, ev.base_x, ev.fs)
     return evaluate_features(ev, root, s[OPT_PLAYERS])
 
 
@@ -190,7 +214,7 @@ def leaf_value(ev: Evaluator, s: np.ndarray, root: int) -> float:
 def state_win_probs(ev: Evaluator, s: np.ndarray, observer: int) -> np.ndarray:
     """Each absolute seat's win chance by the network, from observer's features of s (a
     whole forward pass: no decision's base)."""
-    encode_features(s, observer, ev.x)
+    encode_features_into(s, observer, ev.x, ev.fs)
     n = s[OPT_PLAYERS]
     relative_win_probs(ev.params, ev.layers, ev.net, ev.x, n, ev.h1, ev.h2, ev.rel)
     out = np.zeros(MAX_PLAYERS)
@@ -222,11 +246,10 @@ def after_move(s: np.ndarray, a: int, outs: np.ndarray, i: int, c: np.ndarray) -
     apply_action(c, a, outs[i])
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_RUNTIME)
 def one_ply_value(ev: Evaluator, s: np.ndarray, a: int, root: int, c: np.ndarray) -> float:
     """Expected leaf value of action a (one ply); c: a state's worth of scratch."""
-    outs = np.empty(MAX_OUTCOMES, np.int64)
-    probs = np.empty(MAX_OUTCOMES)
+    outs, probs = ev.outs, ev.probs
     k = move_outcomes(s, a, outs, probs)
     total = 0.0
     for i in range(k):
