@@ -15,6 +15,7 @@ from catan_env.core import layout as L
 from catan_env.apps.jsettlers_bridge import protocol as P
 from catan_env.apps.jsettlers_bridge.client import JSettlersClient, MirrorMismatch
 from catan_env.apps.jsettlers_bridge.match import main as jsettlers_main
+from catan_env.agents import make_agent
 from catan_env.apps.jsettlers_bridge.match import forced_ends, play_game_on_server
 from catan_env.apps.jsettlers_bridge.server import LocalJSettlersServer, jsettlers_available
 from catan_env.apps.jsettlers_bridge.transcripts import read_transcript, replay_transcript
@@ -57,6 +58,19 @@ def test_a_whole_game_of_random_against_three_robots(random_game):
     res, client = random_game
     _check_agrees(res, client)
     assert res["decisions"] > 20 and res["turns"] > 10
+    assert res["network"] is None  # no value network played
+
+
+def test_a_game_line_names_the_weights_that_played():
+    """Each seat's value-network digest goes into the games.jsonl line (None for an agent
+    without one), so a result names the weights it came from, whatever spec or file."""
+    from catan_env.apps.jsettlers_bridge.match import game_line
+    digest = make_agent("pretrained").network.digest()
+    played = {"winner": 0, "seat": 1, "final_vp": [10, 6, 5, 4], "turns": 70, "repairs": 0, "edits": 0,
+              "decisions": 90, "offers_received": 3, "offers_made": 5, "trades": 1, "seat_stats": []}
+    line = game_line(0, ["pretrained", "random"], [dict(played, network=digest), dict(played, seat=2, network=None)],
+                     12.0)
+    assert line["networks"] == [digest, None] and line["our_vp"] == [6, 5]
 
 
 @needs_server

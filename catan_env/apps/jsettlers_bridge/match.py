@@ -86,9 +86,11 @@ def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str,
             th.join(max(0.0, deadline - time.monotonic()))
     finally:
         starter.close()
-    for res in results:
+    for res, c in zip(results, clients):
         if not res:
             res["error"] = "the game did not finish in time"
+        network = getattr(c.agent, "network", None)  # a value network's digest: which weights played
+        res["network"] = network.digest() if hasattr(network, "digest") else None
     return results, clients
 
 
@@ -107,7 +109,7 @@ def game_line(i: int, specs: Sequence[str], results: List[Dict[str, Any]], secon
     errors = [r["error"] for r in results if "error" in r]
     game: Dict[str, Any] = {
         "game": i + 1, "agents": list(specs), "agent": ",".join(specs), "ours": len(specs),
-        "seconds": round(seconds, 1),
+        "networks": [r.get("network") for r in results], "seconds": round(seconds, 1),
         "rejected": sum(len(r.get("rejected", [])) for r in results),
         "mismatches": sum(len(r.get("mismatches", [])) for r in results),
         "fallbacks": sum(r.get("fallbacks", 0) for r in results),
