@@ -11,7 +11,6 @@ import time
 def core() -> None:
     from catan_env.batched.env import BatchedCatan
     from catan_env.compile import compile_core
-    from catan_env.batched.runtime_check import runtime_free_functions
     # the batched env first: its kernels run without numba's runtime, and a function they
     # call that does not set _nrt=True itself would be compiled that way too (checked here)
     for mode in ("learner", "all_seats"):
@@ -19,16 +18,26 @@ def core() -> None:
         b.reset(seed=0)
         for _ in range(50):
             b.step(b.sample_actions())
-    wrong = runtime_free_functions()
-    if wrong:  # (tests/test_batched.py's static check fails the suite on a function that names no setting)
-        sys.exit(f"compiled without numba's runtime, unasked or returning an array (name **RUNTIME or "
-                 f"**NO_RUNTIME, core.jit_options): {wrong}")
+    _check_runtime()
     compile_core()  # whole random games in the AEC env, the Gymnasium env (python -m catan_env.compile)
     _play_agents(("pretrained_policy", "pretrained"))  # (the value search: after the core, its network is cached by then)
+    _check_runtime()  # (the value network's leaves and trade valuations run without the runtime too)
 
 
 def agents() -> None:  # (the two jobs take about as long: ~70 s each from an empty cache here)
     _play_agents(("jsettlers", "pretrained:search=0", "mcts:playouts=50"))
+    _check_runtime()
+
+
+def _check_runtime() -> None:
+    """Exit with the list of functions this process compiled without numba's runtime that
+    did not ask for it or that return an array (tests/test_batched.py's static check fails
+    the suite on a function that names no setting)."""
+    from catan_env.batched.runtime_check import runtime_free_functions
+    wrong = runtime_free_functions()
+    if wrong:
+        sys.exit(f"compiled without numba's runtime, unasked or returning an array (name **RUNTIME or "
+                 f"**NO_RUNTIME, core.jit_options): {wrong}")
 
 
 def _play_agents(specs) -> None:

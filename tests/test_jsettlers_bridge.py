@@ -64,8 +64,9 @@ def test_a_whole_game_of_random_against_three_robots(random_game):
 def test_a_game_line_names_the_weights_that_played():
     """Each seat's value-network digest goes into the games.jsonl line (None for an agent
     without one), so a result names the weights it came from, whatever spec or file."""
-    from catan_env.apps.jsettlers_bridge.match import game_line
-    digest = make_agent("pretrained").network.digest()
+    from catan_env.apps.jsettlers_bridge.match import game_line, network_digest
+    digest = network_digest(make_agent("pretrained"))
+    assert digest == make_agent("pretrained:search=1").network.digest() and network_digest(make_agent("random")) is None
     played = {"winner": 0, "seat": 1, "final_vp": [10, 6, 5, 4], "turns": 70, "repairs": 0, "edits": 0,
               "decisions": 90, "offers_received": 3, "offers_made": 5, "trades": 1, "seat_stats": []}
     line = game_line(0, ["pretrained", "random"], [dict(played, network=digest), dict(played, seat=2, network=None)],

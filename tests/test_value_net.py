@@ -377,13 +377,45 @@ def test_leaves_valued_from_the_roots_first_layer_equal_a_full_forward_pass(hidd
             firsts.append(got)
             changed += int(np.count_nonzero(features(leaf, root) != features(s, root)))
         again = net.evaluator()
-        V.leaf_value(again, leaves[-1], (root + 1) % 4)  # another observer's leaf first: a full pass
+        other = (root + 1) % 4  # another observer's leaf first: a whole forward pass in the evaluator's buffers
+        if leaves[-1][L.PHASE] != L.PH_GAME_OVER:
+            assert V.leaf_value(again, leaves[-1], other) == net.win_probs(leaves[-1], other)[other]  # the same bits
         V.set_base(again, elsewhere, root)  # another game's root, then this root twice (the second returns early)
         V.set_base(again, s, root)
         V.set_base(again, s, root)
         kept = [V.leaf_value(again, leaf, root) for leaf in reversed(leaves) if leaf[L.PHASE] != L.PH_GAME_OVER]
         assert kept[::-1] == firsts
     assert changed > 0  # the leaves did differ from their roots
+
+
+def test_the_first_layer_from_the_roots_sums_adds_the_changed_rows_in_order():
+    """``_first_layer_from_base`` lists the changed features and adds their rows eight to a
+    pass: the same bits as adding them one row at a time in index order (numpy float32,
+    one addition per row), before the activation; leaves of 8 or more changed features
+    (the grouped path) and fewer both occur."""
+    from catan_env.learned import value as V
+    net = small_network(seed=4, hidden=(24, 12))
+    params, layers = net.params, net.layers
+    n_in, n_out, off = (int(v) for v in (layers[0, 0], layers[0, 1], layers[0, 3]))
+    w = params[off:off + n_in * n_out].reshape(n_in, n_out)
+    sizes = set()
+    for s in random_states(60, seed=12):
+        root = int(G.decider(s))
+        ev = net.evaluator()
+        V.set_base(ev, s, root)
+        for a in G.legal_actions(s)[:8]:
+            leaf = s.copy()
+            G.step(leaf, int(a))
+            x = features(leaf, root)
+            ev.x[:] = x
+            V._first_layer_from_base(ev)
+            h = ev.base_z.copy()
+            changed = np.flatnonzero(x != ev.base_x)
+            for i in changed:
+                h = h + (x[i] - ev.base_x[i]) * w[i]
+            np.testing.assert_array_equal(ev.h1[:n_out].view(np.int32), np.maximum(h, np.float32(0)).view(np.int32))
+            sizes.add(min(len(changed) // 8, 2))
+    assert sizes == {0, 1, 2}
 
 
 def _reference_trade_gains(net, s, root, ids):
@@ -452,29 +484,57 @@ def _reference_trade_gains(net, s, root, ids):
     return np.array(out)
 
 
+def _short_of_the_trade(s):
+    """s with the other side of the open trade holding none of what it showed (a
+    determinization's sampled hands may lack what an offer or an answer revealed): the
+    proposer's offered cards when s asks for an answer, each answering partner's cards
+    when the proposer confirms."""
+    t = s.copy()
+    if t[L.PHASE] == L.PH_TRADE_RESPONSE:
+        t[L.hand_i(int(t[L.TURN_PLAYER]), t[L.TRADE_GIVE_RES])] = 0
+    else:
+        for p in range(int(t[L.OPT_PLAYERS])):
+            resp = int(t[L.TRADE_RESP + p])
+            if resp == L.RESP_ACCEPT:
+                t[L.hand_i(p, t[L.TRADE_GET_RES])] = 0
+            elif resp >= L.RESP_COUNTER:
+                t[L.hand_i(p, A.MENU_GIVE_RES[resp - L.RESP_COUNTER])] = 0
+    return t
+
+
 def test_trade_valuations_equal_positions_built_afresh():
     """The offer, answer and confirmation gains build their positions in the evaluator's
     scratch rows: with one evaluator reused across every decision (scratch left over from
-    the one before), each gain equals the reference's, built from fresh copies; every kind
-    of trade decision is checked many times."""
+    the one before), each gain equals the reference's, built from fresh copies, on the
+    true states, on the root's determinizations, and on views whose other side lacks the
+    cards it showed (where the valuation tops its hand up); every kind of trade decision
+    is checked many times."""
     from catan_env.learned.greedy import IS_ANSWER, IS_CONFIRM, IS_OFFER
     from catan_env.learned.trading import answer_gains, confirm_gains, offer_gains
     net = small_network(seed=5, hidden=(24, 12))
     ev = net.evaluator()
-    checked = {L.PH_TRADE_RESPONSE: 0, L.PH_TRADE_CONFIRM: 0, L.PH_MAIN: 0}
-    for s in random_states(400, seed=31, p_keep=0.3):
-        phase, root = int(s[L.PHASE]), int(G.decider(s))
-        legal = G.legal_actions(s)
-        table, gains = {L.PH_TRADE_RESPONSE: (IS_ANSWER, answer_gains), L.PH_TRADE_CONFIRM: (IS_CONFIRM, confirm_gains),
-                        L.PH_MAIN: (IS_OFFER, offer_gains)}.get(phase, (None, None))
-        ids = np.array([a for a in legal if table is not None and table[a]], np.int64)
+    kinds = {L.PH_TRADE_RESPONSE: (IS_ANSWER, answer_gains), L.PH_TRADE_CONFIRM: (IS_CONFIRM, confirm_gains),
+             L.PH_MAIN: (IS_OFFER, offer_gains)}
+    checked = {phase: 0 for phase in kinds}
+    short = 0
+    for k, true in enumerate(random_states(400, seed=31, p_keep=0.3)):
+        phase, root = int(true[L.PHASE]), int(G.decider(true))
+        if phase not in kinds:
+            continue
+        table, gains = kinds[phase]
+        ids = np.array([a for a in G.legal_actions(true) if table[a]], np.int64)
         if not len(ids):
             continue
-        got = np.full(len(ids), np.nan)
-        gains(ev, s, root, ids, got)
-        np.testing.assert_allclose(got, _reference_trade_gains(net, s, root, ids), atol=1e-6)
+        views = [true, G.determinize(true, root, k)]
+        if phase != L.PH_MAIN:
+            views.append(_short_of_the_trade(true))
+        for s in views:
+            got = np.full(len(ids), np.nan)
+            gains(ev, s, root, ids, got)
+            np.testing.assert_allclose(got, _reference_trade_gains(net, s, root, ids), atol=1e-6)
         checked[phase] += 1
-    assert min(checked.values()) >= 10, checked
+        short += phase != L.PH_MAIN and not np.array_equal(views[-1], true)
+    assert min(checked.values()) >= 10 and short >= 100, (checked, short)
 
 
 def test_weight_files_round_trip_and_refuse_bad_input(tmp_path):

@@ -453,7 +453,9 @@ class BatchedCatan:
         # game is never over, so its state's DECIDER is the seat to act)
         seats = self.states[waiting, DECIDER]
         k = (seats - self.games[waiting, K.G_LEARNER]) % self.n_players - 1
-        entries = self._pool_external_index[self.games[waiting, K.G_OPP + k]]
+        pool = self.games[waiting, K.G_OPP + k]
+        known = pool < self._pool_external_index.size  # (a game started under a longer, earlier pool)
+        entries = np.where(known, self._pool_external_index[np.where(known, pool, 0)], -1)
         if entries.size and entries.min() < 0:
             j = int(np.argmin(entries))
             raise RuntimeError(f"game {int(waiting[j])} waits for seat {int(seats[j])}, whose opponent "

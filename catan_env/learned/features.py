@@ -224,10 +224,10 @@ def new_feature_scratch() -> FeatureScratch:
     return FeatureScratch(np.zeros(VECTOR_SIZE, np.float32), np.zeros(N_VERTICES), np.zeros(N_VERTICES, np.bool_))
 
 
-# Without numba's runtime (``**NO_RUNTIME``, here and on the encoders below; see
-# ``core.jit_options``): these take only arrays they are given and allocate nothing, and
-# the reference counts on the arrays a leaf passes around were a sixth of a greedy
-# decision's time (atomic NRT_incref/NRT_decref calls, 2026-12-01).
+# Without numba's runtime (``**NO_RUNTIME``, here and on the keyed encoder and the column
+# writers below; see ``core.jit_options``): these take only arrays they are given and
+# allocate nothing, and the reference counts on the arrays a leaf passed around were about
+# a quarter of a greedy decision's time (atomic NRT_incref/NRT_decref calls, 24%, 2026-12-01).
 @njit(cache=True, **NO_RUNTIME)
 def encode_features_into(s: np.ndarray, observer: int, out: np.ndarray, scratch: FeatureScratch) -> None:
     """The observer's features of state s into out (N_FEATURES float32, overwritten)."""

@@ -56,7 +56,8 @@ def _confirm_in_place(done: np.ndarray, proposer: int, partner: int) -> None:
 
 
 # The positions valued below are built in the evaluator's two rows of state scratch
-# (``ev.work``): a decision's trade valuations allocate nothing, so they are compiled
+# (``ev.work``; so s must not be one of them): a decision's trade valuations allocate
+# nothing of their own, so they are compiled
 # without reference counting (``**NO_RUNTIME``, see ``features.encode_features_into``).
 # Compiled on their own rather than inlined into the greedy choices: inlined, the
 # evaluator's arrays were counted at every leaf; on their own they add about a second to

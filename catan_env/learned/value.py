@@ -248,7 +248,9 @@ def after_move(s: np.ndarray, a: int, outs: np.ndarray, i: int, c: np.ndarray) -
 
 @njit(cache=True, **NO_RUNTIME)
 def one_ply_value(ev: Evaluator, s: np.ndarray, a: int, root: int, c: np.ndarray) -> float:
-    """Expected leaf value of action a (one ply); c: a state's worth of scratch."""
+    """Expected leaf value of action a (one ply); c: a state's worth of scratch (not one of
+    ``ev.work``'s rows).  The chance outcomes go to ``ev.outs``/``ev.probs``, valid during
+    this call only."""
     outs, probs = ev.outs, ev.probs
     k = move_outcomes(s, a, outs, probs)
     total = 0.0

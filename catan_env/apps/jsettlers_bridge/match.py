@@ -89,9 +89,15 @@ def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str,
     for res, c in zip(results, clients):
         if not res:
             res["error"] = "the game did not finish in time"
-        network = getattr(c.agent, "network", None)  # a value network's digest: which weights played
-        res["network"] = network.digest() if hasattr(network, "digest") else None
+        res["network"] = network_digest(c.agent)
     return results, clients
+
+
+def network_digest(agent: Any) -> Optional[str]:
+    """The agent's value-network digest (``ValueNetwork.digest``: which weights played),
+    None for an agent without one."""
+    digest = getattr(getattr(agent, "network", None), "digest", None)
+    return digest() if callable(digest) else None
 
 
 def _run_client(client: JSettlersClient, out: Dict[str, Any]) -> None:
