@@ -417,6 +417,11 @@ AUX_MCTS = (
      Part("strength/pretrained_vs_best1000.jsonl", "pretrained", BEST1000),
      Part("strength/pretrained_1127_vs_best1000.jsonl", "pretrained", BEST1000)),
 )
+AUX_BUDGET = (  # the shipped network with four times its search budget against MCTS (set 2026-12-01)
+    ("seeds 52,000, 24,000 evaluations against 6,000",
+     Part("budget/leaves24000_vs_best1000.jsonl", "pretrained:leaves=24000", BEST1000),
+     Part("strength/pretrained_vs_best1000.jsonl", "pretrained", BEST1000)),
+)
 
 
 def aux_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
@@ -436,9 +441,13 @@ def aux_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
     lines += paired_lines(folder, AUX_MCTS, "The same two networks as `pretrained`, at the default budget",
                           ("final-VP network", "shipped before"), ("final-VP", "before"),
                           against="three `best` MCTS at 1,000 playouts")
+    lines += paired_lines(folder, AUX_BUDGET, "`pretrained` (the final-VP network) with four times its search "
+                          "budget and at its default", ("24,000 evaluations", "6,000 (default)"), ("4x", "default"),
+                          against="three `best` MCTS at 1,000 playouts")
     return "\n".join(lines + [
-        "", "Counted from the per-game files in `docs/results/value_aux/` and `docs/results/strength/` "
-        "(`pretrained_1127_*`: the network shipped before) by `benchmarks/strength_table.py`."]).strip()
+        "", "Counted from the per-game files in `docs/results/value_aux/`, `docs/results/strength/` "
+        "(`pretrained_1127_*`: the network shipped before) and `docs/results/budget/` by "
+        "`benchmarks/strength_table.py`."]).strip()
 
 
 def missing(folder: str = FOLDER) -> List[str]:
