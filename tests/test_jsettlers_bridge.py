@@ -74,6 +74,18 @@ def test_a_game_line_names_the_weights_that_played():
     assert line["networks"] == [digest, None] and line["our_vp"] == [6, 5]
 
 
+def test_a_run_does_not_resume_over_games_of_other_weights():
+    """A line-up's games.jsonl whose lines name other value-network weights than the
+    agents load now is refused with the game and both digests named (a resumed run would
+    mix two networks' games); lines of the same weights, or older lines that name none,
+    resume."""
+    from catan_env.apps.jsettlers_bridge.match import other_weights
+    now = ["a1b2c3d4e5f6"]
+    assert other_weights([{"game": 1, "networks": now}, {"game": 2}], now) is None
+    why = other_weights([{"game": 1, "networks": now}, {"game": 2, "networks": ["0123456789ab"]}], now)
+    assert "game 2" in why and "0123456789ab" in why and "a1b2c3d4e5f6" in why and "--out" in why
+
+
 @needs_server
 def test_a_domestic_trade_is_made_with_a_robot(random_game):
     """The random agent offers every turn it can; robots accept some: each completed trade

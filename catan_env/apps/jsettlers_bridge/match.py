@@ -93,6 +93,18 @@ def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str,
     return results, clients
 
 
+def other_weights(games: Sequence[Dict[str, Any]], digests: Sequence[Optional[str]]) -> Optional[str]:
+    """Why resuming after ``games`` would mix two networks' games (a line that names the
+    value networks it was played with, ``networks``, and names others than ``digests``,
+    what the agents load now), or None.  Lines written before 2026-12-01 name none."""
+    for g in games:
+        if "networks" in g and list(g["networks"]) != list(digests):
+            return (f"game {g.get('game')} of this line-up was played with value-network weights "
+                    f"{g['networks']}, and the agents now load {list(digests)}: resuming would mix two "
+                    f"networks' games (move the file aside, or choose another --out)")
+    return None
+
+
 def network_digest(agent: Any) -> Optional[str]:
     """The agent's value-network digest (``ValueNetwork.digest``: which weights played),
     None for an agent without one."""
@@ -224,9 +236,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         p.error(f"--agents takes 1 to 3 specs, got {len(specs)}")
     if not 0 <= args.pace <= 100:
         p.error(f"--pace must be 0..100, got {args.pace}")
+    digests = []
     for spec in specs:
         try:
-            make_agent(spec, seed=0)
+            digests.append(network_digest(make_agent(spec, seed=0)))
         except (ValueError, KeyError) as exc:
             raise UserError(f"unknown agent spec {spec!r}: {exc}") from None
     if args.host is not None or args.port is not None:
@@ -242,6 +255,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     games = games_so_far(args.out, lambda g: g.get("agents") == specs
                          and g.get("robots", "smart") == args.robots)
     path = os.path.join(args.out, "games.jsonl")
+    mixed = other_weights(games, digests)
+    if mixed:
+        raise UserError(f"{path}: {mixed}")
     start = len(games)
     compiled = compile_notice(beside=list(specs)) if start < args.games else None
     if compiled is not None:  # compile before a server waits on us
