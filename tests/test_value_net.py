@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+from numba import njit
 
 from catan_env.agents import make_agent
 from catan_env.learned import features as F
@@ -21,7 +22,10 @@ from catan_env.core import game as G
 from catan_env.core import layout as L
 from catan_env.core.observe import BOARD_SIZE, PIPS, TAIL_SIZE
 from catan_env.core.tables import DICE_WAYS
-from catan_env.core.topology import EDGE_VERTICES, N_VERTICES, VERTEX_EDGES, VERTEX_HEXES, VERTEX_VERTICES
+from catan_env.core.cards import total_vp
+from catan_env.core.topology import (
+    EDGE_VERTICES, N_EDGES, N_PORTS, N_VERTICES, VERTEX_EDGES, VERTEX_HEXES, VERTEX_VERTICES,
+)
 from helpers import hidden_variants
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -148,6 +152,96 @@ def test_engineered_features_match_a_slow_reference():
                 unseen = (L.view(s, "deck_start") - L.view(s, "dev_used") - L.view(s, "dev_hand")[observer])
                 if unseen.sum():
                     np.testing.assert_allclose(x[F.F_UNSEEN_DEV:F.F_UNSEEN_DEV + 5], unseen / unseen.sum(), atol=1e-6)
+
+
+@njit(cache=True)
+def _per_seat_block(s, p, observer, out, o, spot_pips, reach):
+    """One seat's engineered columns, a pass over the board per seat: how
+    ``features._seat_columns`` computed them before its single pass (2026-12-01), in the
+    same float32 sums; the single pass must give these bits, so the network's moves did
+    not change."""
+    vp = total_vp(s, p) if p == observer else s[L.PUBLIC_VP + p]
+    out[o + F.C_VP] = vp / 10.0
+    out[o + F.C_VP_LEFT] = max(s[L.OPT_VP] - vp, 0) / 10.0
+    reach[:] = False
+    for e in range(N_EDGES):
+        if s[L.E_OWNER + e] == p:
+            out[o + F.C_ROADS] += 1.0 / 15.0
+            for j in range(2):
+                reach[EDGE_VERTICES[e, j]] = True
+    for v in range(N_VERTICES):
+        if s[L.V_OWNER + v] != p:
+            continue
+        level = s[L.V_LEVEL + v]
+        reach[v] = True
+        if level == 1:
+            out[o + F.C_SETTLEMENTS] += 1.0 / 5.0
+        else:
+            out[o + F.C_CITIES] += 1.0 / 4.0
+        for k in range(3):
+            h = VERTEX_HEXES[v, k]
+            if h < 0 or s[L.HEX_TERRAIN + h] >= L.N_RES:
+                continue
+            cards = level * PIPS[s[L.HEX_NUMBER + h]] / 36.0 * 3.0
+            if h == s[L.ROBBER]:
+                out[o + F.C_ROBBED] += cards
+            else:
+                out[o + F.C_PROD + s[L.HEX_TERRAIN + h]] += cards
+            out[o + F.C_NUMBERS + F.NUMBER_SLOT[s[L.HEX_NUMBER + h]]] += level / 3.0
+    kinds = 0
+    for r in range(L.N_RES):
+        out[o + F.C_PROD_TOTAL] += out[o + F.C_PROD + r]
+        if out[o + F.C_PROD + r] > 0.0:
+            kinds += 1
+    out[o + F.C_DIVERSITY] = kinds / 5.0
+    for i in range(N_PORTS):
+        e = s[L.PORT_EDGE + i]
+        if s[L.V_OWNER + EDGE_VERTICES[e, 0]] == p or s[L.V_OWNER + EDGE_VERTICES[e, 1]] == p:
+            out[o + F.C_HARBOURS + s[L.PORT_TYPE + i]] = 1.0
+    for v in range(N_VERTICES):
+        pips = spot_pips[v]
+        if pips < 0.0:
+            continue
+        now = False
+        if reach[v]:
+            for k in range(3):
+                e = VERTEX_EDGES[v, k]
+                if e >= 0 and s[L.E_OWNER + e] == p:
+                    now = True
+        if now:
+            out[o + F.C_SPOTS] += 1.0 / 5.0
+            out[o + F.C_SPOT_PIPS] = max(out[o + F.C_SPOT_PIPS], pips / 13.0)
+            continue
+        for k in range(3):
+            e = VERTEX_EDGES[v, k]
+            if e < 0 or s[L.E_OWNER + e] >= 0:
+                continue
+            w = EDGE_VERTICES[e, 0] if EDGE_VERTICES[e, 1] == v else EDGE_VERTICES[e, 1]
+            if reach[w] and (s[L.V_OWNER + w] < 0 or s[L.V_OWNER + w] == p):
+                out[o + F.C_SPOTS_NEAR] += 1.0 / 5.0
+                out[o + F.C_NEAR_PIPS] = max(out[o + F.C_NEAR_PIPS], pips / 13.0)
+                break
+
+
+def test_the_single_pass_seat_columns_equal_a_pass_per_seat_bit_for_bit():
+    """``_seat_columns`` walks the board once for every seat; a pass per seat
+    (``_per_seat_block``) gives the same float32 bits, for 2-4 players, every observer,
+    positions from set-up to late game (contested spots, harbours, cities, the robber)."""
+    checked = 0
+    for players in (2, 3, 4):
+        for s in random_states(25, seed=60 + players, players=players, p_keep=0.03):
+            for observer in range(players):
+                scratch = F.new_feature_scratch()
+                got = np.zeros(F.N_FEATURES, np.float32)
+                F._seat_columns(s, observer, got, scratch.pips, scratch.reach)
+                want = np.zeros(F.N_FEATURES, np.float32)
+                reach = np.zeros(N_VERTICES, np.bool_)
+                for k in range(players):
+                    _per_seat_block(s, (observer + k) % players, observer, want, F.F_SEATS + k * F.SEAT_WIDTH,
+                                    scratch.pips, reach)
+                assert np.array_equal(got.view(np.int32), want.view(np.int32))
+                checked += bool(got[F.F_SEATS:].any())
+    assert checked > 150
 
 
 def test_features_copied_by_seat_key_equal_the_full_encoding():

@@ -143,26 +143,42 @@ def _seat_vp(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int) -> N
 
 
 @njit(cache=True, **NO_RUNTIME)
-def _seat_block(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int, spot_pips: np.ndarray,
-                reach: np.ndarray) -> None:
-    """Seat p's engineered columns into out[o:o + SEAT_WIDTH]; spot_pips[v]: the pips of
-    vertex v where a settlement may stand by the distance rule, else -1 (the same for every
-    seat); reach: N_VERTICES bools of scratch.  Reads nothing of s but the VP columns'
-    fields (``_seat_vp``) and s[SEAT_KEY_FROM:SEAT_KEY_TO]: ``encode_features_keyed`` copies the
-    rest by seat key (a column that read more would need a wider key)."""
-    _seat_vp(s, p, observer, out, o)
-    robber = s[ROBBER]
-    reach[:] = False
+def _block(p: int, observer: int, n: int) -> int:
+    """Offset in the features of seat p's block (relative seats, observer first)."""
+    return F_SEATS + ((p - observer) % n) * SEAT_WIDTH
+
+
+@njit(cache=True, **NO_RUNTIME)
+def _seat_columns(s: np.ndarray, observer: int, out: np.ndarray, spot_pips: np.ndarray, reach: np.ndarray) -> None:
+    """Every seat's block of engineered columns (relative seats, observer first) into out
+    (zero there on entry); spot_pips: N_VERTICES floats, reach: (MAX_PLAYERS, N_VERTICES)
+    bools of scratch.  One pass over the board for all seats: each road, building and
+    open spot adds to its seat's columns in board order, so each column sums the same
+    terms in the same order as a pass per seat (the same float32 bits,
+    ``tests/test_value_net.py``'s per-seat reference).  Reads nothing of s but the VP
+    columns' fields (``_seat_vp``) and s[SEAT_KEY_FROM:SEAT_KEY_TO]:
+    ``encode_features_keyed`` copies the rest by seat key (a column that read more would
+    need a wider key)."""
+    n = s[OPT_PLAYERS]
+    for k in range(n):
+        _seat_vp(s, (observer + k) % n, observer, out, F_SEATS + k * SEAT_WIDTH)
+    for v in range(N_VERTICES):  # each spot's pips where a settlement may stand by the distance rule, else -1
+        spot_pips[v] = vertex_pips(s, v) if distance_ok(s, v) else -1.0
+    reach[:n, :] = False  # reach[p, v]: seat p's road or building touches v
     for e in range(N_EDGES):
-        if s[E_OWNER + e] == p:
-            out[o + C_ROADS] += 1.0 / 15.0
-            for j in range(2):
-                reach[EDGE_VERTICES[e, j]] = True
+        p = s[E_OWNER + e]
+        if p >= 0:
+            out[_block(p, observer, n) + C_ROADS] += 1.0 / 15.0
+            reach[p, EDGE_VERTICES[e, 0]] = True
+            reach[p, EDGE_VERTICES[e, 1]] = True
+    robber = s[ROBBER]
     for v in range(N_VERTICES):
-        if s[V_OWNER + v] != p:
+        p = s[V_OWNER + v]
+        if p < 0:
             continue
+        o = _block(p, observer, n)
         level = s[V_LEVEL + v]
-        reach[v] = True
+        reach[p, v] = True
         if level == 1:
             out[o + C_SETTLEMENTS] += 1.0 / 5.0
         else:
@@ -177,40 +193,46 @@ def _seat_block(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int, s
             else:
                 out[o + C_PROD + s[HEX_TERRAIN + h]] += cards
             out[o + C_NUMBERS + NUMBER_SLOT[s[HEX_NUMBER + h]]] += level / 3.0
-    kinds = 0
-    for r in range(N_RES):
-        out[o + C_PROD_TOTAL] += out[o + C_PROD + r]
-        if out[o + C_PROD + r] > 0.0:
-            kinds += 1
-    out[o + C_DIVERSITY] = kinds / 5.0
+    for k in range(n):
+        o = F_SEATS + k * SEAT_WIDTH
+        kinds = 0
+        for r in range(N_RES):
+            out[o + C_PROD_TOTAL] += out[o + C_PROD + r]
+            if out[o + C_PROD + r] > 0.0:
+                kinds += 1
+        out[o + C_DIVERSITY] = kinds / 5.0
     for i in range(N_PORTS):
         e = s[PORT_EDGE + i]
-        if s[V_OWNER + EDGE_VERTICES[e, 0]] == p or s[V_OWNER + EDGE_VERTICES[e, 1]] == p:
-            out[o + C_HARBOURS + s[PORT_TYPE + i]] = 1.0
-    # spots: open now (on p's road network), one empty edge further otherwise
+        for j in range(2):
+            p = s[V_OWNER + EDGE_VERTICES[e, j]]
+            if p >= 0:
+                out[_block(p, observer, n) + C_HARBOURS + s[PORT_TYPE + i]] = 1.0
+    # spots: open now (a seat's road ends there), else one empty edge further (a seat's
+    # road or building at the edge's far end, the far end not another seat's)
     for v in range(N_VERTICES):
         pips = spot_pips[v]
         if pips < 0.0:
             continue
-        now = False
-        if reach[v]:
-            for k in range(3):
-                e = VERTEX_EDGES[v, k]
-                if e >= 0 and s[E_OWNER + e] == p:
-                    now = True
-        if now:
-            out[o + C_SPOTS] += 1.0 / 5.0
-            out[o + C_SPOT_PIPS] = max(out[o + C_SPOT_PIPS], pips / 13.0)
-            continue
+        now = 0  # bit p: seat p's road touches v
         for k in range(3):
             e = VERTEX_EDGES[v, k]
-            if e < 0 or s[E_OWNER + e] >= 0:
+            if e >= 0 and s[E_OWNER + e] >= 0:
+                now |= 1 << s[E_OWNER + e]
+        for p in range(n):
+            o = _block(p, observer, n)
+            if now & (1 << p):
+                out[o + C_SPOTS] += 1.0 / 5.0
+                out[o + C_SPOT_PIPS] = max(out[o + C_SPOT_PIPS], pips / 13.0)
                 continue
-            w = EDGE_VERTICES[e, 0] if EDGE_VERTICES[e, 1] == v else EDGE_VERTICES[e, 1]
-            if reach[w] and (s[V_OWNER + w] < 0 or s[V_OWNER + w] == p):
-                out[o + C_SPOTS_NEAR] += 1.0 / 5.0
-                out[o + C_NEAR_PIPS] = max(out[o + C_NEAR_PIPS], pips / 13.0)
-                break
+            for k in range(3):
+                e = VERTEX_EDGES[v, k]
+                if e < 0 or s[E_OWNER + e] >= 0:
+                    continue
+                w = EDGE_VERTICES[e, 0] if EDGE_VERTICES[e, 1] == v else EDGE_VERTICES[e, 1]
+                if reach[p, w] and (s[V_OWNER + w] < 0 or s[V_OWNER + w] == p):
+                    out[o + C_SPOTS_NEAR] += 1.0 / 5.0
+                    out[o + C_NEAR_PIPS] = max(out[o + C_NEAR_PIPS], pips / 13.0)
+                    break
 
 
 # Scratch the encoders write through (the observation tail, each spot's pips, which
@@ -221,7 +243,8 @@ FeatureScratch = namedtuple("FeatureScratch", ["vec", "pips", "reach"])
 @njit(cache=True)
 def new_feature_scratch() -> FeatureScratch:
     """Scratch for ``encode_features_into`` and ``encode_features_keyed``."""
-    return FeatureScratch(np.zeros(VECTOR_SIZE, np.float32), np.zeros(N_VERTICES), np.zeros(N_VERTICES, np.bool_))
+    return FeatureScratch(np.zeros(VECTOR_SIZE, np.float32), np.zeros(N_VERTICES),
+                          np.zeros((MAX_PLAYERS, N_VERTICES), np.bool_))
 
 
 # Without numba's runtime (``**NO_RUNTIME``, here and on the keyed encoder and the column
@@ -247,7 +270,7 @@ def encode_features(s: np.ndarray, observer: int, out: np.ndarray) -> np.ndarray
 
 # A position's seat key: its board (hexes, harbours, robber, pieces: one run of the state)
 # with the player count and the observer.  Every per-seat column but the VP ones is read
-# from these alone (``_seat_block``), so a position with the seat key of one whose
+# from these alone (``_seat_columns``), so a position with the seat key of one whose
 # features are known copies them (``encode_features_keyed``).  An exact copy, valid across
 # games; not ``batched.kernel.board_key``, a number that changes with the board within one game.
 SEAT_KEY_FROM, SEAT_KEY_TO = HEX_TERRAIN, E_OWNER + N_EDGES
@@ -300,18 +323,6 @@ def encode_features_keyed(s: np.ndarray, observer: int, out: np.ndarray, key: np
     for k in range(n):
         _seat_vp(s, (observer + k) % n, observer, out, F_SEATS + k * SEAT_WIDTH)
     _other_columns(s, observer, out, scratch.vec)
-
-
-@njit(cache=True, **NO_RUNTIME)
-def _seat_columns(s: np.ndarray, observer: int, out: np.ndarray, spot_pips: np.ndarray, reach: np.ndarray) -> None:
-    """Each seat's block of engineered columns (relative seats, observer first) into out;
-    spot_pips, reach: N_VERTICES floats and bools of scratch."""
-    for v in range(N_VERTICES):
-        spot_pips[v] = vertex_pips(s, v) if distance_ok(s, v) else -1.0
-    n = s[OPT_PLAYERS]
-    for k in range(n):
-        p = (observer + k) % n
-        _seat_block(s, p, observer, out, F_SEATS + k * SEAT_WIDTH, spot_pips, reach)
 
 
 @njit(cache=True, **NO_RUNTIME)
