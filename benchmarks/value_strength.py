@@ -3,11 +3,14 @@
     python benchmarks/value_strength.py --specs pretrained:seconds=0.01,pretrained:seconds=0.1 --games 200
     python benchmarks/value_strength.py --specs pretrained,pretrained:offers=0 --games 400 --out results/trading.jsonl
     python benchmarks/value_strength.py --report --out results/budget.jsonl --plot docs/value_budget.png
+    python benchmarks/value_strength.py --rules pioneers --games 1000 --out results/pioneers_rules.jsonl
 
 Every spec plays the same seat-randomised games (the arena's schedule from ``--seed``)
 against three ``--opponent`` agents, so two specs' figures are a paired comparison.
 Each finished game is one line of ``--out`` (spec, game, winner, seat, VP, the spec's
-decision times, its trade counts); a stopped run resumes, more games extend it.  The
+decision times, its trade counts, the rule set: ``--rules``, the official rules or the
+Pioneers server's, ``core.options.PIONEERS_RULES``); a stopped run resumes, more games
+extend it, and games of another rule set or schedule seed in the same file are kept apart.  The
 report gives per spec: games, wins, win rate with its 95% Wilson interval, mean and
 95th-percentile seconds per decision (decisions that took over 20 us, i.e. that
 thought: a single legal move takes about 1 us), and trades.  The anytime curve in docs/learned-agents.md comes from this script.
@@ -18,26 +21,33 @@ import os
 import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 
 import numpy as np
 
 from catan_env.agents.arena import play_game, schedule, wilson
 from catan_env.agents.registry import make_agent
 from catan_env.cli import HelpFormatter
+from catan_env.core.options import PIONEERS_RULES
 from catan_env.plotting import pyplot, save
 
 
-def play(spec, opponent, game, seed):
-    """Game ``game`` of the schedule with ``spec`` in its drawn seat; one result line."""
+RULES = {"official": {}, "pioneers": PIONEERS_RULES}  # --rules: the game options of each rule set
+
+
+def play(spec, opponent, game, seed, rules="official"):
+    """Game ``game`` of the schedule with ``spec`` in its drawn seat, under ``rules`` (a
+    key of RULES); one result line."""
     specs, game_seed = schedule([spec] + [opponent] * 3, game + 1, seed)[game]
     seat = specs.index(spec)
     agents = [make_agent(s, seed=game_seed * 31 + i) if i == seat else s for i, s in enumerate(specs)]
     t = time.perf_counter()
-    res = play_game(agents, game_seed, time_decisions=True)
+    res = play_game(agents, game_seed, time_decisions=True, options=dict(RULES[rules]))
     times = [x for x in res["decision_times"][seat]]
     agent = agents[seat]
     network = getattr(agent, "network", None)  # (a value network's digest: which weights played)
-    return {"spec": spec, "network": network.digest() if network is not None else None, "opponent": opponent, "game": game, "schedule_seed": seed, "seed": game_seed, "seat": seat,
+    return {"spec": spec, "network": network.digest() if network is not None else None, "opponent": opponent, "rules": rules, "game": game, "schedule_seed": seed,
+            "seed": game_seed, "seat": seat,
             "won": int(res["winner"] == seat), "vp": res["vp"][seat], "turns": res["turns"],
             "trades": res["trades"][seat], "offers": res["offers"][seat], "fallbacks": res["fallbacks"][seat],
             "decision_seconds": [round(x, 5) for x in times], "game_seconds": round(time.perf_counter() - t, 2),
@@ -64,8 +74,9 @@ def load(path):
 
 def report(rows):
     by = defaultdict(list)
-    for r in rows:
-        by[(r["spec"], r["opponent"])].append(r)
+    for r in rows:  # (lines written before --rules are the official rules')
+        rules = r.get("rules", "official")
+        by[(r["spec"], r["opponent"] + ("" if rules == "official" else f" ({rules} rules)"))].append(r)
     lines = [f"{'spec':44s} {'vs':12s} {'games':>5s} {'wins':>5s} {'rate':>6s} {'95% CI':>15s} "
              f"{'s/decision':>10s} {'p95 s':>8s} {'trades/g':>8s} {'offers/g':>8s}"]
     for (spec, opp), rs in by.items():
@@ -115,6 +126,8 @@ def main(argv=None):
     ap.add_argument("--opponent", default="jsettlers", help="the three opponents' spec")
     ap.add_argument("--games", type=int, default=100, help="games per spec")
     ap.add_argument("--seed", type=int, default=31_000, help="the games' schedule seed")
+    ap.add_argument("--rules", default="official", choices=sorted(RULES),
+                    help="the rule set of the games: the official rules or the Pioneers server's")
     ap.add_argument("--out", default="results/value_strength.jsonl", help="the per-game results file")
     ap.add_argument("--interleave", action="store_true", help="game by game across specs (all grow together)")
     ap.add_argument("--workers", type=int, default=1, help="processes (games are appended as they finish)")
@@ -125,12 +138,13 @@ def main(argv=None):
     if not args.report:
         specs = [s.strip() for s in args.specs.split(",") if s.strip()]
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        done = {(r["spec"], r["opponent"], r["game"]) for r in load(args.out) if r.get("schedule_seed") == args.seed}
+        done = {(r["spec"], r["opponent"], r["game"]) for r in load(args.out)
+                if r.get("schedule_seed") == args.seed and r.get("rules", "official") == args.rules}
         order = [(s, g) for g in range(args.games) for s in specs] if args.interleave else \
             [(s, g) for s in specs for g in range(args.games)]
-        todo = [(spec, args.opponent, g, args.seed) for spec, g in order if (spec, args.opponent, g) not in done]
-        with open(args.out, "a") as f, ProcessPoolExecutor(max(1, args.workers)) as pool:
-            for row in pool.map(_play, todo):
+        todo = [(spec, args.opponent, g, args.seed, args.rules) for spec, g in order if (spec, args.opponent, g) not in done]
+        with open(args.out, "a") as f, ProcessPoolExecutor(args.workers) if args.workers > 1 else nullcontext() as pool:
+            for row in (pool.map(_play, todo) if pool is not None else map(_play, todo)):  # (one worker: this process)
                 f.write(json.dumps(row) + "\n")
                 f.flush()
     rows = load(args.out) + [r for path in args.also for r in load(path)]

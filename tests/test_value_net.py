@@ -3,6 +3,7 @@ pass (against torch), the expectimax (against a slow reference), shards, the shi
 weights (no torch needed, legal games in every env), bad input, one tiny ExIt round."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -374,6 +375,38 @@ def test_a_strength_result_names_the_network_that_played(tmp_path):
     row = bench.play(f"value:path={copy}:search=0", "random", 0, 1)
     assert row["network"] == shipped.digest() and row["spec"].startswith("value:path=")
     assert bench.play("random", "random", 0, 1)["network"] is None
+
+
+def test_strength_games_under_the_pioneers_rules_are_played_and_kept_apart(tmp_path, monkeypatch, capsys):
+    """value_strength.py --rules pioneers plays its games with core.options.PIONEERS_RULES,
+    says so in each line and in the report, and resumes only its own rule set's games: the
+    official rules' games of the same seed in the same file are neither counted as done nor
+    reported with them."""
+    from helpers import load_benchmark
+    from catan_env.core.options import PIONEERS_RULES
+    bench = load_benchmark("value_strength")
+    played = []
+    real = bench.play_game
+
+    def spy(agents, seed, **kw):
+        played.append(kw.get("options"))
+        return real(agents, seed, **kw)
+
+    monkeypatch.setattr(bench, "play_game", spy)
+    out = str(tmp_path / "games.jsonl")
+    common = ["--specs", "random", "--opponent", "random", "--games", "2", "--seed", "5", "--out", out]
+    assert bench.main(common) == 0
+    assert played == [{}, {}]
+    assert bench.main(common + ["--rules", "pioneers"]) == 0
+    assert played[2:] == [PIONEERS_RULES, PIONEERS_RULES]  # not taken as done by the official games
+    rows = [json.loads(line) for line in open(out)]
+    assert [r["rules"] for r in rows] == ["official", "official", "pioneers", "pioneers"]
+    assert bench.main(common + ["--rules", "pioneers"]) == 0 and len(played) == 4  # resumed: nothing left
+    report = capsys.readouterr().out.splitlines()[-2:]
+    assert "random (pioneers rules)" in report[1] and "(pioneers" not in report[0]
+    assert all(re.search(r"\s(\d+)\s+\d+\s+[0-9.]+ \[", line).group(1) == "2" for line in report)  # not 4 together
+    with pytest.raises(SystemExit):
+        bench.main(common + ["--rules", "house"])
 
 
 def test_shipping_a_network_copies_it_and_refuses_what_is_not_one(tmp_path):
