@@ -65,6 +65,21 @@ def nonzero_indices(x: np.ndarray, n: int, idx: np.ndarray) -> int:
     return m
 
 
+@njit(cache=True, inline='always')
+def eight_rows(params: np.ndarray, off: int, n_out: int, idx: np.ndarray, k: int) -> Tuple[np.ndarray, ...]:
+    """The weight rows of inputs idx[k:k + 8] of the layer at params[off:] (n_out wide),
+    as eight slices: separate arrays to LLVM, so the loop that adds them vectorises
+    (inlined into the caller, where the slices are only pointers)."""
+    return (params[off + idx[k] * n_out:off + (idx[k] + 1) * n_out],
+            params[off + idx[k + 1] * n_out:off + (idx[k + 1] + 1) * n_out],
+            params[off + idx[k + 2] * n_out:off + (idx[k + 2] + 1) * n_out],
+            params[off + idx[k + 3] * n_out:off + (idx[k + 3] + 1) * n_out],
+            params[off + idx[k + 4] * n_out:off + (idx[k + 4] + 1) * n_out],
+            params[off + idx[k + 5] * n_out:off + (idx[k + 5] + 1) * n_out],
+            params[off + idx[k + 6] * n_out:off + (idx[k + 6] + 1) * n_out],
+            params[off + idx[k + 7] * n_out:off + (idx[k + 7] + 1) * n_out])
+
+
 @njit(cache=True, **NO_RUNTIME)
 def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarray, h: np.ndarray,
                 idx: np.ndarray) -> None:
@@ -86,14 +101,7 @@ def dense_layer(params: np.ndarray, off: int, n_in: int, n_out: int, x: np.ndarr
         i0, i1, i2, i3 = idx[k], idx[k + 1], idx[k + 2], idx[k + 3]
         i4, i5, i6, i7 = idx[k + 4], idx[k + 5], idx[k + 6], idx[k + 7]
         x0, x1, x2, x3, x4, x5, x6, x7 = x[i0], x[i1], x[i2], x[i3], x[i4], x[i5], x[i6], x[i7]
-        w0 = params[off + i0 * n_out:off + (i0 + 1) * n_out]
-        w1 = params[off + i1 * n_out:off + (i1 + 1) * n_out]
-        w2 = params[off + i2 * n_out:off + (i2 + 1) * n_out]
-        w3 = params[off + i3 * n_out:off + (i3 + 1) * n_out]
-        w4 = params[off + i4 * n_out:off + (i4 + 1) * n_out]
-        w5 = params[off + i5 * n_out:off + (i5 + 1) * n_out]
-        w6 = params[off + i6 * n_out:off + (i6 + 1) * n_out]
-        w7 = params[off + i7 * n_out:off + (i7 + 1) * n_out]
+        w0, w1, w2, w3, w4, w5, w6, w7 = eight_rows(params, off, n_out, idx, k)
         for j in range(n_out):
             out[j] += (((x0 * w0[j] + x1 * w1[j]) + (x2 * w2[j] + x3 * w3[j]))
                        + ((x4 * w4[j] + x5 * w5[j]) + (x6 * w6[j] + x7 * w7[j])))

@@ -17,7 +17,7 @@ from catan_env.core.jit_options import NO_RUNTIME
 
 from collections import namedtuple
 
-from .mlp import _activate, _layer, after_first, dense_layer, mlp_forward, output_layer
+from .mlp import _activate, _layer, after_first, dense_layer, eight_rows, mlp_forward, output_layer
 from catan_env.core import actions as A
 from catan_env.core.arrays import copy_into
 from catan_env.core.layout import (
@@ -153,14 +153,7 @@ def _first_layer_from_base(ev: Evaluator) -> None:
         i4, i5, i6, i7 = idx[k + 4], idx[k + 5], idx[k + 6], idx[k + 7]
         d0, d1, d2, d3 = x[i0] - base_x[i0], x[i1] - base_x[i1], x[i2] - base_x[i2], x[i3] - base_x[i3]
         d4, d5, d6, d7 = x[i4] - base_x[i4], x[i5] - base_x[i5], x[i6] - base_x[i6], x[i7] - base_x[i7]
-        w0 = params[off + i0 * n_out:off + (i0 + 1) * n_out]
-        w1 = params[off + i1 * n_out:off + (i1 + 1) * n_out]
-        w2 = params[off + i2 * n_out:off + (i2 + 1) * n_out]
-        w3 = params[off + i3 * n_out:off + (i3 + 1) * n_out]
-        w4 = params[off + i4 * n_out:off + (i4 + 1) * n_out]
-        w5 = params[off + i5 * n_out:off + (i5 + 1) * n_out]
-        w6 = params[off + i6 * n_out:off + (i6 + 1) * n_out]
-        w7 = params[off + i7 * n_out:off + (i7 + 1) * n_out]
+        w0, w1, w2, w3, w4, w5, w6, w7 = eight_rows(params, off, n_out, idx, k)
         for j in range(n_out):
             h[j] = (((((((h[j] + d0 * w0[j]) + d1 * w1[j]) + d2 * w2[j]) + d3 * w3[j]) + d4 * w4[j]) + d5 * w5[j])
                     + d6 * w6[j]) + d7 * w7[j]
