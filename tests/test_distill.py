@@ -492,3 +492,27 @@ def test_any_agent_labels_the_policys_positions_and_the_games_stay_the_policys()
     assert (rows["score_ids"] == -1).all() and np.isnan(rows["value"]).all()  # it gives no scores, no estimate
     again, _ = D.dagger_shard("jsettlers", "pretrained_policy", *args, batch=2, max_turns=50)
     assert np.array_equal(again["action"], rows["action"])  # from the seed alone
+
+
+def test_the_opponent_digest_repeats_and_sees_another_game(monkeypatch):
+    """benchmarks/value_opponent_digest.py (what the A/B files cite for "the same moves"):
+    one seed gives the same two digests twice, with decisions counted; another seed other
+    digests; a move changed by a fault in the greedy decision changes the decisions'
+    digest; and the opponent's decide is left as it was."""
+    from helpers import load_benchmark
+    bench = load_benchmark("value_opponent_digest")
+    decide = GR.ValueOpponent.decide
+    first = bench.digests(4, 30, "pretrained:search=0", seed=7)
+    assert first == bench.digests(4, 30, "pretrained:search=0", seed=7) and first[2] > 20
+    other = bench.digests(4, 30, "pretrained:search=0", seed=8)
+    assert other[0] != first[0] and other[1] != first[1]
+    assert GR.ValueOpponent.decide is decide
+
+    def off_by_one_value(self, states, idx, seeds, memories, mem_col, actions, values, scores=None):
+        kinds = decide(self, states, idx, seeds, memories, mem_col, actions, values, scores)
+        values[:1] = np.nextafter(values[:1], 2.0)  # one value one ulp off: a planted fault
+        return kinds
+
+    monkeypatch.setattr(GR.ValueOpponent, "decide", off_by_one_value)
+    faulty = bench.digests(4, 30, "pretrained:search=0", seed=7)
+    assert faulty[0] == first[0] and faulty[1] != first[1]
