@@ -2,7 +2,8 @@
 
     python benchmarks/value_opponent_digest.py                   # 64 games, 400 learner steps
     python benchmarks/value_opponent_digest.py --games 256 --steps 1000
-    (cd /tmp/before && PYTHONPATH=/tmp/before python benchmarks/value_opponent_digest.py)   # a git archive of the code before
+    (cd /tmp/before && PYTHONPATH=/tmp/before python benchmarks/value_opponent_digest.py)   # the code before
+                                                    # (a git archive; copy this script in if it predates it)
 
 A speed change to the greedy decision (``learned.greedy``, the features, the layers) must
 not change a move or a value.  This plays a seeded batched env (learner moves drawn from
@@ -28,8 +29,8 @@ def digests(games: int, steps: int, opponent: str, seed: int):
     count = [0]
     decide = greedy.ValueOpponent.decide
 
-    def recorded(self, states, idx, seeds, memories, mem_col, actions, values, scores=None):
-        kinds = decide(self, states, idx, seeds, memories, mem_col, actions, values, scores)
+    def recorded(self, states, idx, seeds, memories, mem_col, actions, values, *rest, **kw):
+        kinds = decide(self, states, idx, seeds, memories, mem_col, actions, values, *rest, **kw)
         decisions.update(np.ascontiguousarray(actions, np.int64).tobytes())
         decisions.update(np.ascontiguousarray(values, np.float64).tobytes())
         count[0] += len(idx)
@@ -57,6 +58,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=7, help="the env's seed")
     args = ap.parse_args(argv)
     env, decisions, n = digests(args.games, args.steps, args.opponent, args.seed)
+    if n == 0:  # (an empty digest would match across any two trees)
+        ap.error(f"--opponent {args.opponent}: no value-network opponent decided; this compares "
+                 "value-network opponents (pretrained:search=0 or a value:... spec)")
     print(f"env digest {env}; {n} opponent decisions, digest {decisions}")
     return 0
 

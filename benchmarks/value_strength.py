@@ -10,7 +10,7 @@ against three ``--opponent`` agents, so two specs' figures are a paired comparis
 Each finished game is one line of ``--out`` (spec, game, winner, seat, VP, the spec's
 decision times, its trade counts, the rule set: ``--rules``, the official rules or the
 Pioneers server's, ``core.options.PIONEERS_RULES``); a stopped run resumes, more games
-extend it, and games of another rule set or schedule seed in the same file are kept apart.  The
+extend it (a run counts as done only the games of its own schedule seed and rule set).  The
 report gives per spec: games, wins, win rate with its 95% Wilson interval, mean and
 95th-percentile seconds per decision (decisions that took over 20 us, i.e. that
 thought: a single legal move takes about 1 us), and trades.  The anytime curve in docs/learned-agents.md comes from this script.
@@ -75,18 +75,17 @@ def load(path):
 def report(rows):
     by = defaultdict(list)
     for r in rows:  # (lines written before --rules are the official rules')
-        rules = r.get("rules", "official")
-        by[(r["spec"], r["opponent"] + ("" if rules == "official" else f" ({rules} rules)"))].append(r)
-    lines = [f"{'spec':44s} {'vs':12s} {'games':>5s} {'wins':>5s} {'rate':>6s} {'95% CI':>15s} "
+        by[(r["spec"], r["opponent"], r.get("rules", "official"))].append(r)
+    lines = [f"{'spec':44s} {'vs':12s} {'rules':9s} {'games':>5s} {'wins':>5s} {'rate':>6s} {'95% CI':>15s} "
              f"{'s/decision':>10s} {'p95 s':>8s} {'trades/g':>8s} {'offers/g':>8s}"]
-    for (spec, opp), rs in by.items():
+    for (spec, opp, rules), rs in by.items():
         wins, n = sum(r["won"] for r in rs), len(rs)
         lo, hi = wilson(wins, n)
         # decisions the agent thought about: the timed ones above 20 us (a single legal move is ~1 us);
         # committed files drop the per-decision times (their size): those rows print "-"
         t = np.array([x for r in rs for x in r.get("decision_seconds", ()) if x > 2e-5])
         times = f"{t.mean():10.4f} {np.percentile(t, 95):8.4f}" if len(t) else f"{'-':>10s} {'-':>8s}"
-        lines.append(f"{spec:44s} {opp:12s} {n:5d} {wins:5d} {wins / n:6.3f} [{lo:.3f}, {hi:.3f}] "
+        lines.append(f"{spec:44s} {opp:12s} {rules:9s} {n:5d} {wins:5d} {wins / n:6.3f} [{lo:.3f}, {hi:.3f}] "
                      f"{times} {np.mean([r['trades'] for r in rs]):8.2f} "
                      f"{np.mean([r['offers'] for r in rs]):8.2f}")
     return "\n".join(lines)
@@ -99,8 +98,9 @@ def plot(rows, path):
     points = defaultdict(list)
     for r in rows:
         m = re.search(r"seconds=([0-9.e-]+)", r["spec"])
-        if m:
-            points[(float(m.group(1)), r["opponent"])].append(r["won"])
+        if m:  # (each rule set its own curve)
+            rules = r.get("rules", "official")
+            points[(float(m.group(1)), r["opponent"] + ("" if rules == "official" else f", {rules} rules"))].append(r["won"])
     plt = pyplot()
     if plt is None:
         return None

@@ -498,7 +498,8 @@ def test_the_opponent_digest_repeats_and_sees_another_game(monkeypatch):
     """benchmarks/value_opponent_digest.py (what the A/B files cite for "the same moves"):
     one seed gives the same two digests twice, with decisions counted; another seed other
     digests; a move changed by a fault in the greedy decision changes the decisions'
-    digest; and the opponent's decide is left as it was."""
+    digest; the opponent's decide is left as it was; opponents that are no value network
+    are refused."""
     from helpers import load_benchmark
     bench = load_benchmark("value_opponent_digest")
     decide = GR.ValueOpponent.decide
@@ -516,3 +517,5 @@ def test_the_opponent_digest_repeats_and_sees_another_game(monkeypatch):
     monkeypatch.setattr(GR.ValueOpponent, "decide", off_by_one_value)
     faulty = bench.digests(4, 30, "pretrained:search=0", seed=7)
     assert faulty[0] == first[0] and faulty[1] != first[1]
+    with pytest.raises(SystemExit):  # no value-network decision: an empty digest compares nothing
+        bench.main(["--games", "2", "--steps", "3", "--opponent", "random"])

@@ -224,25 +224,54 @@ def _per_seat_block(s, p, observer, out, o, spot_pips, reach):
                 break
 
 
+def _spot_pips(s):
+    """Each vertex's pips where a settlement may stand by the distance rule, else -1 (the
+    per-seat reference's own, not the code under test's)."""
+    from catan_env.core.placement import distance_ok
+    return np.array([F.vertex_pips(s, v) if distance_ok(s, v) else -1.0 for v in range(N_VERTICES)])
+
+
 def test_the_single_pass_seat_columns_equal_a_pass_per_seat_bit_for_bit():
     """``_seat_columns`` walks the board once for every seat; a pass per seat
-    (``_per_seat_block``) gives the same float32 bits, for 2-4 players, every observer,
-    positions from set-up to late game (contested spots, harbours, cities, the robber)."""
-    checked = 0
+    (``_per_seat_block``) gives the same float32 bits, for 2-4 players, every observer, on
+    positions from set-up to the end of games: cities, harbours, the robber, and open
+    spots that two seats' roads reach (each case counted, so the positions do show them);
+    and on a 4-player position relabelled as 2 players, whose other seats' pieces both
+    leave out."""
+    rng = np.random.default_rng(0)
+    seen = {"city": 0, "harbour": 0, "spot two seats reach now": 0, "spot one road away": 0, "relabelled": 0}
+
+    def check(s, observer, players):
+        scratch = F.new_feature_scratch()
+        scratch.reach[:] = rng.random(scratch.reach.shape) < 0.5  # (scratch left dirty)
+        got = np.zeros(F.N_FEATURES, np.float32)
+        F._seat_columns(s, observer, got, scratch.pips, scratch.reach)
+        want = np.zeros(F.N_FEATURES, np.float32)
+        pips, reach = _spot_pips(s), np.zeros(N_VERTICES, np.bool_)
+        for k in range(players):
+            _per_seat_block(s, (observer + k) % players, observer, want, F.F_SEATS + k * F.SEAT_WIDTH, pips, reach)
+        assert np.array_equal(got.view(np.int32), want.view(np.int32))
+        return pips, got
+
     for players in (2, 3, 4):
-        for s in random_states(25, seed=60 + players, players=players, p_keep=0.03):
+        for s in random_states(40, seed=60 + players, players=players, p_keep=0.002):
             for observer in range(players):
-                scratch = F.new_feature_scratch()
-                got = np.zeros(F.N_FEATURES, np.float32)
-                F._seat_columns(s, observer, got, scratch.pips, scratch.reach)
-                want = np.zeros(F.N_FEATURES, np.float32)
-                reach = np.zeros(N_VERTICES, np.bool_)
-                for k in range(players):
-                    _per_seat_block(s, (observer + k) % players, observer, want, F.F_SEATS + k * F.SEAT_WIDTH,
-                                    scratch.pips, reach)
-                assert np.array_equal(got.view(np.int32), want.view(np.int32))
-                checked += bool(got[F.F_SEATS:].any())
-    assert checked > 150
+                pips, got = check(s, observer, players)
+            blocks = got[F.F_SEATS:F.F_SEATS + players * F.SEAT_WIDTH].reshape(players, F.SEAT_WIDTH)
+            seen["city"] += bool(blocks[:, F.C_CITIES].any())
+            seen["harbour"] += bool(blocks[:, F.C_HARBOURS:F.C_HARBOURS + 6].any())
+            seen["spot one road away"] += bool(blocks[:, F.C_SPOTS_NEAR].any())
+            roads = L.view(s, "e_owner")
+            for v in np.flatnonzero(pips >= 0):
+                owners = {int(roads[e]) for e in VERTEX_EDGES[v] if e >= 0 and roads[e] >= 0}
+                seen["spot two seats reach now"] += len(owners) >= 2
+            if players == 4:
+                relabelled = s.copy()
+                relabelled[L.OPT_PLAYERS] = 2
+                if (L.view(s, "v_owner") >= 2).any():
+                    check(relabelled, 1, 2)
+                    seen["relabelled"] += 1
+    assert all(count >= 3 for count in seen.values()), seen
 
 
 def test_features_copied_by_seat_key_equal_the_full_encoding():
@@ -403,7 +432,7 @@ def test_strength_games_under_the_pioneers_rules_are_played_and_kept_apart(tmp_p
     assert [r["rules"] for r in rows] == ["official", "official", "pioneers", "pioneers"]
     assert bench.main(common + ["--rules", "pioneers"]) == 0 and len(played) == 4  # resumed: nothing left
     report = capsys.readouterr().out.splitlines()[-2:]
-    assert "random (pioneers rules)" in report[1] and "(pioneers" not in report[0]
+    assert report[0].split()[2] == "official" and report[1].split()[2] == "pioneers"
     assert all(re.search(r"\s(\d+)\s+\d+\s+[0-9.]+ \[", line).group(1) == "2" for line in report)  # not 4 together
     with pytest.raises(SystemExit):
         bench.main(common + ["--rules", "house"])

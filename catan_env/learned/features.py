@@ -143,7 +143,7 @@ def _seat_vp(s: np.ndarray, p: int, observer: int, out: np.ndarray, o: int) -> N
 
 
 @njit(cache=True, **NO_RUNTIME)
-def _block(p: int, observer: int, n: int) -> int:
+def _seat_offset(p: int, observer: int, n: int) -> int:
     """Offset in the features of seat p's block (relative seats, observer first)."""
     return F_SEATS + ((p - observer) % n) * SEAT_WIDTH
 
@@ -158,7 +158,8 @@ def _seat_columns(s: np.ndarray, observer: int, out: np.ndarray, spot_pips: np.n
     ``tests/test_value_net.py``'s per-seat reference).  Reads nothing of s but the VP
     columns' fields (``_seat_vp``) and s[SEAT_KEY_FROM:SEAT_KEY_TO]:
     ``encode_features_keyed`` copies the rest by seat key (a column that read more would
-    need a wider key)."""
+    need a wider key).  A piece whose owner is not a seat of the game (a state relabelled
+    with fewer players) is left out, as the pass per seat left it."""
     n = s[OPT_PLAYERS]
     for k in range(n):
         _seat_vp(s, (observer + k) % n, observer, out, F_SEATS + k * SEAT_WIDTH)
@@ -166,19 +167,19 @@ def _seat_columns(s: np.ndarray, observer: int, out: np.ndarray, spot_pips: np.n
         spot_pips[v] = vertex_pips(s, v) if distance_ok(s, v) else -1.0
     reach[:n, :] = False  # reach[p, v]: seat p's road or building touches v
     for e in range(N_EDGES):
-        p = s[E_OWNER + e]
-        if p >= 0:
-            out[_block(p, observer, n) + C_ROADS] += 1.0 / 15.0
-            reach[p, EDGE_VERTICES[e, 0]] = True
-            reach[p, EDGE_VERTICES[e, 1]] = True
+        owner = s[E_OWNER + e]
+        if 0 <= owner < n:
+            out[_seat_offset(owner, observer, n) + C_ROADS] += 1.0 / 15.0
+            reach[owner, EDGE_VERTICES[e, 0]] = True
+            reach[owner, EDGE_VERTICES[e, 1]] = True
     robber = s[ROBBER]
     for v in range(N_VERTICES):
-        p = s[V_OWNER + v]
-        if p < 0:
+        owner = s[V_OWNER + v]
+        if not 0 <= owner < n:
             continue
-        o = _block(p, observer, n)
+        o = _seat_offset(owner, observer, n)
         level = s[V_LEVEL + v]
-        reach[p, v] = True
+        reach[owner, v] = True
         if level == 1:
             out[o + C_SETTLEMENTS] += 1.0 / 5.0
         else:
@@ -204,11 +205,12 @@ def _seat_columns(s: np.ndarray, observer: int, out: np.ndarray, spot_pips: np.n
     for i in range(N_PORTS):
         e = s[PORT_EDGE + i]
         for j in range(2):
-            p = s[V_OWNER + EDGE_VERTICES[e, j]]
-            if p >= 0:
-                out[_block(p, observer, n) + C_HARBOURS + s[PORT_TYPE + i]] = 1.0
+            owner = s[V_OWNER + EDGE_VERTICES[e, j]]
+            if 0 <= owner < n:
+                out[_seat_offset(owner, observer, n) + C_HARBOURS + s[PORT_TYPE + i]] = 1.0
     # spots: open now (a seat's road ends there), else one empty edge further (a seat's
-    # road or building at the edge's far end, the far end not another seat's)
+    # road at the edge's far end; the tests of a building there are kept from the pass
+    # per seat, though a building next to a spot breaks the distance rule)
     for v in range(N_VERTICES):
         pips = spot_pips[v]
         if pips < 0.0:
@@ -216,10 +218,10 @@ def _seat_columns(s: np.ndarray, observer: int, out: np.ndarray, spot_pips: np.n
         now = 0  # bit p: seat p's road touches v
         for k in range(3):
             e = VERTEX_EDGES[v, k]
-            if e >= 0 and s[E_OWNER + e] >= 0:
+            if e >= 0 and 0 <= s[E_OWNER + e] < n:
                 now |= 1 << s[E_OWNER + e]
         for p in range(n):
-            o = _block(p, observer, n)
+            o = _seat_offset(p, observer, n)
             if now & (1 << p):
                 out[o + C_SPOTS] += 1.0 / 5.0
                 out[o + C_SPOT_PIPS] = max(out[o + C_SPOT_PIPS], pips / 13.0)
@@ -236,7 +238,7 @@ def _seat_columns(s: np.ndarray, observer: int, out: np.ndarray, spot_pips: np.n
 
 
 # Scratch the encoders write through (the observation tail, each spot's pips, which
-# spots a seat reaches): one per evaluator, so that a leaf's features allocate nothing
+# vertices each seat's pieces reach): one per evaluator, so that a leaf's features allocate nothing
 FeatureScratch = namedtuple("FeatureScratch", ["vec", "pips", "reach"])
 
 
