@@ -423,6 +423,23 @@ AUX_BUDGET = (  # the shipped network with four times its search budget against 
      Part("strength/pretrained_vs_best1000.jsonl", "pretrained", BEST1000)),
 )
 
+# Games against MCTS in the training data (docs/results/exit_mcts/, pre-registered in its
+# round*_command.txt): each round's network, the shipped recipe on round 8's data plus
+# recorded games of a network's agent against two `best` MCTS at 300 playouts, judged
+# against the shipped network on fresh seeds (the files name the networks by absolute path)
+EXIT_MCTS_NET = "/work/main/results/exit_mcts{}/net/vw0.3-s0-e4-vp4.npz"
+SHIPPED_FIXED = f"value:path=/work/main/results/exp11/vw0.3-s0-e4-vp4.npz{FIXED}"
+EXIT_MCTS_ROUNDS = {9: ("", 53000, 87000)}  # round: (folder suffix, MCTS judge seeds, JSettlersAgent judge seeds)
+AUX_EXIT_MCTS = [  # (round, the opponents, the paired line-ups), the MCTS judge (the deciding one) first
+    (k, against, [(games, Part(f"exit_mcts/round{k}_vs_{name}_{seeds}.jsonl", new, opponent),
+                   Part(f"exit_mcts/round{k}_vs_{name}_{seeds}.jsonl", old, opponent))])
+    for k, (suffix, mcts_seeds, js_seeds) in EXIT_MCTS_ROUNDS.items()
+    for against, games, name, seeds, new, old, opponent in (
+        ("three `best` MCTS at 1,000 playouts", f"seeds {mcts_seeds:,}, the default budget", "best1000", mcts_seeds,
+         f"value:path={EXIT_MCTS_NET.format(suffix)}:leaves=6000", "pretrained", BEST1000),
+        ("three `jsettlers`", f"seeds {js_seeds:,}, the fixed search", "jsettlers", js_seeds,
+         f"value:path={EXIT_MCTS_NET.format(suffix)}{FIXED}", SHIPPED_FIXED, "jsettlers"))]
+
 
 def aux_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
     """The learned-agents page's block: networks trained with the final-VP head against
@@ -444,10 +461,14 @@ def aux_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
     lines += paired_lines(folder, AUX_BUDGET, "`pretrained` (the final-VP network) with four times its search "
                           "budget and at its default", ("24,000 evaluations", "6,000 (default)"), ("4x", "default"),
                           against="three `best` MCTS at 1,000 playouts")
+    for k, against, pairs in AUX_EXIT_MCTS:
+        lines += paired_lines(folder, pairs, f"Round {k} (games against MCTS in its data) and the shipped network",
+                              (f"round {k}", "shipped"), (f"round {k}", "shipped"), against=against)
     return "\n".join(lines + [
         "", "Counted from the per-game files in `docs/results/value_aux/`, `docs/results/strength/` "
-        "(`pretrained_1127_*`: the network shipped before) and `docs/results/budget/` by "
-        "`benchmarks/strength_table.py`."]).strip()
+        "(`pretrained_1127_*`: the network shipped before), `docs/results/budget/` and "
+        "`docs/results/exit_mcts/` by `benchmarks/strength_table.py`."]).strip()
+
 
 
 def missing(folder: str = FOLDER) -> List[str]:

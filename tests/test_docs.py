@@ -205,6 +205,8 @@ def test_the_readme_strength_table_is_counted_from_the_per_game_files():
     assert len(bench.measured(bench.DAGGER_FOLDER, bench.DAGGER_ROWS)) == len(bench.DAGGER_ROWS)
     # and the learned-agents page's pairs of the value-network ensemble
     assert block(bench.ENSEMBLE_DOC, bench.ENSEMBLE_START, bench.ENSEMBLE_END) == bench.ensemble_table()
+    # and its paired tables of the final-VP head, the budget and the rounds with MCTS in the data
+    assert block(bench.ENSEMBLE_DOC, bench.AUX_START, bench.AUX_END) == bench.aux_table()
 
 
 def test_the_threads_table_is_the_results_file():
