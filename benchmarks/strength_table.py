@@ -429,7 +429,7 @@ AUX_BUDGET = (  # the shipped network with four times its search budget against 
 # against the shipped network on fresh seeds (the files name the networks by absolute path)
 EXIT_MCTS_NET = "/work/main/results/exit_mcts{}/net/vw0.3-s0-e4-vp4.npz"
 SHIPPED_FIXED = f"value:path=/work/main/results/exp11/vw0.3-s0-e4-vp4.npz{FIXED}"
-EXIT_MCTS_ROUNDS = {9: ("", 53000, 87000)}  # round: (folder suffix, MCTS judge seeds, JSettlersAgent judge seeds)
+EXIT_MCTS_ROUNDS = {9: ("", 53000, 87000), 10: ("2", 54000, 88000)}  # round: (folder suffix, MCTS judge seeds, JSettlersAgent judge seeds)
 AUX_EXIT_MCTS = [  # (round, the opponents, the paired line-ups), the MCTS judge (the deciding one) first
     (k, against, [(games, Part(f"exit_mcts/round{k}_vs_{name}_{seeds}.jsonl", new, opponent),
                    Part(f"exit_mcts/round{k}_vs_{name}_{seeds}.jsonl", old, opponent))])
