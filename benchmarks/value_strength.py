@@ -35,6 +35,11 @@ from catan_env.plotting import pyplot, save
 RULES = {"official": {}, "pioneers": PIONEERS_RULES}  # --rules: the game options of each rule set
 
 
+def rules_of(row):
+    """The rule set a result line was played under (lines written before --rules: official)."""
+    return row.get("rules", "official")
+
+
 def play(spec, opponent, game, seed, rules="official"):
     """Game ``game`` of the schedule with ``spec`` in its drawn seat, under ``rules`` (a
     key of RULES); one result line."""
@@ -74,8 +79,8 @@ def load(path):
 
 def report(rows):
     by = defaultdict(list)
-    for r in rows:  # (lines written before --rules are the official rules')
-        by[(r["spec"], r["opponent"], r.get("rules", "official"))].append(r)
+    for r in rows:
+        by[(r["spec"], r["opponent"], rules_of(r))].append(r)
     lines = [f"{'spec':44s} {'vs':12s} {'rules':9s} {'games':>5s} {'wins':>5s} {'rate':>6s} {'95% CI':>15s} "
              f"{'s/decision':>10s} {'p95 s':>8s} {'trades/g':>8s} {'offers/g':>8s}"]
     for (spec, opp, rules), rs in by.items():
@@ -99,8 +104,8 @@ def plot(rows, path):
     for r in rows:
         m = re.search(r"seconds=([0-9.e-]+)", r["spec"])
         if m:  # (each rule set its own curve)
-            rules = r.get("rules", "official")
-            points[(float(m.group(1)), r["opponent"] + ("" if rules == "official" else f", {rules} rules"))].append(r["won"])
+            rules = "" if rules_of(r) == "official" else f", {rules_of(r)} rules"
+            points[(float(m.group(1)), r["opponent"] + rules)].append(r["won"])
     plt = pyplot()
     if plt is None:
         return None
@@ -139,7 +144,7 @@ def main(argv=None):
         specs = [s.strip() for s in args.specs.split(",") if s.strip()]
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         done = {(r["spec"], r["opponent"], r["game"]) for r in load(args.out)
-                if r.get("schedule_seed") == args.seed and r.get("rules", "official") == args.rules}
+                if r.get("schedule_seed") == args.seed and rules_of(r) == args.rules}
         order = [(s, g) for g in range(args.games) for s in specs] if args.interleave else \
             [(s, g) for s in specs for g in range(args.games)]
         todo = [(spec, args.opponent, g, args.seed, args.rules) for spec, g in order if (spec, args.opponent, g) not in done]
