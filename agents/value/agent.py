@@ -64,6 +64,11 @@ from catan_env.learned.greedy import (
 
 from ..base import Agent, Observation, legal_from
 from .search import SEARCHABLE, move_value, search_values
+from .setup_rollout import in_setup, setup_rollout_value
+
+# the set-up placements (``opening=``): the expectimax's own, the JSettlers robot's opening
+# search, or each placement valued at the end of the set-up (``setup_rollout.py``)
+OPENINGS = ("search", "jsettlers", "rollout")
 
 # offers and counter-offers that ask 2 cards for 1 (``lopsided=false`` drops them)
 ASKS_TWO_FOR_ONE = np.zeros(A.N_ACTIONS, bool)
@@ -119,8 +124,9 @@ class ValueSearchAgent(Agent):
         self.leaves = int(leaves)
         self.accept_margin = float(accept_margin)
         self.macros = bool(macros)
-        if opening not in ("search", "jsettlers"):
-            raise ValueError(f"opening must be 'search' or 'jsettlers', got {opening!r}")
+        if opening not in OPENINGS:
+            raise ValueError(f"opening must be one of {', '.join(OPENINGS)}, got {opening!r}")
+        self.opening = opening
         self._opener = None
         if opening == "jsettlers":  # set-up placements by the robot's opening search
             from ..jsettlers import JSettlersAgent
@@ -134,7 +140,8 @@ class ValueSearchAgent(Agent):
         self.depth_counts: Dict[int, int] = {}  # anytime mode: decisions by the deepest ply finished
         self._memory = new_memory()  # the offers made this turn
         # the network alone (no search, no opening robot): the numba greedy decision
-        self._greedy = self.depth == 1 and not (self.seconds or self.leaves) and self._opener is None
+        self._greedy = (self.depth == 1 and not (self.seconds or self.leaves) and self._opener is None
+                        and opening != "rollout")
         self._options = options(self.offers, self.offer_margin, self.accept_margin, self.counters, self.macros,
                                 self.determinizations)
         self._step_cost = np.zeros(4)  # anytime mode: seconds the last move took at each depth
@@ -218,6 +225,8 @@ class ValueSearchAgent(Agent):
         moves = legal[SEARCHABLE[legal] == 1]
         if self._search_off:
             mean = np.zeros(len(moves))
+        elif self.opening == "rollout" and in_setup(view):
+            mean = self._setup_rollouts(view, seat, moves)
         elif self.seconds > 0 or self.leaves > 0:
             mean, view = self._anytime(view, seat, moves, infoset)
         else:
@@ -321,6 +330,32 @@ class ValueSearchAgent(Agent):
         cost[~tried] *= 0.5  # a depth not tried this time is tried again soon (its last cost ages)
         self.depth_counts[depth] = self.depth_counts.get(depth, 0) + 1
         return total / views, view
+
+    def _setup_rollouts(self, view: np.ndarray, seat: int, moves: np.ndarray) -> np.ndarray:
+        """``opening=rollout``: each set-up move's value at the end of the set-up, every
+        later placement by its seat's greedy choice (``setup_rollout.py``).  Every move's
+        one-ply value first, then the rollouts in that order while the budget (``leaves``
+        or ``seconds``, as the anytime search's) lasts, a rollout started only when the
+        last one's cost still fits; a move not rolled out ranks below every rolled-out
+        one (its one-ply value minus 1).  With no budget every move is rolled out."""
+        by_work = self.leaves > 0
+        budgeted = by_work or self.seconds > 0
+        clock = self._work_done if by_work else self.clock
+        deadline = clock() + (self.leaves if by_work else self.seconds)
+        first = np.empty(len(moves))
+        for i in range(len(moves)):
+            first[i], leaves = move_value(self._evaluator, view, seat, int(moves[i]), 1, self.beam)
+            self._leaves += int(leaves)
+        out = first - 1.0
+        cost = 0.0
+        for i in np.argsort(-first, kind="stable"):
+            if budgeted and clock() + cost > deadline:
+                break
+            t = clock()
+            out[i], leaves = setup_rollout_value(self._evaluator, view, seat, int(moves[i]))
+            self._leaves += int(leaves)
+            cost = clock() - t
+        return out
 
     def _work_done(self) -> float:
         """The anytime search's clock in work: network evaluations so far."""

@@ -53,6 +53,7 @@ def targets(data: Dict[str, np.ndarray], value_weight: float) -> np.ndarray:
 def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epochs: int = 6, lr: float = 1e-3,
           batch: int = 512, weight_decay: float = 1e-5, dropout: float = 0.0, holdout: float = 0.1, value_weight: float = 0.0,
           seed: int = 0, init: Optional[ValueNetwork] = None, vp_weight: float = 0.0,
+          trainable_inputs: Optional[Sequence[int]] = None,
           progress: Optional[Callable[[str], None]] = None) -> Dict[str, Any]:
     """Fit a network on ``data`` (from ``positions.load_positions``) with the shared loop
     (:func:`agents.training.fit.fit`: Adam, cosine-annealed, the best held-out epoch
@@ -60,8 +61,13 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
     evaluate(...) of the kept epoch, "heldout_mask"}.  ``init``: start from these
     weights (same shape) instead of at random.  ``vp_weight``: the weight of the
     auxiliary loss, the squared error of each seat's final VP / ``VP_SCALE`` (needs
-    ``data["final_vp"]``; 0: no auxiliary head)."""
+    ``data["final_vp"]``; 0: no auxiliary head).  ``trainable_inputs``: train only the
+    first layer's weights on these feature slots, every other weight and bias staying
+    ``init``'s bit for bit (no weight decay on them): on positions where those slots are 0
+    the network computes exactly what ``init`` does (``with_input_rows``)."""
     import torch
+    if trainable_inputs is not None and init is None:
+        raise ValueError("trainable_inputs needs init: the network whose other weights stay")
     if not 0 <= vp_weight < float("inf"):
         raise ValueError(f"vp_weight must be 0 or more (and finite), not {vp_weight}")
     if vp_weight > 0 and "final_vp" not in data:
@@ -71,6 +77,9 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
     model = make_model(hidden, dropout, aux)
     if init is not None:
         _load_into(model, init)
+    optimizer = None
+    if trainable_inputs is not None:
+        optimizer = _only_input_rows(model, np.asarray(trainable_inputs, np.int64), lr)
     held = split_games(data["game"], holdout, seed) if holdout > 0 else np.zeros(len(data["game"]), bool)
     train_rows = np.flatnonzero(~held)
     y_all = targets(data, value_weight)
@@ -100,15 +109,24 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
                      f"{h.get('log_loss', float('nan')):.4f}, accuracy {h.get('accuracy', float('nan')):.3f} "
                      f"(VP leader {h.get('vp_leader_accuracy', float('nan')):.3f}), {entry['seconds']:.0f} s")
 
-    heldout = (lambda model: evaluate(export(model, {}), data, held)) if held.any() else None
+    def exported(model: Any, meta: Dict[str, Any]) -> ValueNetwork:
+        network = export(model, meta)
+        if trainable_inputs is None:
+            return network
+        assert init is not None
+        return with_input_rows(init, network, trainable_inputs, meta)
+
+    heldout = (lambda model: evaluate(exported(model, {}), data, held)) if held.any() else None
     run = fit(model, train_rows, loss_of, epochs=epochs, lr=lr, batch=batch, weight_decay=weight_decay,
               lr_schedule=cosine, rng=np.random.default_rng(seed), heldout=heldout, keep_best="log_loss",
-              progress=report)
+              progress=report, optimizer=optimizer)
     history = run.history
     meta = {"hidden": list(hidden), "dropout": dropout, "weight_decay": weight_decay, "epochs": epochs,
             "kept_epoch": run.kept_epoch, "lr": lr, "batch": batch,
             "value_weight": value_weight, "vp_weight": vp_weight, "rows": int(len(train_rows)), "seed": seed}
-    network = export(model, meta)
+    if trainable_inputs is not None:
+        meta["trainable_inputs"] = [int(i) for i in trainable_inputs]
+    network = exported(model, meta)
     return {"network": network, "history": history,
             "heldout": history[run.kept_epoch - 1].get("heldout") if history else None, "heldout_mask": held}
 
@@ -123,6 +141,34 @@ def export(model: Any, meta: Dict[str, Any]) -> ValueNetwork:
     layers = from_torch(plain).layers
     w, b, act = layers[-1]
     return ValueNetwork(MLPWeights(layers[:-1] + [(w[:, :MAX_PLAYERS], b[:MAX_PLAYERS], act)]), meta)
+
+
+def _only_input_rows(model: Any, rows: np.ndarray, lr: float) -> Any:
+    """Freeze model but for its first layer's weights on the input slots ``rows`` (their
+    gradient masked to those columns); the optimizer over that one tensor, without weight
+    decay (Adam moves a weight whose gradient was always 0 by exactly 0)."""
+    import torch
+    first = next(m for m in model if isinstance(m, torch.nn.Linear))
+    if len(rows) == 0 or rows.min() < 0 or rows.max() >= first.weight.shape[1]:
+        raise ValueError(f"trainable_inputs must name input slots 0..{first.weight.shape[1] - 1}, got {rows.tolist()}")
+    for p in model.parameters():
+        p.requires_grad_(False)
+    first.weight.requires_grad_(True)
+    mask = torch.zeros_like(first.weight)
+    mask[:, torch.from_numpy(rows)] = 1.0
+    first.weight.register_hook(lambda g: g * mask)
+    return torch.optim.Adam([first.weight], lr=lr, weight_decay=0.0)
+
+
+def with_input_rows(base: ValueNetwork, trained: ValueNetwork, rows: Sequence[int],
+                    meta: Dict[str, Any]) -> ValueNetwork:
+    """base's network with its first layer's weights on the input slots ``rows`` taken
+    from trained (every other weight and bias base's own, bit for bit)."""
+    from catan_env.learned.mlp import MLPWeights
+    layers = [(w.copy(), b.copy(), act) for w, b, act in base.weights.layers]
+    w0 = layers[0][0]
+    w0[list(rows)] = trained.weights.layers[0][0][list(rows)]
+    return ValueNetwork(MLPWeights(layers), dict(base.meta, **meta))
 
 
 def _load_into(model: Any, network: ValueNetwork) -> None:
