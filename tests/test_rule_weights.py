@@ -58,5 +58,5 @@ def test_trainable_inputs_are_checked():
             "value": np.full((4, 4), np.nan, np.float32), "players": np.full(4, 4), "game": np.arange(4)}
     with pytest.raises(ValueError, match="trainable_inputs needs init"):
         train(rows, epochs=1, holdout=0, trainable_inputs=[1])
-    with pytest.raises(ValueError, match="trainable_inputs must name input slots 0..371"):
+    with pytest.raises(ValueError, match="trainable input slots must lie in 0..371"):
         train(rows, epochs=1, holdout=0, init=load_network(None), trainable_inputs=[372])

@@ -72,6 +72,25 @@ def _subnormals_flushed(torch: Any) -> Iterator[None]:
         torch.set_flush_denormal(was_on)
 
 
+def input_columns_optimizer(model: Any, columns: np.ndarray, lr: float) -> Any:
+    """An Adam optimizer for ``fit`` that trains only the first ``Linear`` layer's weights on
+    the input slots ``columns``: every other parameter is frozen and the first layer's
+    gradient is masked to those columns, with no weight decay (Adam moves a weight whose
+    gradient was always 0 by exactly 0), so the rest of the network stays bit for bit."""
+    import torch
+    first = next(m for m in model.modules() if isinstance(m, torch.nn.Linear))
+    columns = np.asarray(columns, np.int64)
+    if len(columns) == 0 or columns.min() < 0 or columns.max() >= first.weight.shape[1]:
+        raise ValueError(f"trainable input slots must lie in 0..{first.weight.shape[1] - 1}, got {columns.tolist()}")
+    for p in model.parameters():
+        p.requires_grad_(False)
+    first.weight.requires_grad_(True)
+    mask = torch.zeros_like(first.weight)
+    mask[:, torch.from_numpy(columns)] = 1.0
+    first.weight.register_hook(lambda g: g * mask)
+    return torch.optim.Adam([first.weight], lr=lr, weight_decay=0.0)
+
+
 def fit(model: Any, train_rows: np.ndarray, loss_of: Callable[[Any, np.ndarray], Any], *, epochs: int,
         lr: float = 1e-3, batch: int = 256, weight_decay: float = 0.0, optimizer: Any = None,
         lr_schedule: Optional[Callable[[float], float]] = None, clip_grad: Optional[float] = None,

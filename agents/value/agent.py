@@ -27,7 +27,10 @@ the first ply are outside the budget.
 In the main phase, builds that maritime trades would pay for are scored too, as macro
 moves (``macros=false`` turns them off; ``macro_moves`` counts the trades played for
 one).  ``opening=jsettlers`` hands the set-up placements to the JSettlers robot's
-opening search.
+opening search; ``opening=rollout`` values each set-up placement at the end of the
+set-up, every later placement played by its seat's greedy network choice
+(``setup_rollout.py``), within the same budget: one ply for every placement, then the
+rollouts in that order while the budget lasts.
 
 Domestic trade (``trading.py``), every choice by the network's value of the position
 after the trade against the position without it: in the main phase the agent offers

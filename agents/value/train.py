@@ -19,7 +19,7 @@ import numpy as np
 from catan_env.core.layout import MAX_PLAYERS
 
 from catan_env.learned.features import N_FEATURES
-from ..training.fit import cosine, fit, split_games
+from ..training.fit import cosine, fit, input_columns_optimizer, split_games
 from catan_env.learned.network import ValueNetwork
 from catan_env.plotting import pyplot, save
 
@@ -79,7 +79,7 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
         _load_into(model, init)
     optimizer = None
     if trainable_inputs is not None:
-        optimizer = _only_input_rows(model, np.asarray(trainable_inputs, np.int64), lr)
+        optimizer = input_columns_optimizer(model, np.asarray(trainable_inputs, np.int64), lr)
     held = split_games(data["game"], holdout, seed) if holdout > 0 else np.zeros(len(data["game"]), bool)
     train_rows = np.flatnonzero(~held)
     y_all = targets(data, value_weight)
@@ -141,23 +141,6 @@ def export(model: Any, meta: Dict[str, Any]) -> ValueNetwork:
     layers = from_torch(plain).layers
     w, b, act = layers[-1]
     return ValueNetwork(MLPWeights(layers[:-1] + [(w[:, :MAX_PLAYERS], b[:MAX_PLAYERS], act)]), meta)
-
-
-def _only_input_rows(model: Any, rows: np.ndarray, lr: float) -> Any:
-    """Freeze model but for its first layer's weights on the input slots ``rows`` (their
-    gradient masked to those columns); the optimizer over that one tensor, without weight
-    decay (Adam moves a weight whose gradient was always 0 by exactly 0)."""
-    import torch
-    first = next(m for m in model if isinstance(m, torch.nn.Linear))
-    if len(rows) == 0 or rows.min() < 0 or rows.max() >= first.weight.shape[1]:
-        raise ValueError(f"trainable_inputs must name input slots 0..{first.weight.shape[1] - 1}, got {rows.tolist()}")
-    for p in model.parameters():
-        p.requires_grad_(False)
-    first.weight.requires_grad_(True)
-    mask = torch.zeros_like(first.weight)
-    mask[:, torch.from_numpy(rows)] = 1.0
-    first.weight.register_hook(lambda g: g * mask)
-    return torch.optim.Adam([first.weight], lr=lr, weight_decay=0.0)
 
 
 def with_input_rows(base: ValueNetwork, trained: ValueNetwork, rows: Sequence[int],
