@@ -471,6 +471,35 @@ def aux_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
 
 
 
+# Two levers judged on 2026-12-07 (docs/results/setup_rollout/, docs/results/rule_weights/): the
+# set-up placements valued at the set-up's end, against MCTS on the seeds where the shipped agent
+# had played round 9's judge; the rule-bit weights trained on Pioneers games, under the Pioneers rules
+LEVERS_START, LEVERS_END = "<!-- levers: start -->", "<!-- levers: end -->"
+RULE_NET = "value:path=docs/results/rule_weights/net.npz:search=1"
+LEVERS_ROLLOUT = (
+    ("seeds 53,000, the default budget",
+     Part("setup_rollout/rollout_vs_best1000_53000.jsonl", "pretrained:opening=rollout", BEST1000),
+     Part("exit_mcts/round9_vs_best1000_53000.jsonl", "pretrained", BEST1000)),
+)
+LEVERS_RULES = (
+    ("seeds 91,000, the fixed search, the Pioneers rules",
+     Part("rule_weights/vs_jsettlers_pioneers_91000.jsonl", RULE_NET, "jsettlers"),
+     Part("rule_weights/vs_jsettlers_pioneers_91000.jsonl", "pretrained:search=1", "jsettlers")),
+)
+
+
+def levers_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
+    """The learned-agents page's block of the 2026-12-07 levers, counted from their files."""
+    lines = paired_lines(folder, LEVERS_ROLLOUT, "`pretrained:opening=rollout` (set-up placements valued at the "
+                         "set-up's end) and `pretrained`", ("set-up rollouts", "`pretrained`"), ("rollouts", "pretrained"),
+                         against="three `best` MCTS at 1,000 playouts")
+    lines += paired_lines(folder, LEVERS_RULES, "The rule-bit weights trained on Pioneers games and the shipped "
+                          "network, both `search=1`", ("rule bits trained", "shipped"), ("rule bits", "shipped"))
+    return "\n".join(lines + [
+        "", "Counted from the per-game files in `docs/results/setup_rollout/`, `docs/results/rule_weights/` and "
+        "`docs/results/exit_mcts/` by `benchmarks/strength_table.py`."]).strip()
+
+
 def missing(folder: str = FOLDER) -> List[str]:
     """The README's rows left out: their files are not committed (or hold none of their games)."""
     shown = {row for row, _ in measured(folder)}
@@ -492,7 +521,8 @@ def main(argv: Sequence[str] = None) -> int:
                                       (POLICY_DOC, POLICY_START, POLICY_END, policy_table()),
                                       (POLICY_DOC, DAGGER_START, DAGGER_END, dagger_table()),
                                       (ENSEMBLE_DOC, ENSEMBLE_START, ENSEMBLE_END, ensemble_table()),
-                                      (ENSEMBLE_DOC, AUX_START, AUX_END, aux_table())):
+                                      (ENSEMBLE_DOC, AUX_START, AUX_END, aux_table()),
+                                      (ENSEMBLE_DOC, LEVERS_START, LEVERS_END, levers_table())):
             if not replace_block(doc, start, end, text):
                 raise SystemExit(f"{doc} lacks the markers {start} ... {end}")
     return 0

@@ -207,6 +207,8 @@ def test_the_readme_strength_table_is_counted_from_the_per_game_files():
     assert block(bench.ENSEMBLE_DOC, bench.ENSEMBLE_START, bench.ENSEMBLE_END) == bench.ensemble_table()
     # and its paired tables of the final-VP head, the budget and the rounds with MCTS in the data
     assert block(bench.ENSEMBLE_DOC, bench.AUX_START, bench.AUX_END) == bench.aux_table()
+    # and its paired tables of the set-up rollouts and the rule-bit weights
+    assert block(bench.ENSEMBLE_DOC, bench.LEVERS_START, bench.LEVERS_END) == bench.levers_table()
 
 
 def test_the_threads_table_is_the_results_file():
