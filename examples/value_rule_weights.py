@@ -7,9 +7,8 @@ The value network reads five rule bits (``features.F_RULES``: no robber on the d
 bank shortage paid in seat order, strict trade, direct city, VP cards counted once
 played), all 0 under the official rules and all 1 under the Pioneers server's
 (``core.options.PIONEERS_RULES``).  The shipped network was trained on official-rules
-games only, so the first-layer weights on those slots never learned anything.  Training
-the whole network on Pioneers games as well cost it strength under the official rules
-(2026-12-01: 0.736 against 0.761 of 2,000 games, p = 0.044).  This script trains those
+games only, so the first-layer weights on those slots never learned anything, and training
+the whole network on Pioneers games as well would move its official-rules play too.  This script trains those
 weights alone:
 
 1. **data**: ``--games`` games under the Pioneers rules, two seats the shipped agent's

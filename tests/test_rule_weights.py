@@ -35,6 +35,8 @@ def test_only_the_rule_bit_rows_train_and_official_values_keep_their_bits(tmp_pa
     run = train(rows, epochs=2, lr=1e-2, weight_decay=0.0, holdout=0.3, init=shipped, trainable_inputs=RULE_SLOTS)
     net = run["network"]
     assert net.meta["trainable_inputs"] == RULE_SLOTS
+    # its meta describes this training; the starting network's is kept apart
+    assert net.meta["init"]["rows"] == shipped.meta["rows"] and "shipped" not in net.meta
     for k, ((w, b, act), (w0, b0, act0)) in enumerate(zip(net.weights.layers, shipped.weights.layers)):
         assert act == act0
         np.testing.assert_array_equal(b, b0)
@@ -58,5 +60,33 @@ def test_trainable_inputs_are_checked():
             "value": np.full((4, 4), np.nan, np.float32), "players": np.full(4, 4), "game": np.arange(4)}
     with pytest.raises(ValueError, match="trainable_inputs needs init"):
         train(rows, epochs=1, holdout=0, trainable_inputs=[1])
-    with pytest.raises(ValueError, match="trainable input slots must lie in 0..371"):
-        train(rows, epochs=1, holdout=0, init=load_network(None), trainable_inputs=[372])
+    shipped = load_network(None)
+    for slots, error in (([372], "must lie in 0..371, got \\[372\\]"), ([], "give at least one slot"),
+                         ([3.7], "must be integers"), ([3, 3], "named twice")):
+        with pytest.raises(ValueError, match=error):
+            train(rows, epochs=1, holdout=0, weight_decay=0.0, init=shipped, trainable_inputs=slots)
+    with pytest.raises(ValueError, match="the final-VP head would start at random"):
+        train(rows, epochs=1, holdout=0, weight_decay=0.0, init=shipped, trainable_inputs=[1], vp_weight=1.0)
+    with pytest.raises(ValueError, match="pass weight_decay=0"):
+        train(rows, epochs=1, holdout=0, init=shipped, trainable_inputs=[1])
+
+
+def test_the_optimizer_moves_only_the_chosen_input_columns():
+    """Straight through the shared loop, without the copy-back of ``with_input_rows``: the
+    first layer's other columns, its bias and every later layer keep their exact values."""
+    torch = pytest.importorskip("torch")
+    from catan_env.agents.training.fit import fit, input_columns_optimizer
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.ReLU(), torch.nn.Linear(5, 2))
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    x, y = torch.randn(64, 6), torch.randn(64, 2)
+
+    def loss_of(m, rows):
+        return ((m(x[rows]) - y[rows]) ** 2).mean()
+    fit(model, np.arange(64), loss_of, epochs=3, batch=16, optimizer=input_columns_optimizer(model, [1, 4], 0.05))
+    after = model.state_dict()
+    w, w0 = after["0.weight"], before["0.weight"]
+    assert (w[:, [1, 4]] != w0[:, [1, 4]]).any()  # the chosen columns trained
+    assert torch.equal(w[:, [0, 2, 3, 5]], w0[:, [0, 2, 3, 5]])
+    for name in ("0.bias", "2.weight", "2.bias"):
+        assert torch.equal(after[name], before[name]), name

@@ -8,16 +8,35 @@ import pytest
 from catan_env import InfoSet
 from catan_env.agents import make_agent
 from catan_env.agents.arena import play_game
-from catan_env.agents.value.setup_rollout import (
-    greedy_setup_move, in_setup, reference_setup_rollout_value, setup_rollout_value,
-)
+from catan_env.agents.value.setup_rollout import greedy_setup_move, in_setup, setup_rollout_value
 from catan_env.core import game as G
 from catan_env.core import layout as L
+from catan_env.core import actions as A
 from catan_env.core.cards import current_decider
+from catan_env.core.rules import FROM_RNG, apply_action, legal_actions
 from catan_env.learned.network import PRETRAINED, load_network
+from catan_env.learned.value import SEARCHABLE, Evaluator, state_win_probs
 from helpers import observation
 
 needs_weights = pytest.mark.skipif(not __import__("os").path.exists(PRETRAINED), reason="no shipped weights")
+
+
+def reference_setup_rollout_value(ev: Evaluator, s: np.ndarray, root: int, a: int) -> float:
+    """The same value by plain Python over whole forward passes (the tests' reference):
+    each seat's placements scored by its full-network win chance after them."""
+    c = s.copy()
+    apply_action(c, a, FROM_RNG)
+    buf = np.empty(A.N_ACTIONS, np.int64)
+    while in_setup(c):
+        seat = current_decider(c)
+        n = legal_actions(c, buf)
+        values = []
+        for b in buf[:n]:
+            d = c.copy()
+            apply_action(d, int(b), FROM_RNG)
+            values.append(float(state_win_probs(ev, d, seat)[seat]))
+        apply_action(c, int(buf[int(np.argmax(values))]), FROM_RNG)
+    return float(state_win_probs(ev, c, root)[root])
 
 
 def setup_positions(seed, players=4):
@@ -78,32 +97,43 @@ def test_the_rollout_ends_where_the_set_up_ends():
     assert abs(v - net.win_probs(c, current_decider(last))[current_decider(last)]) < 1e-5
 
 
-@needs_weights
-def test_without_a_budget_every_move_is_rolled_out_and_the_best_played():
-    net = load_network(None)
+def _set_up_decision(leaves=0):
+    """A second seat's first settlement, the agent (``leaves``: its budget, 0: none) and
+    the moves it searches there."""
     s = setup_positions(2)[0]
     seat = current_decider(s)
-    agent = make_agent("pretrained:search=1:opening=rollout", seed=0)
-    chosen = agent.act(observation(s, seat), InfoSet(s, seat, secret_seed=0))
+    spec = "pretrained:search=1:opening=rollout" if leaves == 0 else f"pretrained:leaves={leaves}:opening=rollout"
+    agent = make_agent(spec, seed=0)
     legal = G.legal_actions(s)
-    values = [reference_setup_rollout_value(net.evaluator(), s, seat, int(a)) for a in legal]
-    assert values[list(legal).index(chosen)] >= max(values) - 1e-4
+    return s, seat, agent, legal[SEARCHABLE[legal] == 1]
+
+
+@needs_weights
+def test_without_a_budget_every_move_is_rolled_out_and_the_best_played():
+    """Every placement's value is its rollout's (the reference's, within float32 rounding),
+    and the agent plays the best of them."""
+    net = load_network(None)
+    s, seat, agent, moves = _set_up_decision()
+    values = np.array([reference_setup_rollout_value(net.evaluator(), s, seat, int(a)) for a in moves])
+    np.testing.assert_allclose(agent._setup_rollouts(s, seat, moves), values, atol=1e-4)
+    chosen = _set_up_decision()[2].act(observation(s, seat), InfoSet(s, seat, secret_seed=0))
+    assert values[list(moves).index(chosen)] >= values.max() - 1e-4
 
 
 @needs_weights
 def test_the_budget_bounds_the_rollouts():
     """With a leaves budget the set-up decision stops rolling out once the budget is spent
     (one rollout past it at most), and a smaller budget rolls out fewer moves."""
-    s = setup_positions(2)[0]
-    seat = current_decider(s)
-    spent = {}
+    net = load_network(None)
+    s, seat, _, moves = _set_up_decision()
+    longest = max(setup_rollout_value(net.evaluator(), s, seat, int(a))[1] for a in moves)
+    rolled = {}
     for leaves in (600, 6000):
-        agent = make_agent(f"pretrained:leaves={leaves}:opening=rollout", seed=0)
+        _, _, agent, _ = _set_up_decision(leaves)
         agent.act(observation(s, seat), InfoSet(s, seat, secret_seed=0))
-        spent[leaves] = agent._leaves
-    one_rollout = 1000  # a first settlement's rollout: about 7 placements of about 45 moves
-    assert spent[600] <= 600 + one_rollout and spent[6000] <= 6000 + one_rollout
-    assert spent[600] < spent[6000]
+        assert agent._leaves <= leaves + longest
+        rolled[leaves] = int((agent._setup_rollouts(s, seat, moves) >= 0).sum())  # (a move not rolled out: < 0)
+    assert 1 <= rolled[600] < rolled[6000] < len(moves)
 
 
 @needs_weights

@@ -72,21 +72,31 @@ def _subnormals_flushed(torch: Any) -> Iterator[None]:
         torch.set_flush_denormal(was_on)
 
 
-def input_columns_optimizer(model: Any, columns: np.ndarray, lr: float) -> Any:
+def input_columns_optimizer(model: Any, columns: Any, lr: float) -> Any:
     """An Adam optimizer for ``fit`` that trains only the first ``Linear`` layer's weights on
-    the input slots ``columns``: every other parameter is frozen and the first layer's
-    gradient is masked to those columns, with no weight decay (Adam moves a weight whose
-    gradient was always 0 by exactly 0), so the rest of the network stays bit for bit."""
+    the input slots ``columns`` (distinct integers): every other parameter is frozen and the
+    first layer's gradient is masked to those columns, with no weight decay (Adam moves a
+    weight whose gradient was always 0 by exactly 0), so every other weight keeps its value.
+    (One exception: ``fit`` flushes subnormal floats, so a subnormal weight in the first
+    layer's other columns comes back as 0; ``agents.value.train.with_input_rows`` copies
+    the untrained weights back from the starting network.)"""
     import torch
     first = next(m for m in model.modules() if isinstance(m, torch.nn.Linear))
-    columns = np.asarray(columns, np.int64)
-    if len(columns) == 0 or columns.min() < 0 or columns.max() >= first.weight.shape[1]:
-        raise ValueError(f"trainable input slots must lie in 0..{first.weight.shape[1] - 1}, got {columns.tolist()}")
+    columns = np.asarray(columns)
+    width = first.weight.shape[1]
+    if columns.ndim != 1 or len(columns) == 0:
+        raise ValueError("trainable input slots: give at least one slot, a flat list of integers")
+    if columns.dtype.kind not in "iu":
+        raise ValueError(f"trainable input slots must be integers, got {columns.tolist()}")
+    if columns.min() < 0 or columns.max() >= width:
+        raise ValueError(f"trainable input slots must lie in 0..{width - 1}, got {columns.tolist()}")
+    if len(np.unique(columns)) != len(columns):
+        raise ValueError(f"trainable input slots are named twice: {columns.tolist()}")
     for p in model.parameters():
         p.requires_grad_(False)
     first.weight.requires_grad_(True)
     mask = torch.zeros_like(first.weight)
-    mask[:, torch.from_numpy(columns)] = 1.0
+    mask[:, torch.from_numpy(columns.astype(np.int64))] = 1.0
     first.weight.register_hook(lambda g: g * mask)
     return torch.optim.Adam([first.weight], lr=lr, weight_decay=0.0)
 

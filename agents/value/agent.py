@@ -142,7 +142,8 @@ class ValueSearchAgent(Agent):
         self.trade_counts: Dict[str, int] = dict(offers=0, accepts=0, counters=0, confirms=0, cancels=0)
         self.depth_counts: Dict[int, int] = {}  # anytime mode: decisions by the deepest ply finished
         self._memory = new_memory()  # the offers made this turn
-        # the network alone (no search, no opening robot): the numba greedy decision
+        # the network alone (no search, neither the opening robot nor set-up rollouts): the numba
+        # greedy decision (``search=0:opening=rollout`` plays its main phase through _fixed instead)
         self._greedy = (self.depth == 1 and not (self.seconds or self.leaves) and self._opener is None
                         and opening != "rollout")
         self._options = options(self.offers, self.offer_margin, self.accept_margin, self.counters, self.macros,
@@ -255,7 +256,7 @@ class ValueSearchAgent(Agent):
 
     def batched_opponent(self) -> Optional[ValueNetworkPlay]:
         """What the batched env plays inside numba for this agent when it is the network
-        alone (``search=0``, no opening robot): the same greedy decision, from the network's
+        alone (``search=0``, neither ``opening=jsettlers`` nor ``opening=rollout``): the same greedy decision, from the network's
         weights and the decision's options; None otherwise (it plays as a Python agent)."""
         if not self._greedy:
             return None
@@ -340,7 +341,10 @@ class ValueSearchAgent(Agent):
         one-ply value first, then the rollouts in that order while the budget (``leaves``
         or ``seconds``, as the anytime search's) lasts, a rollout started only when the
         last one's cost still fits; a move not rolled out ranks below every rolled-out
-        one (its one-ply value minus 1).  With no budget every move is rolled out."""
+        one (its one-ply value minus 1).  With no budget every move is rolled out.  (The
+        budget counts network evaluations of leaves; each seat's turn in a rollout also
+        recomputes that seat's base, the root's features and first layer, which it does not
+        count: about one leaf's cost per placement.)"""
         by_work = self.leaves > 0
         budgeted = by_work or self.seconds > 0
         clock = self._work_done if by_work else self.clock

@@ -62,22 +62,3 @@ def setup_rollout_value(ev: Evaluator, s: np.ndarray, root: int, a: int) -> Tupl
     set_base(ev, s, root)
     v = leaf_value(ev, c, root)
     return v, ev.rel[MAX_PLAYERS] - before
-
-
-def reference_setup_rollout_value(ev: Evaluator, s: np.ndarray, root: int, a: int) -> float:
-    """The same value by plain Python over whole forward passes (the tests' reference):
-    each seat's placements scored by its full-network win chance after them."""
-    from catan_env.learned.value import state_win_probs
-    c = s.copy()
-    apply_action(c, a, FROM_RNG)
-    buf = np.empty(A.N_ACTIONS, np.int64)
-    while in_setup(c):
-        seat = current_decider(c)
-        n = legal_actions(c, buf)
-        values = []
-        for b in buf[:n]:
-            d = c.copy()
-            apply_action(d, int(b), FROM_RNG)
-            values.append(float(state_win_probs(ev, d, seat)[seat]))
-        apply_action(c, int(buf[int(np.argmax(values))]), FROM_RNG)
-    return float(state_win_probs(ev, c, root)[root])

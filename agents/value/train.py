@@ -68,6 +68,12 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
     import torch
     if trainable_inputs is not None and init is None:
         raise ValueError("trainable_inputs needs init: the network whose other weights stay")
+    if trainable_inputs is not None and vp_weight > 0:
+        raise ValueError("trainable_inputs with vp_weight > 0: the final-VP head would start at random "
+                         "and stay frozen; train the chosen inputs with vp_weight=0")
+    if trainable_inputs is not None and weight_decay != 0:
+        raise ValueError(f"trainable_inputs trains without weight decay (the other weights stay as they "
+                         f"are); pass weight_decay=0, not {weight_decay}")
     if not 0 <= vp_weight < float("inf"):
         raise ValueError(f"vp_weight must be 0 or more (and finite), not {vp_weight}")
     if vp_weight > 0 and "final_vp" not in data:
@@ -79,7 +85,7 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
         _load_into(model, init)
     optimizer = None
     if trainable_inputs is not None:
-        optimizer = input_columns_optimizer(model, np.asarray(trainable_inputs, np.int64), lr)
+        optimizer = input_columns_optimizer(model, np.asarray(trainable_inputs), lr)
     held = split_games(data["game"], holdout, seed) if holdout > 0 else np.zeros(len(data["game"]), bool)
     train_rows = np.flatnonzero(~held)
     y_all = targets(data, value_weight)
@@ -146,12 +152,14 @@ def export(model: Any, meta: Dict[str, Any]) -> ValueNetwork:
 def with_input_rows(base: ValueNetwork, trained: ValueNetwork, rows: Sequence[int],
                     meta: Dict[str, Any]) -> ValueNetwork:
     """base's network with its first layer's weights on the input slots ``rows`` taken
-    from trained (every other weight and bias base's own, bit for bit)."""
+    from trained (every other weight and bias base's own, bit for bit).  Its meta is
+    ``meta`` (this training's) with base's under ``"init"``: what base was trained on does
+    not describe this network."""
     from catan_env.learned.mlp import MLPWeights
     layers = [(w.copy(), b.copy(), act) for w, b, act in base.weights.layers]
     w0 = layers[0][0]
     w0[list(rows)] = trained.weights.layers[0][0][list(rows)]
-    return ValueNetwork(MLPWeights(layers), dict(base.meta, **meta))
+    return ValueNetwork(MLPWeights(layers), dict(meta, init=dict(base.meta)))
 
 
 def _load_into(model: Any, network: ValueNetwork) -> None:
