@@ -493,8 +493,9 @@ def levers_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
     lines = paired_lines(folder, LEVERS_ROLLOUT, "`pretrained:opening=rollout` (set-up placements valued at the "
                          "set-up's end) and `pretrained`", ("set-up rollouts", "`pretrained`"), ("rollouts", "pretrained"),
                          against="three `best` MCTS at 1,000 playouts")
-    lines += paired_lines(folder, LEVERS_RULES, "The rule-bit weights trained on Pioneers games and the shipped "
-                          "network, both `search=1`", ("rule bits trained", "shipped"), ("rule bits", "shipped"))
+    lines += paired_lines(folder, LEVERS_RULES, "The rule-bit weights trained on Pioneers games (shipped since "
+                          "2026-12-07) and the network before, both `search=1`", ("rule bits trained", "network before"),
+                          ("rule bits", "before"))
     return "\n".join(lines + [
         "", "Counted from the per-game files in `docs/results/setup_rollout/`, `docs/results/rule_weights/` and "
         "`docs/results/exit_mcts/` by `benchmarks/strength_table.py`."]).strip()

@@ -27,7 +27,8 @@ A stage whose file exists is not run again.  Judge the network under the Pioneer
 with ``benchmarks/value_strength.py --rules pioneers``, paired with ``pretrained``;
 ``--ship`` then makes it the package's network.  Needs the [rl] extra (torch).  Run as above
 on 2026-12-07: held-out log loss 0.9785 -> 0.9590, and the same strength under the Pioneers
-rules (825 against 826 of 1,000 paired games), so not shipped (docs/learned-agents.md#levers).
+rules (825 against 826 of 1,000 paired games), official-rules play unchanged bit for bit:
+shipped on 2026-12-07 as the better calibrated network (docs/learned-agents.md#levers).
 """
 import argparse
 import json
