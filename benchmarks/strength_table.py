@@ -481,6 +481,15 @@ LEVERS_ROLLOUT = (
      Part("setup_rollout/rollout_vs_best1000_53000.jsonl", "pretrained:opening=rollout", BEST1000),
      Part("exit_mcts/round9_vs_best1000_53000.jsonl", "pretrained", BEST1000)),
 )
+PRETRAINED_53000 = Part("exit_mcts/round9_vs_best1000_53000.jsonl", "pretrained", BEST1000)
+LEVERS_VALUE_MCTS = (  # (playouts, the paired line-ups): the second seed set set after the first's result
+    (1000, (("seeds 53,000", Part("value_mcts/vs_best1000_53000.jsonl", "value_mcts:playouts=1000", BEST1000),
+             PRETRAINED_53000),)),
+    (3000, (("seeds 53,000", Part("value_mcts/vs_best1000_53000_p3000.jsonl", "value_mcts:playouts=3000", BEST1000),
+             PRETRAINED_53000),
+            ("seeds 52,000", Part("value_mcts/vs_best1000_52000_p3000.jsonl", "value_mcts:playouts=3000", BEST1000),
+             Part("strength/pretrained_vs_best1000.jsonl", "pretrained", BEST1000)))),
+)
 LEVERS_RULES = (
     ("seeds 91,000, the fixed search, the Pioneers rules",
      Part("rule_weights/vs_jsettlers_pioneers_91000.jsonl", RULE_NET, "jsettlers"),
@@ -493,12 +502,17 @@ def levers_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
     lines = paired_lines(folder, LEVERS_ROLLOUT, "`pretrained:opening=rollout` (set-up placements valued at the "
                          "set-up's end) and `pretrained`", ("set-up rollouts", "`pretrained`"), ("rollouts", "pretrained"),
                          against="three `best` MCTS at 1,000 playouts")
+    for playouts, pairs in LEVERS_VALUE_MCTS:
+        lines += paired_lines(folder, pairs, f"`value_mcts` (the network at the leaves of `best` MCTS), {playouts:,} "
+                              "playouts, and `pretrained`", ("`value_mcts`", "`pretrained`"), ("value_mcts", "pretrained"),
+                              against="three `best` MCTS at 1,000 playouts")
     lines += paired_lines(folder, LEVERS_RULES, "The rule-bit weights trained on Pioneers games (shipped since "
                           "2026-12-07) and the network before, both `search=1`", ("rule bits trained", "network before"),
                           ("rule bits", "before"))
     return "\n".join(lines + [
-        "", "Counted from the per-game files in `docs/results/setup_rollout/`, `docs/results/rule_weights/` and "
-        "`docs/results/exit_mcts/` by `benchmarks/strength_table.py`."]).strip()
+        "", "Counted from the per-game files in `docs/results/setup_rollout/`, `docs/results/value_mcts/`, "
+        "`docs/results/rule_weights/`, `docs/results/exit_mcts/` and `docs/results/strength/` by "
+        "`benchmarks/strength_table.py`."]).strip()
 
 
 def missing(folder: str = FOLDER) -> List[str]:
