@@ -471,17 +471,16 @@ def aux_table(folder: str = os.path.join(ROOT, "docs", "results")) -> str:
 
 
 
-# Two levers judged on 2026-12-07 (docs/results/setup_rollout/, docs/results/rule_weights/): the
-# set-up placements valued at the set-up's end, against MCTS on the seeds where the shipped agent
-# had played round 9's judge; the rule-bit weights trained on Pioneers games, under the Pioneers rules
+# Three levers judged on 2026-12-07 (docs/results/setup_rollout/, value_mcts/, rule_weights/): the
+# set-up placements valued at the set-up's end and MCTS over the network, against MCTS on the seeds
+# where the shipped agent had played round 9's judge; the rule-bit weights, under the Pioneers rules
 LEVERS_START, LEVERS_END = "<!-- levers: start -->", "<!-- levers: end -->"
 RULE_NET = "value:path=docs/results/rule_weights/net.npz:search=1"
+PRETRAINED_53000 = Part("exit_mcts/round9_vs_best1000_53000.jsonl", "pretrained", BEST1000)
 LEVERS_ROLLOUT = (
     ("seeds 53,000, the default budget",
-     Part("setup_rollout/rollout_vs_best1000_53000.jsonl", "pretrained:opening=rollout", BEST1000),
-     Part("exit_mcts/round9_vs_best1000_53000.jsonl", "pretrained", BEST1000)),
+     Part("setup_rollout/rollout_vs_best1000_53000.jsonl", "pretrained:opening=rollout", BEST1000), PRETRAINED_53000),
 )
-PRETRAINED_53000 = Part("exit_mcts/round9_vs_best1000_53000.jsonl", "pretrained", BEST1000)
 LEVERS_VALUE_MCTS = (  # (playouts, the paired line-ups): the second seed set set after the first's result
     (1000, (("seeds 53,000", Part("value_mcts/vs_best1000_53000.jsonl", "value_mcts:playouts=1000", BEST1000),
              PRETRAINED_53000),)),

@@ -18,7 +18,6 @@ from typing import Tuple
 import numpy as np
 from numba import njit
 
-from catan_env.core.arrays import copy_into
 from catan_env.core.cards import current_decider
 from catan_env.core.layout import MAX_PLAYERS, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PHASE
 from catan_env.core import actions as A

@@ -85,7 +85,7 @@ def train(data: Dict[str, np.ndarray], hidden: Sequence[int] = (256, 128), epoch
         _load_into(model, init)
     optimizer = None
     if trainable_inputs is not None:
-        optimizer = input_columns_optimizer(model, np.asarray(trainable_inputs), lr)
+        optimizer = input_columns_optimizer(model, trainable_inputs, lr)
     held = split_games(data["game"], holdout, seed) if holdout > 0 else np.zeros(len(data["game"]), bool)
     train_rows = np.flatnonzero(~held)
     y_all = targets(data, value_weight)
