@@ -555,3 +555,103 @@ def test_the_robots_turns_the_server_ended_are_counted_per_game(tmp_path):
     assert forced_ends(str(tmp_path / "missing.log"), "catan-7-5") == 0
 
 
+
+
+def test_an_unreachable_server_is_one_clear_error(tmp_path, capsys):
+    """A server nobody listens at is named once, with exit 2 and no games written (not a
+    failed game per requested game)."""
+    from catan_env.apps.jsettlers_bridge.server import free_port
+    port = free_port()  # (free: nothing listens there)
+    out = tmp_path / "res"
+    assert _exit_code(["--agents", "random", "--host", "127.0.0.1", "--port", str(port), "--cookie", "c",
+                       "--games", "3", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot reach the JSettlers server" in err and f"127.0.0.1:{port}" in err and "refused" in err
+    assert not (out / "games.jsonl").exists()
+
+
+class _Messages(_FakeConn):
+    """A connection that reads the given server messages, then times out."""
+
+    def __init__(self, texts):
+        super().__init__()
+        self.texts = list(texts)
+
+    def read(self, timeout=None):
+        return self.texts.pop(0) if self.texts else None
+
+
+def _host(texts):
+    from catan_env.apps.jsettlers_bridge.client import GameHost
+    host = GameHost.__new__(GameHost)
+    host.conn, host.game, host.name, host.timeout = _Messages(texts), "g", "h", 1.0
+    return host
+
+
+def test_the_host_waits_for_our_seats_and_names_a_pool_that_left_them_out():
+    from catan_env.apps.jsettlers_bridge.client import NotSeated
+    sit = lambda pn, name: f"{P.SITDOWN}|g,{name},{pn},true"  # noqa: E731
+    # ours among the four: who sits where
+    assert _host([sit(2, "robot 1"), f"{P.SITDOWN}|other,cat1x0,0,true", sit(0, "cat1x0")]).wait_seated(
+        ["cat1x0"]) == {2: "robot 1", 0: "cat1x0"}
+    # every seat filled from the pool without ours: at once, naming the seats and ours
+    with pytest.raises(NotSeated, match=r"robot 1, robot 2, droid 1, robot 3\) and drew none of cat1x0"):
+        _host([sit(0, "robot 1"), sit(1, "robot 2"), sit(2, "droid 1"), sit(3, "robot 3")]).wait_seated(["cat1x0"])
+    with pytest.raises(TimeoutError, match="not \\['cat1x1'\\]"):
+        _host([sit(0, "cat1x0")]).wait_seated(["cat1x0", "cat1x1"], timeout=0.1)
+
+
+def test_a_game_left_without_our_seat_is_made_again(monkeypatch):
+    """play_game_on_server makes a new game (new names) when the server's pool left a
+    seat of ours out, and names the pool after SEAT_ATTEMPTS games."""
+    from catan_env.apps.jsettlers_bridge import match as M
+    from catan_env.apps.jsettlers_bridge.client import NotSeated
+    tried = []
+
+    def seated(clients, host, port, game):
+        tried.append((game, [c.name for c in clients]))
+        if len(tried) < 3:
+            raise NotSeated("left out")
+        return [{"ok": True}], clients
+    monkeypatch.setattr(M, "_play_seated", seated)
+    results, clients = M.play_game_on_server(["random"], "h", 1, "c", "g", 7)
+    assert results == [{"ok": True}]
+    assert tried == [("g", ["cat7x0"]), ("ga2", ["cat7x0a2"]), ("ga3", ["cat7x0a3"])]
+    tried.clear()
+    monkeypatch.setattr(M, "SEAT_ATTEMPTS", 2)
+    with pytest.raises(NotSeated, match="2 games in a row"):
+        M.play_game_on_server(["random"], "h", 1, "c", "g", 7)
+
+
+def test_our_offers_are_logged_with_every_answer():
+    """Each of our offers keeps every seat's answer (a counter, the rejects, the counter
+    we took) and what the mirror held, for the acceptance models."""
+    from catan_env.apps.jsettlers_bridge import client as C
+    c = _our_turn(_Scripted())
+    g, me = c.game, c.js_seat
+    _act(c)
+    offer = c.conn.sent[-1]
+    c.on_message(offer)
+    give = P.ints(offer.split(",")[6:11])
+    want = [i for i in range(5) if give[i]][0]
+    others = [p for p in range(4) if p != me]
+    robot_gives, robot_wants = [0] * 5, [0] * 5
+    robot_gives[(want + 1) % 5], robot_wants[want] = 1, 1
+    to = ",".join("true" if p == me else "false" for p in range(4))
+    c.on_message(f"{P.MAKEOFFER}|{g},{others[0]},{to},{','.join(map(str, robot_gives))},{','.join(map(str, robot_wants))}")
+    c.on_message(f"{P.REJECTOFFER}|{g},{others[1]}")
+    assert len(c.offer_log) == 1
+    turn, menu, answers, cards, vp, asked = c.offer_log[0]
+    assert turn == int(c.mirror.state[L.TURN]) and A.MENU_GIVE_RES[menu] == P.JS_TO_CORE_RES[want + 1]
+    by_js = {p: answers[c.cs(p)] for p in range(4)}
+    assert by_js == {me: C.ANSWER_SELF, others[0]: C.ANSWER_COUNTER, others[1]: C.ANSWER_REJECT,
+                     others[2]: C.ANSWER_NONE}
+    assert cards == [sum(c.mirror.hand(p)) for p in range(4)] and len(vp) == len(asked) == 4
+    c.on_message(f"{P.REJECTOFFER}|{g},{others[2]}")
+    _act(c)  # we take the counter; the server makes the trade
+    assert c.conn.sent[-1] == f"{P.ACCEPTOFFER}|{g},{me},{others[0]}"
+    c.on_message(f"{P.ACCEPTOFFER}|{g},{me},{others[0]},{','.join(map(str, robot_gives))},"
+                 f"{','.join(map(str, robot_wants))}")
+    assert c.offer_log[0][2][c.cs(others[0])] == C.ANSWER_COUNTER_TAKEN
+    assert c.offer_log[0][2][c.cs(others[2])] == C.ANSWER_REJECT
+    assert c.result()["offer_log"] == c.offer_log

@@ -44,6 +44,10 @@ class ServerSocket:
             self.transcript.append((direction, text))
 
     def close(self) -> None:
+        try:  # (shutdown first: a thread blocked reading this socket wakes up)
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         try:
             self.sock.close()
         except OSError:

@@ -41,6 +41,10 @@ AGENT_MAX_OFFERS = 3      # domestic offers an agent may make per turn
 ROBOT_CLASS = "catan_env.apps.bridge"
 
 
+class NotSeated(RuntimeError):
+    """The server started a game without one of our seats (its robot pool drew others)."""
+
+
 class MirrorMismatch(RuntimeError):
     """The server reported an event the seat's mirror cannot follow."""
 
@@ -89,6 +93,7 @@ class JSettlersClient(AgentSeat):
         self.choose_victim: Optional[List[int]] = None  # the server asks which of these we rob
         self.incoming: Optional[Dict[str, Any]] = None  # a robot's offer to us
         self.call: Optional[Dict[str, Any]] = None      # our open offer
+        self.offer_log: List[List[Any]] = []  # our offers and each seat's answer (``offer_record``)
         self.monopoly_counts: Optional[Dict[int, int]] = None  # victims' counts after a monopoly
         self.expect_totals: Dict[int, int] = {}
         self.expect_hand: Optional[Dict[int, int]] = None
@@ -160,6 +165,7 @@ class JSettlersClient(AgentSeat):
                 "declined_offers": self.declined_offers, "offers_received": self.offers_received,
                 "offers_made": self.offers_made, "trades": self.trades_done,
                 "forced_discards": self.forced_discards, "late_answers": self.late_answers,
+                "offer_log": list(self.offer_log),
                 "seat_stats": seat_statistics(m.state, setup_settlements(m.entries, int(m.state[L.OPT_PLAYERS])))}
 
     def _check_mismatch(self) -> None:
@@ -604,6 +610,7 @@ class JSettlersClient(AgentSeat):
             if self.call.get("sent"):  # (before its echo: a counter to our previous offer)
                 self.call["counters"][p] = (give, get)
                 self.call["answered"].add(p)
+                _answer(self.call, p, ANSWER_COUNTER)
             return
         self.offers_received += 1
         self.incoming = {"from": p, "give": give, "get": get}
@@ -620,6 +627,7 @@ class JSettlersClient(AgentSeat):
             return
         if self.call is not None and self.call.get("sent") and 0 <= pn < 4 and pn != self.js_seat:
             self.call["answered"].add(self.cs(pn))
+            _answer(self.call, self.cs(pn), ANSWER_REJECT)
 
     def _on_clear_offer(self, f: List[str]) -> None:  # 1038: seat (-1: everyone)
         """A seat withdraws its offer: an offer to us is gone, and so is a counter-offer to
@@ -650,6 +658,10 @@ class JSettlersClient(AgentSeat):
             raise P.ProtocolError(f"a trade between seats {offering} and {accepting}, neither on turn")
         if self.seat in (accepting, offering):
             self.trades_done += 1
+        if self.call is not None and offering == self.seat:  # a seat took our offer
+            _answer(self.call, accepting, ANSWER_ACCEPT)
+        elif self.call is not None and accepting == self.seat:  # we took a seat's counter-offer
+            _answer(self.call, offering, ANSWER_COUNTER_TAKEN)
         if self.call is not None:
             self.call = None
             self.pending = None
@@ -799,7 +811,8 @@ class JSettlersClient(AgentSeat):
             self.offers_made += 1
             self.banned.add(a)
             self.call = {"menu": k, "give": give, "get": get, "answered": set(), "counters": {},
-                         "t0": time.monotonic()}
+                         "t0": time.monotonic(), "record": offer_record(self._m().state, self.seat, k)}
+            self.offer_log.append(self.call["record"])
             self._send({"kind": "offer", "action": a, "text": P.make_offer(g, self.js_seat, to, give, get)})
         else:
             self._m().mismatch(f"unexpected decision {A.action_name(a)} on our turn")
@@ -900,6 +913,31 @@ class JSettlersClient(AgentSeat):
         self.pending = None  # the server echoes a clear without a state change
 
 
+# what each seat answered our offer (``offer_record``'s answers)
+ANSWER_NONE, ANSWER_REJECT, ANSWER_ACCEPT, ANSWER_COUNTER, ANSWER_COUNTER_TAKEN, ANSWER_SELF = range(6)
+ANSWER_NAMES = ("none", "reject", "accept", "counter", "counter taken", "offerer")
+
+
+def offer_record(state: np.ndarray, seat: int, menu: int) -> List[Any]:
+    """One of our offers as the results keep it, for acceptance models: [turn, menu
+    entry, every seat's answer (``ANSWER_*``, ``ANSWER_SELF`` for ours; filled in as the
+    answers come), every seat's card count, public VP, and count of the resource asked
+    for as the mirror holds it]."""
+    asked = int(A.MENU_GET_RES[menu])
+    return [int(state[L.TURN]), int(menu), [ANSWER_SELF if p == seat else ANSWER_NONE for p in range(4)],
+            [int(sum(state[L.hand_i(p, r)] for r in range(L.N_RES))) for p in range(4)],
+            [int(state[L.PUBLIC_VP + p]) for p in range(4)],
+            [int(state[L.hand_i(p, asked)]) for p in range(4)]]
+
+
+def _answer(call: Dict[str, Any], p: int, answer: int) -> None:
+    """Note seat p's answer to our open offer (the first answer counts, but a trade)."""
+    answers = call["record"][2]
+    if answers[p] in (ANSWER_NONE, ANSWER_COUNTER) or answer in (ANSWER_ACCEPT, ANSWER_COUNTER_TAKEN):
+        if not (answers[p] == ANSWER_COUNTER and answer == ANSWER_REJECT):
+            answers[p] = answer
+
+
 _NOT_OF_A_GAME = (P.BOTJOINGAMEREQUEST, P.SERVERPING)  # (BOTJOINGAMEREQUEST names the game; a ping none)
 
 _HANDLERS = {
@@ -958,6 +996,29 @@ class GameHost:
 
     def start(self) -> None:
         self.conn.send(f"{P.STARTGAME}|{self.game}")
+
+    def wait_seated(self, names: Sequence[str], timeout: float = 30.0) -> Dict[int, str]:
+        """After ``start``: wait until the server has seated every one of ``names`` (our
+        seats), returning who sits where; :class:`NotSeated` as soon as every seat is
+        taken without them (the server fills the seats at random from its whole robot
+        pool, ours included, so a pool larger than the free seats may leave ours out)."""
+        seats: Dict[int, str] = {}
+        deadline = time.monotonic() + timeout
+        while not set(names) <= set(seats.values()):
+            text = self.conn.read(max(0.0, deadline - time.monotonic()))
+            if text is None:
+                raise TimeoutError(f"the server seated {sorted(seats.values()) or 'nobody'} in game "
+                                   f"{self.game} within {timeout:.0f} s, not {sorted(set(names) - set(seats.values()))}")
+            kind, f = P.split(text)
+            if kind == P.SITDOWN and f and f[0] == self.game:
+                seats[int(f[2])] = f[1]
+                if len(seats) == 4 and not set(names) <= set(seats.values()):
+                    raise NotSeated(f"the server filled every seat of game {self.game} from its robot pool "
+                                    f"({', '.join(seats[k] for k in sorted(seats))}) and drew none of "
+                                    f"{', '.join(sorted(set(names) - set(seats.values())))}")
+            elif kind == P.STATUSMESSAGE and f and "robot" in text.lower() and "cannot" in text.lower():
+                raise NotSeated(f"the server would not start game {self.game}: {text}")
+        return seats
 
     def close(self) -> None:
         try:

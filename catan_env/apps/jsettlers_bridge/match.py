@@ -5,8 +5,11 @@
     catan-jsettlers --agents random --host 10.0.0.5 --port 8880 --cookie C   # a running server
 
 With no ``--port`` each worker runs a local server (from ``--jar``, ``$JSETTLERS_JAR`` or
-``../shared/jsettlers/``) with ``4 - len(agents)`` built-in robots; every game is started by
-an observer and the server seats its robots and ours at random.  Our seats join as
+``../shared/jsettlers/``) with ``4 - len(agents)`` built-in robots (``--robots default``: the server's default mix of
+four, one FAST); every game is started by an observer and the server seats its robots
+and ours at random from its pool: a game whose seats it filled without all of ours is
+dropped and made again (``SEAT_ATTEMPTS`` games at most, then the run stops naming the
+pool).  A server that cannot be reached stops the run with exit 2.  Our seats join as
 third-party robots, so the game counts as robots-only and the robots play at
 ``--pace`` percent of their human-speed pauses (0: no pauses).  Each game appends a line
 to ``games.jsonl`` in the output folder (an interrupted run resumes where it stopped); a
@@ -18,6 +21,7 @@ mirror mismatches.
 import json
 import multiprocessing.util
 import os
+import socket
 import statistics
 import sys
 import threading
@@ -29,7 +33,7 @@ from ...agents.arena import play_game
 from ...agents.registry import make_agent
 from ...cli import UserError, compile_notice, parser, positive_int, user_errors
 from ..bridge.results import games_so_far, summarize
-from .client import GameHost, JSettlersClient
+from .client import GameHost, JSettlersClient, NotSeated
 from .server import ROBOT_STRATEGIES, LocalJSettlersServer, jsettlers_available
 
 CLIENT_TIMEOUT_S = 120     # a server silent this long has stalled
@@ -55,6 +59,20 @@ def _local_server(robots: int, jar: Optional[str], pace: int, log_dir: Optional[
     return _server
 
 
+REACH_TIMEOUT_S = 10.0
+
+
+def unreachable(host: str, port: int, timeout: float = REACH_TIMEOUT_S) -> Optional[str]:
+    """Why no connection opens to host:port, in words; None when one does."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except socket.timeout:
+        return f"no answer from {host}:{port} within {timeout:.0f} s"
+    except OSError as exc:
+        return f"{host}:{port}: {exc.strerror or exc}"
+
+
 def _drop_server() -> None:
     """After a failed game: a fresh server for the next (the old game may still run)."""
     global _server
@@ -67,9 +85,31 @@ def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str,
                         keep_transcript: bool = True) -> Tuple[List[Dict[str, Any]], List[JSettlersClient]]:
     """One game: our agents (one client each) join as robots, an observer starts the game.
     Returns (each client's result or {"error": ...}, the clients)."""
-    clients = [JSettlersClient(host, port, make_agent(spec, seed=seed * 31 + k), name=f"cat{seed % 100000}x{k}",
-                               cookie=cookie, seed=seed * 31 + k, timeout=CLIENT_TIMEOUT_S,
-                               keep_transcript=keep_transcript) for k, spec in enumerate(specs)]
+    for attempt in range(1, SEAT_ATTEMPTS + 1):
+        clients = [JSettlersClient(host, port, make_agent(spec, seed=seed * 31 + k),
+                                   name=f"cat{seed % 100000}x{k}" + (f"a{attempt}" if attempt > 1 else ""),
+                                   cookie=cookie, seed=seed * 31 + k, timeout=CLIENT_TIMEOUT_S,
+                                   keep_transcript=keep_transcript) for k, spec in enumerate(specs)]
+        try:
+            return _play_seated(clients, host, port, game if attempt == 1 else f"{game}a{attempt}")
+        except NotSeated as exc:
+            for c in clients:
+                if c.conn is not None:
+                    c.conn.close()
+            if attempt == SEAT_ATTEMPTS:
+                raise NotSeated(f"{exc}; {SEAT_ATTEMPTS} games in a row left a seat of ours out (a robot "
+                                "pool much larger than the free seats)") from None
+    raise AssertionError("unreachable")
+
+
+# a game whose seats the server filled without one of ours is dropped (it ends when its
+# observer leaves) and a new one is made, this many times at most
+SEAT_ATTEMPTS = 12
+
+
+def _play_seated(clients: List[JSettlersClient], host: str, port: int,
+                 game: str) -> Tuple[List[Dict[str, Any]], List[JSettlersClient]]:
+    """One game with these clients, or NotSeated when the server left one of them out."""
     results: List[Dict[str, Any]] = [{} for _ in clients]
     for c in clients:
         c.connect()
@@ -81,6 +121,7 @@ def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str,
             th.start()
             threads.append(th)
         starter.start()
+        starter.wait_seated([c.name for c in clients])
         deadline = time.monotonic() + GAME_TIMEOUT_S
         for th in threads:
             th.join(max(0.0, deadline - time.monotonic()))
@@ -150,6 +191,7 @@ def game_line(i: int, specs: Sequence[str], results: List[Dict[str, Any]], secon
                 offers_received=sum(r["offers_received"] for r in results),
                 offers_made=sum(r["offers_made"] for r in results),
                 trades=sum(r["trades"] for r in results),
+                offer_log=[rec for r in results for rec in r.get("offer_log", [])],
                 seat_stats=first["seat_stats"])  # public: every seat's mirror has the same
     return game
 
@@ -176,6 +218,9 @@ def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Opt
                 _drop_server()
     except Exception as exc:  # the server did not start, or refused us
         _drop_server()
+        if port is not None and isinstance(exc, OSError) and unreachable(host or "127.0.0.1", port):
+            raise UserError(f"the JSettlers server went away before game {i + 1}: "
+                            f"{unreachable(host or '127.0.0.1', port)} ({type(exc).__name__}: {exc})") from None
         return {"game": i + 1, "agents": list(specs), "agent": ",".join(specs), "ours": len(specs),
                 **({"robots": robots} if port is None else {}),
                 "seconds": round(time.time() - t0, 1), "rejected": 0, "mismatches": 0,
@@ -222,7 +267,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="the robots' pauses, in percent of their human pace (0: none, 100: human)")
     p.add_argument("--robots", choices=ROBOT_STRATEGIES, default="smart",
                    help="the local server's robots: smart (the server's own, SOCRobotDM's SMART "
-                        "strategy) or fast (FAST-strategy robots, in one JVM beside the server)")
+                        "strategy), fast (FAST-strategy robots, in one JVM beside the server) or "
+                        "default (the server's default mix: a pool of 3 SMART and 1 FAST, each "
+                        "game drawing at random)")
     p.add_argument("--jar", default=None, help="the JSettlers server jar (default: $JSETTLERS_JAR, "
                    "else ../shared/jsettlers/JSettlers-2.7.00.jar)")
     p.add_argument("--host", default=None, help="join this running server instead of starting one")
@@ -247,6 +294,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             p.error("joining a running server needs --port and --cookie")
         if args.robots != "smart":
             p.error("--robots chooses a local server's robots; a running server has its own")
+        why = unreachable(args.host or "127.0.0.1", args.port)
+        if why is not None:
+            raise UserError(f"cannot reach the JSettlers server: {why} (is it running, on this "
+                            "host and port?)")
     else:
         reason = jsettlers_available(args.jar)
         if reason is not None:

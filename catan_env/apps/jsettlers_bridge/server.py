@@ -75,7 +75,11 @@ def free_port() -> int:
 
 # the robots' strategies (``SOCRobotDM``): the server gives a robot named "robot N" the
 # SMART strategy and one named "droid N" the FAST one (``SOCServer.getRobotParameters``)
-ROBOT_STRATEGIES = ("smart", "fast")
+# ("default": the server's own default mix, DEFAULT_MIX_ROBOTS robots it starts itself, 30%
+# of them FAST (``SOCServer`` with jsettlers.startrobots: here 3 SMART and 1 FAST), each game
+# drawing its robots from the pool at random)
+ROBOT_STRATEGIES = ("smart", "fast", "default")
+DEFAULT_MIX_ROBOTS = 4
 # starts the FAST robots in a JVM of their own (Java's source launcher compiles it, which
 # needs a JDK's jdk.compiler), pausing as the server's own robots do in a robots-only game
 # (a setting the server can only give the robots in its own JVM)
@@ -92,7 +96,9 @@ class LocalJSettlersServer:
     pace); ``turn_timeout_s`` is how long the server lets a robot (ours too) think before
     it ends the robot's turn for it.  ``robot_strategy``: "smart", the robots the server
     starts itself (with 3 robots all of them are SMART), or "fast": the server starts
-    none, and as many FAST robots ("droid N") join from a JVM of their own."""
+    none, and as many FAST robots ("droid N") join from a JVM of their own; or "default":
+    the server's default mix (``DEFAULT_MIX_ROBOTS`` of its own, one FAST), whatever
+    ``robots`` says, every game drawing from the pool at random."""
 
     def __init__(self, robots: int = 3, jar: Optional[str] = None, pause_percent: int = 0,
                  turn_timeout_s: int = 3600, log_path: Optional[str] = None,
@@ -121,7 +127,7 @@ class LocalJSettlersServer:
         self._ready_file = ""
 
     def command(self) -> List[str]:
-        own = self.robots if self.robot_strategy == "smart" else 0
+        own = {"smart": self.robots, "fast": 0, "default": DEFAULT_MIX_ROBOTS}[self.robot_strategy]
         props = {"jsettlers.startrobots": own, "jsettlers.bots.cookie": self.cookie,
                  "jsettlers.bots.botgames.total": -1,
                  "jsettlers.bots.fast_pause_percent": self.pause_percent,
