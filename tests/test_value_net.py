@@ -574,7 +574,7 @@ def test_the_first_layer_from_the_roots_sums_adds_the_changed_rows_in_order():
     assert sizes == {0, 1, 2}
 
 
-def _reference_trade_gains(net, s, root, ids):
+def _reference_trade_gains(net, s, root, ids, per_partner=False):
     """The trade valuations (``learned.trading``) spelled out: every position built from a
     fresh copy by the rules' own calls, valued by a whole forward pass (1 or 0 once the
     game is over).  A partner's sampled hand is topped up to what its answer shows, and
@@ -626,7 +626,7 @@ def _reference_trade_gains(net, s, root, ids):
             made = s.copy()
             R.apply_action(made, int(a), R.FROM_RNG)
             base = value(lapsed(made))
-            after = []
+            after = {}
             for k in range(1, n):
                 q = (root + k) % n
                 if s[L.hand_i(q, made[L.TRADE_GET_RES])] < made[L.TRADE_GET_N]:
@@ -635,8 +635,11 @@ def _reference_trade_gains(net, s, root, ids):
                 for p in range(n):
                     if p != root:
                         t[L.TRADE_RESP + p] = L.RESP_ACCEPT if p == q else L.RESP_REJECT
-                after.append(value(confirmed(t, root, q)))
-            out.append(np.mean(after) - base if after else -1.0)
+                after[k] = value(confirmed(t, root, q))
+            if per_partner:  # (partner k of 3: (root + k) % n, -1 where it cannot pay or sits out)
+                out.append([after[k] - base if k in after else -1.0 for k in range(1, 4)])
+            else:
+                out.append(np.mean(list(after.values())) - base if after else -1.0)
     return np.array(out)
 
 
@@ -691,6 +694,37 @@ def test_trade_valuations_equal_positions_built_afresh():
         checked[phase] += 1
         short += phase != L.PH_MAIN and not np.array_equal(views[-1], true)
     assert min(checked.values()) >= 10 and short >= 100, (checked, short)
+
+
+def test_each_partners_offer_gain_equals_the_reference():
+    """offer_partner_gains (what an offer is worth if each partner takes it, for the
+    acceptance-weighted offers) equals the reference built from fresh copies, per partner,
+    on true states and determinizations, with 2, 3 and 4 players; offer_gains is the mean
+    of its partners that can pay."""
+    from catan_env.learned.greedy import IS_OFFER
+    from catan_env.learned.trading import offer_gains, offer_partner_gains
+    net = small_network(seed=6, hidden=(16, 8))
+    ev = net.evaluator()
+    checked = 0
+    for players in (2, 3, 4):
+        for k, true in enumerate(random_states(150, seed=40 + players, players=players, p_keep=0.3)):
+            if int(true[L.PHASE]) != L.PH_MAIN:
+                continue
+            root = int(G.decider(true))
+            ids = np.array([a for a in G.legal_actions(true) if IS_OFFER[a]], np.int64)
+            if not len(ids):
+                continue
+            for s in (true, G.determinize(true, root, k)):
+                got = np.full((len(ids), 3), np.nan)
+                offer_partner_gains(ev, s, root, ids, got)
+                np.testing.assert_allclose(got, _reference_trade_gains(net, s, root, ids, per_partner=True), atol=1e-6)
+                mean = np.empty(len(ids))
+                offer_gains(ev, s, root, ids, mean)
+                can = got > -1.0
+                want = np.where(can.any(1), np.where(can, got, 0).sum(1) / np.maximum(can.sum(1), 1), -1.0)
+                np.testing.assert_allclose(mean, want, atol=1e-6)
+            checked += 1
+    assert checked >= 20, checked
 
 
 def test_weight_files_round_trip_and_refuse_bad_input(tmp_path):

@@ -43,6 +43,10 @@ partner's answer (accept or counter) that raises its value, else cancels.
 cards for 1, and a counter always gives the proposer the resource it asked for (its
 counters were taken 4% of the time, ``benchmarks/counter_offers.py``; browser play sets it
 when a person sits at the table).
+``accept=KIND`` (an opponent kind with a shipped acceptance model,
+``catan_env/learned/acceptance.py``: ``jsettlers-smart``) chooses offers by expected gain
+instead: each partner's gain from the trade times its chance to take the offer, summed,
+above ``offer_gain``; a partner the trade would help more than us counts as a loss.
 ``trade_counts`` counts what it did.  ``last_values`` holds each seat's estimated chance
 to win after the chosen move (recorded as training targets).
 """
@@ -56,14 +60,17 @@ from numba import njit
 
 from catan_env.core import actions as A
 from catan_env.core.game import new_game
-from catan_env.core.layout import PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PHASE, TRADE_GET_RES
+from catan_env.core.layout import PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PHASE, TRADE_GET_RES, TURN
 from catan_env.infoset import InfoSet
 from catan_env.learned.network import PRETRAINED, load_network
 from catan_env.learned.value import new_evaluator, state_win_probs
 from catan_env.learned.plays import ValueNetworkPlay
+from catan_env.learned.acceptance import load_acceptance
 from catan_env.learned.greedy import (
-    K_FALLBACK, K_MACRO, K_MOVE, KIND_NAMES, greedy_decision, move_or_macro, new_memory, options, trade_or_forced,
+    IS_OFFER, K_FALLBACK, K_MACRO, K_MOVE, K_OFFER, KIND_NAMES, M_COUNT, M_IDS, M_TURN, MAX_OFFERS, greedy_decision,
+    move_or_macro, new_memory, options, trade_or_forced,
 )
+from catan_env.learned.trading import offer_partner_gains
 
 from ..base import Agent, Observation, legal_from
 from .search import SEARCHABLE, move_value, search_values
@@ -98,7 +105,8 @@ class ValueSearchAgent(Agent):
                  beam: int = 6, determinizations: int = 2, seconds: float = 0.0, leaves: int = 0,
                  accept_margin: float = 0.02,
                  macros: bool = True, opening: str = "search", offers: int = 2, offer_margin: float = 0.02,
-                 counters: bool = True, lopsided: bool = True) -> None:
+                 counters: bool = True, lopsided: bool = True, accept: str = "",
+                 offer_gain: float = 0.0005) -> None:
         super().__init__(seed)
         for name, value, kind in (("search", search, int), ("beam", beam, int), ("determinizations", determinizations, int),
                                   ("leaves", leaves, int), ("offers", offers, int), ("seconds", seconds, (int, float))):
@@ -117,6 +125,10 @@ class ValueSearchAgent(Agent):
                              f"beam={beam}, determinizations={determinizations}, seconds={seconds}")
         if not 0 <= offers <= 20:
             raise ValueError(f"offers must be 0..20 a turn, got {offers!r}")
+        # the partners' chance to take an offer (``acceptance.py``): offers by expected gain
+        self.acceptance = load_acceptance(accept) if accept else None
+        self.accept_kind = accept
+        self.offer_gain = float(offer_gain)
         self.network = load_network(path)
         self._evaluator = self.network.evaluator()  # the network with this agent's work buffers
         self.path = path or PRETRAINED
@@ -145,7 +157,7 @@ class ValueSearchAgent(Agent):
         # the network alone (no search, neither the opening robot nor set-up rollouts): the numba
         # greedy decision (``search=0:opening=rollout`` plays its main phase through _fixed instead)
         self._greedy = (self.depth == 1 and not (self.seconds or self.leaves) and self._opener is None
-                        and opening != "rollout")
+                        and opening != "rollout" and self.acceptance is None)
         self._options = options(self.offers, self.offer_margin, self.accept_margin, self.counters, self.macros,
                                 self.determinizations)
         self._step_cost = np.zeros(4)  # anytime mode: seconds the last move took at each depth
@@ -220,6 +232,11 @@ class ValueSearchAgent(Agent):
         view = infoset.determinize(self._seed())
         if self._opener is not None and int(view[PHASE]) in (PH_SETUP_SETTLEMENT, PH_SETUP_ROAD):
             return int(self._opener.act(observation, infoset))
+        if self.acceptance is not None and int(view[PHASE]) == PH_MAIN and self.offers > 0:
+            a = self._offer_by_acceptance(view, seat, legal)
+            if a >= 0:
+                return self._count(infoset, a, K_OFFER, -1.0)
+            legal = legal[~IS_OFFER[legal]]  # (no offer pays: the rest of the decision without them)
         # the greedy decision's own branches (trades, offers, forced moves, the fallback), then
         # this agent's search of the searchable moves, then its macro check
         a, kind = trade_or_forced(self._evaluator, view, seat, legal, len(legal), self._memory, self._options,
@@ -239,6 +256,29 @@ class ValueSearchAgent(Agent):
         if kind == K_MOVE and value < 0.0:
             value += 1.0  # a move outside the deepest beam carries its one-ply value minus 1
         return self._count(infoset, int(a), int(kind), float(value))
+
+    def _offer_by_acceptance(self, view: np.ndarray, seat: int, legal: np.ndarray) -> int:
+        """``accept=KIND``: the offer not yet made this turn whose expected gain, each
+        partner's gain (``offer_partner_gains``; a loss counts too: a server carries out
+        an accepted offer at once) times its chance to take it, summed over the partners,
+        is highest and above ``offer_gain``; -1 for none (or ``offers`` made this turn)."""
+        memory = self._memory
+        if memory[M_TURN] != view[TURN]:
+            memory[M_TURN], memory[M_COUNT] = view[TURN], 0
+        made = int(memory[M_COUNT])
+        offers = np.array([a for a in legal if IS_OFFER[a] and a not in memory[M_IDS:M_IDS + made]], np.int64)
+        if made >= min(self.offers, MAX_OFFERS) or len(offers) == 0:
+            return -1
+        assert self.acceptance is not None
+        gains = np.empty((len(offers), 3))
+        offer_partner_gains(self._evaluator, view, seat, offers, gains)
+        chance = self.acceptance.probabilities(view, seat, offers)
+        expected = np.where(gains > -1.0, gains * chance, 0.0).sum(axis=1)
+        i = int(np.argmax(expected))
+        if expected[i] <= self.offer_gain:
+            return -1
+        memory[M_IDS + made], memory[M_COUNT] = offers[i], made + 1
+        return int(offers[i])
 
     def _count(self, infoset: InfoSet, action: int, kind: int, value: float) -> int:
         """Count a decision of this kind (trades, macros, fallbacks), remember the chosen

@@ -86,6 +86,21 @@ def answer_gains(ev: Evaluator, s: np.ndarray, root: int,
         out[i] = leaf_value(ev, c, root) - base
 
 
+@njit(cache=True, inline='always')
+def _taken_value(ev: Evaluator, s: np.ndarray, made: np.ndarray, c: np.ndarray, root: int, q: int) -> float:
+    """root's value after partner q takes the offer open in ``made`` (built in c), -1
+    when q cannot pay it in s (the sample)."""
+    if s[hand_i(q, made[TRADE_GET_RES])] < made[TRADE_GET_N]:
+        return -1.0
+    n = s[OPT_PLAYERS]
+    copy_into(c, made)
+    for p in range(n):
+        if p != root:
+            c[TRADE_RESP + p] = RESP_ACCEPT if p == q else RESP_REJECT
+    _confirm_in_place(c, root, q)
+    return leaf_value(ev, c, root)
+
+
 @njit(cache=True, **NO_RUNTIME)
 def offer_gains(ev: Evaluator, s: np.ndarray, root: int,
                 offers: np.ndarray, out: np.ndarray) -> None:
@@ -105,17 +120,33 @@ def offer_gains(ev: Evaluator, s: np.ndarray, root: int,
             base = leaf_value(ev, c, root)
         total, partners = 0.0, 0
         for k in range(1, n):
-            q = (root + k) % n
-            if s[hand_i(q, made[TRADE_GET_RES])] < made[TRADE_GET_N]:
-                continue
-            copy_into(c, made)
-            for p in range(n):
-                if p != root:
-                    c[TRADE_RESP + p] = RESP_ACCEPT if p == q else RESP_REJECT
-            _confirm_in_place(c, root, q)
-            total += leaf_value(ev, c, root)
-            partners += 1
+            v = _taken_value(ev, s, made, c, root, (root + k) % n)
+            if v >= 0.0:
+                total += v
+                partners += 1
         out[i] = total / partners - base if partners else -1.0
+
+
+@njit(cache=True, **NO_RUNTIME)
+def offer_partner_gains(ev: Evaluator, s: np.ndarray, root: int,
+                        offers: np.ndarray, out: np.ndarray) -> None:
+    """out[i, k - 1] := how much offer ``offers[i]`` raises root's value if partner
+    (root + k) % players takes it, against the offer lapsing; -1 where that partner
+    cannot pay (and for seats past the game's players).  What an offer is worth to whom,
+    for weighting by each partner's chance to accept."""
+    set_base(ev, s, root)
+    n = s[OPT_PLAYERS]
+    made, c = ev.work[0], ev.work[1]
+    base = -1.0
+    for i in range(offers.shape[0]):
+        copy_into(made, s)
+        apply_action(made, offers[i], FROM_RNG)
+        if base < 0.0:
+            _lapse_into(made, c)
+            base = leaf_value(ev, c, root)
+        for k in range(1, out.shape[1] + 1):
+            v = _taken_value(ev, s, made, c, root, (root + k) % n) if k < n else -1.0
+            out[i, k - 1] = v - base if v >= 0.0 else -1.0
 
 
 @njit(cache=True, **NO_RUNTIME)

@@ -1,0 +1,194 @@
+"""Acceptance models: the chance that an opponent of one kind takes a domestic offer, a
+logistic regression over what the offering seat can see (the offer, the partner's cards
+as its view holds them, both seats' public VP, the turn), fitted to the offers and
+answers the bridges log (``offer_log`` in a ``games.jsonl`` line) and shipped as a small
+JSON file per opponent kind (``weights/acceptance-<kind>.json``).
+
+    model = load_acceptance("jsettlers-smart")
+    p = model.probabilities(view, seat, offers)     # (offers, players - 1): partner (seat + k) % n
+    python -m catan_env.learned.acceptance fit --kind jsettlers-smart RUN/games.jsonl ...
+
+The value agent (``pretrained:accept=jsettlers-smart``) weights each partner's gain from
+an offer by its chance to take it, so that an offer likely refused is still made when it
+pays enough, and one a partner would take is preferred to a larger one it never would.
+"""
+import argparse
+import datetime
+import json
+import os
+import sys
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from catan_env.core import actions as A
+from catan_env.core import layout as L
+
+WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
+# the answers of a bridge's offer_log (``jsettlers_bridge.client.ANSWER_*``): what counts as taken
+ANSWER_ACCEPT = 2
+ANSWER_SELF = 5
+FEATURES = (["bias", "can_pay", "asked_held", "cards", "asks_two", "gives_two"]
+            + [f"asks_{r}" for r in L.RESOURCE_NAMES] + [f"gives_{r}" for r in L.RESOURCE_NAMES]
+            + ["partner_vp", "own_vp", "turn"])
+N_FEATURES = len(FEATURES)
+
+
+def offer_features(menu: int, cards: int, asked_held: int, partner_vp: int, own_vp: int, turn: int) -> np.ndarray:
+    """The model's inputs for menu offer ``menu`` to a partner holding ``cards`` cards, of
+    them ``asked_held`` of the resource asked for (as the offerer's view holds them)."""
+    x = np.zeros(N_FEATURES)
+    get_res, get_n = int(A.MENU_GET_RES[menu]), int(A.MENU_GET_N[menu])
+    give_res, give_n = int(A.MENU_GIVE_RES[menu]), int(A.MENU_GIVE_N[menu])
+    x[0] = 1.0
+    x[1] = float(asked_held >= get_n)
+    x[2] = min(asked_held, 4) / 4.0
+    x[3] = min(cards, 15) / 10.0
+    x[4], x[5] = float(get_n == 2), float(give_n == 2)
+    x[6 + get_res] = 1.0
+    x[6 + L.N_RES + give_res] = 1.0
+    x[6 + 2 * L.N_RES] = partner_vp / 10.0
+    x[7 + 2 * L.N_RES] = own_vp / 10.0
+    x[8 + 2 * L.N_RES] = min(turn, 200) / 100.0
+    return x
+
+
+class AcceptanceModel:
+    """A fitted model (``coef`` over ``FEATURES``) and what it was fitted on (``meta``)."""
+
+    def __init__(self, coef: Sequence[float], meta: Optional[Dict[str, Any]] = None) -> None:
+        self.coef = np.asarray(coef, dtype=np.float64)
+        if self.coef.shape != (N_FEATURES,):
+            raise ValueError(f"an acceptance model has {N_FEATURES} coefficients ({', '.join(FEATURES)}), "
+                             f"got {self.coef.shape}")
+        self.meta = dict(meta or {})
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-np.clip(x @ self.coef, -30, 30)))
+
+    def probabilities(self, view: np.ndarray, seat: int, offers: np.ndarray) -> np.ndarray:
+        """out[i, k - 1]: the chance partner (seat + k) % players takes offer ``offers[i]``
+        (TRADE_OFFER ids) in view; 0 for seats past the game's players."""
+        n = int(view[L.OPT_PLAYERS])
+        out = np.zeros((len(offers), L.MAX_PLAYERS - 1))
+        for k in range(1, n):
+            q = (seat + k) % n
+            cards = int(sum(view[L.hand_i(q, r)] for r in range(L.N_RES)))
+            rows = np.array([offer_features(int(a) - A.OFFER0, cards, int(view[L.hand_i(q, A.MENU_GET_RES[int(a) - A.OFFER0])]),
+                                            int(view[L.PUBLIC_VP + q]), int(view[L.PUBLIC_VP + seat]), int(view[L.TURN]))
+                             for a in offers]).reshape(len(offers), N_FEATURES)
+            out[:, k - 1] = self.probability(rows)
+        return out
+
+    def save(self, path: str) -> None:
+        with open(path, "w") as f:
+            json.dump({"features": FEATURES, "coef": [round(float(c), 6) for c in self.coef], **self.meta}, f, indent=1)
+            f.write("\n")
+
+
+def acceptance_path(kind: str) -> str:
+    return os.path.join(WEIGHTS, f"acceptance-{kind}.json")
+
+
+def acceptance_kinds() -> List[str]:
+    """The opponent kinds with a shipped model."""
+    return sorted(name[len("acceptance-"):-len(".json")] for name in os.listdir(WEIGHTS)
+                  if name.startswith("acceptance-") and name.endswith(".json"))
+
+
+def load_acceptance(kind: str) -> AcceptanceModel:
+    """The shipped model of an opponent kind (``acceptance_kinds()``), or a file's."""
+    path = kind if kind.endswith(".json") else acceptance_path(kind)
+    if not os.path.isfile(path):
+        raise ValueError(f"no acceptance model {kind!r}: the shipped kinds are {', '.join(acceptance_kinds()) or 'none'}")
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        if list(data["features"]) != FEATURES:
+            raise ValueError(f"its features {data['features']} are not this version's {FEATURES}")
+        return AcceptanceModel(data["coef"], {k: v for k, v in data.items() if k not in ("features", "coef")})
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not an acceptance model ({exc})") from None
+
+
+def samples(lines: Iterable[Dict[str, Any]]) -> Tuple[np.ndarray, np.ndarray]:
+    """(features, taken) of every partner's answer to every logged offer."""
+    xs: List[np.ndarray] = []
+    ys: List[float] = []
+    for g in lines:
+        for turn, menu, answers, cards, vp, asked in g.get("offer_log", []):
+            seat = answers.index(ANSWER_SELF)
+            for q, answer in enumerate(answers):
+                if q != seat:
+                    xs.append(offer_features(menu, cards[q], asked[q], vp[q], vp[seat], turn))
+                    ys.append(float(answer == ANSWER_ACCEPT))
+    return np.array(xs).reshape(-1, N_FEATURES), np.array(ys)
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> np.ndarray:
+    """Logistic regression by Newton's method with an L2 penalty (not on the bias)."""
+    w = np.zeros(x.shape[1])
+    penalty = np.full(x.shape[1], l2)
+    penalty[0] = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -30, 30)))
+        grad = x.T @ (p - y) + penalty * w
+        hess = (x * (p * (1 - p))[:, None]).T @ x + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w
+
+
+def log_loss(model: AcceptanceModel, x: np.ndarray, y: np.ndarray) -> float:
+    p = np.clip(model.probability(x), 1e-9, 1 - 1e-9)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def _read(paths: Sequence[str]) -> List[Dict[str, Any]]:
+    lines = []
+    for path in paths:
+        with open(path) as f:
+            lines += [json.loads(t) for t in f if t.strip()]
+    return [g for g in lines if "error" not in g]
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m catan_env.learned.acceptance",
+                                description="Fit an opponent kind's acceptance model to logged offers.")
+    sub = p.add_subparsers(dest="command", required=True)
+    f = sub.add_parser("fit", help="fit and save weights/acceptance-KIND.json")
+    f.add_argument("games", nargs="+", help="games.jsonl files whose lines carry offer_log")
+    f.add_argument("--kind", required=True, help="the opponent kind, e.g. jsettlers-smart")
+    f.add_argument("--holdout", type=float, default=0.2, help="share of the games held out to judge the fit")
+    f.add_argument("--out", default=None, help="where to write (default: the shipped weights folder)")
+    args = p.parse_args(argv)
+    games = _read(args.games)
+    cut = int(len(games) * (1 - args.holdout))
+    x, y = samples(games[:cut])
+    hx, hy = samples(games[cut:])
+    if len(y) == 0 or y.sum() == 0:
+        print(f"error: {len(y)} answers and none taken in {args.games}: nothing to fit", file=sys.stderr)
+        return 2
+    model = AcceptanceModel(fit(x, y))
+    held = {"held_out_games": len(games) - cut, "held_out_answers": int(len(hy))}
+    if len(hy):
+        base = AcceptanceModel(np.r_[np.log(y.mean() / (1 - y.mean())), np.zeros(N_FEATURES - 1)])
+        held.update(held_out_log_loss=round(log_loss(model, hx, hy), 4),
+                    held_out_log_loss_base_rate=round(log_loss(base, hx, hy), 4))
+    full = AcceptanceModel(fit(*samples(games)), {
+        "kind": args.kind, "games": len(games), "answers": int(len(y) + len(hy)),
+        "taken": int(y.sum() + hy.sum()), **held, "sources": [os.path.relpath(s) for s in args.games],
+        "fitted": datetime.date.today().isoformat(),
+        "command": "python -m catan_env.learned.acceptance " + " ".join(argv if argv is not None else sys.argv[1:])})
+    out = args.out or acceptance_path(args.kind)
+    full.save(out)
+    print(f"{out}: {full.meta['answers']} answers of {len(games)} games, {full.meta['taken']} taken; "
+          f"held-out log loss {held.get('held_out_log_loss')} against the base rate's "
+          f"{held.get('held_out_log_loss_base_rate')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""Acceptance models (``catan_env.learned.acceptance``): the fit recovers a known model,
+the samples read a bridge's offer log as it is written, the decision-time features are
+the offer's and the partner's as the view holds them, bad files are named, and the value
+agent's acceptance-weighted offers follow the model."""
+import json
+
+import numpy as np
+import pytest
+
+from catan_env.agents import make_agent
+from catan_env.core import actions as A
+from catan_env.core import game as G
+from catan_env.core import layout as L
+from catan_env.infoset import InfoSet
+from catan_env.learned import acceptance as M
+from helpers import observation
+
+
+def _random_features(rng, n):
+    return np.array([M.offer_features(int(rng.integers(A.N_MENU)), int(rng.integers(0, 12)), int(rng.integers(0, 4)),
+                                      int(rng.integers(2, 10)), int(rng.integers(2, 10)), int(rng.integers(0, 150)))
+                     for _ in range(n)])
+
+
+def test_the_fit_recovers_a_known_model():
+    rng = np.random.default_rng(0)
+    x = _random_features(rng, 20000)
+    truth = np.zeros(M.N_FEATURES)
+    truth[[0, 1, 3, M.FEATURES.index("own_vp")]] = [-2.0, 2.5, -0.8, -1.5]
+    y = (rng.random(len(x)) < M.AcceptanceModel(truth).probability(x)).astype(float)
+    got = M.fit(x, y, l2=0.1)
+    for name in ("bias", "can_pay", "cards", "own_vp"):
+        i = M.FEATURES.index(name)
+        assert abs(got[i] - truth[i]) < 0.35, (name, got[i], truth[i])
+    assert M.log_loss(M.AcceptanceModel(got), x, y) < M.log_loss(M.AcceptanceModel(np.zeros(M.N_FEATURES)), x, y)
+
+
+def test_samples_read_the_offer_log_as_the_bridge_writes_it():
+    menu = 7
+    line = {"offer_log": [[30, menu, [5, 1, 2, 3], [4, 6, 2, 0], [3, 5, 4, 2], [0, 2, 1, 0]]]}
+    x, y = M.samples([line])
+    assert y.tolist() == [0.0, 1.0, 0.0]  # seat 1 rejected, 2 accepted, 3 countered (not taken)
+    for row, q in zip(x, (1, 2, 3)):
+        np.testing.assert_array_equal(row, M.offer_features(menu, [4, 6, 2, 0][q], [0, 2, 1, 0][q], [3, 5, 4, 2][q], 3, 30))
+    want = int(A.MENU_GET_N[menu])
+    assert x[0, M.FEATURES.index("can_pay")] == float(2 >= want)
+    assert x[0, M.FEATURES.index("asks_" + L.RESOURCE_NAMES[A.MENU_GET_RES[menu]])] == 1.0
+    assert x[0, M.FEATURES.index("gives_" + L.RESOURCE_NAMES[A.MENU_GIVE_RES[menu]])] == 1.0
+
+
+def _main_phase_state(players=4, seed=3):
+    rng = np.random.default_rng(seed)
+    s = G.new_game(seed=seed, players=players)
+    while not (s[L.PHASE] == L.PH_MAIN and any(A.OFFER0 <= a < A.OFFER0 + A.N_MENU for a in G.legal_actions(s))):
+        legal = G.legal_actions(s)
+        G.step(s, int(legal[rng.integers(len(legal))]))
+    return s
+
+
+def test_probabilities_are_the_partners_features_in_the_view():
+    model = M.AcceptanceModel(np.random.default_rng(1).normal(size=M.N_FEATURES))
+    for players in (3, 4):
+        s = _main_phase_state(players)
+        seat = int(G.decider(s))
+        offers = np.array([a for a in G.legal_actions(s) if A.OFFER0 <= a < A.OFFER0 + A.N_MENU], np.int64)
+        got = model.probabilities(s, seat, offers)
+        assert got.shape == (len(offers), 3)
+        for i, a in enumerate(offers):
+            m = int(a) - A.OFFER0
+            for k in range(1, 4):
+                if k >= players:
+                    assert got[i, k - 1] == 0.0
+                    continue
+                q = (seat + k) % players
+                hand = [int(s[L.hand_i(q, r)]) for r in range(L.N_RES)]
+                x = M.offer_features(m, sum(hand), hand[A.MENU_GET_RES[m]], int(s[L.PUBLIC_VP + q]),
+                                     int(s[L.PUBLIC_VP + seat]), int(s[L.TURN]))
+                assert got[i, k - 1] == pytest.approx(1 / (1 + np.exp(-x @ model.coef)))
+
+
+def test_bad_models_are_named(tmp_path):
+    with pytest.raises(ValueError, match="shipped kinds are .*jsettlers-smart"):
+        M.load_acceptance("nobody")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="bad.json: not an acceptance model"):
+        M.load_acceptance(str(bad))
+    bad.write_text(json.dumps({"features": ["bias"], "coef": [0.0]}))
+    with pytest.raises(ValueError, match="not this version's"):
+        M.load_acceptance(str(bad))
+    with pytest.raises(ValueError, match="19 coefficients"):
+        M.AcceptanceModel([0.0, 1.0])
+    with pytest.raises(ValueError, match="shipped kinds"):
+        make_agent("pretrained:accept=nobody")
+
+
+def test_the_shipped_model_says_what_it_was_fitted_on():
+    model = M.load_acceptance("jsettlers-smart")
+    meta = model.meta
+    assert meta["kind"] == "jsettlers-smart" and meta["answers"] > 1000 and 0 < meta["taken"] < meta["answers"]
+    assert meta["held_out_log_loss"] < meta["held_out_log_loss_base_rate"]  # it beats the base rate
+    assert "catan_env.learned.acceptance fit" in meta["command"]
+    assert model.coef[M.FEATURES.index("can_pay")] > 0  # a robot that cannot pay does not accept
+
+
+def _agent_with(bias, tmp_path):
+    coef = np.zeros(M.N_FEATURES)
+    coef[0] = bias
+    path = tmp_path / f"acceptance-{bias}.json"
+    M.AcceptanceModel(coef).save(str(path))
+    return make_agent(f"pretrained:search=0:accept={path}:offers=3", seed=1)
+
+
+def test_the_agent_offers_by_the_models_expected_gain(tmp_path):
+    """A model by which nobody accepts makes no offer; one by which everybody does makes
+    the offer whose partner gains sum highest (each partner's gain, a loss included)."""
+    from catan_env.learned.trading import offer_partner_gains
+
+    def observe(state, seat):
+        return observation(state, seat), InfoSet(state, seat, secret_seed=5)
+    s = _main_phase_state()
+    seat = int(G.decider(s))
+    never, always = _agent_with(-30.0, tmp_path), _agent_with(30.0, tmp_path)
+    obs, info = observe(s, seat)
+    a = never.act(obs, info)
+    assert not A.OFFER0 <= a < A.OFFER0 + A.N_MENU and never.trade_counts["offers"] == 0
+    offers = np.array([x for x in G.legal_actions(s) if A.OFFER0 <= x < A.OFFER0 + A.N_MENU], np.int64)
+    gains = np.empty((len(offers), 3))
+    view = info.determinize(0)  # (every hand is known this early: each sample is the true state's)
+    assert all(view[L.hand_i(p, r)] == s[L.hand_i(p, r)] for p in range(4) for r in range(L.N_RES))
+    offer_partner_gains(always._evaluator, view, seat, offers, gains)
+    expected = np.where(gains > -1.0, gains, 0.0).sum(1)
+    obs, info = observe(s, seat)
+    a = always.act(obs, info)
+    assert expected.max() > always.offer_gain  # (an offer pays here)
+    assert a == offers[int(np.argmax(expected))] and always.trade_counts["offers"] == 1
