@@ -6,6 +6,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 from .base import AgentProtocol
 from .deep import exit_agent, uctnet_agent
 from .value.agent import pretrained_agent, value_agent, value_mcts_agent
+from .value.search_trade import value_trader_agent
 from .human import HumanAgent
 from .jsettlers import JSettlersAgent
 from .learned import MLPPolicyAgent, pretrained_policy_agent, rllib_agent, sb3_agent
@@ -30,6 +31,7 @@ _REGISTRY: Dict[str, Callable[..., AgentProtocol]] = {
     "pretrained": pretrained_agent,
     "pretrained_policy": pretrained_policy_agent,
     "value_mcts": value_mcts_agent,
+    "value_trader": value_trader_agent,
     "human": HumanAgent,
 }
 

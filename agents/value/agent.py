@@ -68,7 +68,7 @@ from catan_env.learned.plays import ValueNetworkPlay
 from catan_env.learned.acceptance import load_acceptance
 from catan_env.learned.greedy import (
     IS_OFFER, K_FALLBACK, K_MACRO, K_MOVE, K_OFFER, KIND_NAMES, M_COUNT, M_IDS, M_TURN, MAX_OFFERS, greedy_decision,
-    move_or_macro, new_memory, options, trade_or_forced,
+    move_or_macro, new_memory, offer_choice, options, trade_or_forced,
 )
 from catan_env.learned.trading import offer_partner_gains
 
@@ -256,6 +256,23 @@ class ValueSearchAgent(Agent):
         if kind == K_MOVE and value < 0.0:
             value += 1.0  # a move outside the deepest beam carries its one-ply value minus 1
         return self._count(infoset, int(a), int(kind), float(value))
+
+    def choose_offer(self, observation: Observation, infoset: InfoSet) -> int:
+        """The offer this agent makes now in the main phase (counted), -1 for none: by
+        expected gain with an acceptance model, else the menu entry of highest gain
+        above ``offer_margin`` (``greedy.offer_choice``); at most ``offers`` a turn."""
+        legal = legal_from(observation).astype(np.int64)
+        view = infoset.determinize(self._seed())
+        if int(view[PHASE]) != PH_MAIN or self.offers == 0:
+            return -1
+        if self.acceptance is not None:
+            a = self._offer_by_acceptance(view, infoset.seat, legal)
+        else:
+            a = int(offer_choice(self._evaluator, view, infoset.seat, legal, len(legal), self._memory,
+                                 float(self.offers), self.offer_margin, np.empty(0)))
+        if a >= 0:
+            self.trade_counts["offers"] += 1
+        return a
 
     def _offer_by_acceptance(self, view: np.ndarray, seat: int, legal: np.ndarray) -> int:
         """``accept=KIND``: the offer not yet made this turn whose expected gain, each

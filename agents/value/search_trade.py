@@ -1,0 +1,84 @@
+"""Moves by MCTS over the win-probability network, trades by the expectimax's valuations.
+
+    make_agent("value_trader")                                   # MCTS at 3,000 playouts, offers by expected gain
+    make_agent("value_trader:playouts=1000:accept=none")         # offers by gain alone (no acceptance model)
+
+MCTS over the network (``value_mcts``) chose better moves than the expectimax in paired
+games against MCTS, but makes no domestic offers; the expectimax (``pretrained``) trades
+well against the robots.  This agent plays each decision by the one that does it better:
+every answer to an offer and every confirmation by the expectimax's trade valuations, an
+offer first in the main phase when one pays (by expected gain under the acceptance model
+``accept``, else by gain), every other move by MCTS with the network at its leaves
+(offers masked out of its choice).  ``playouts`` and ``variant`` are the search's,
+``accept``, ``offers`` and ``offer_gain`` the trader's.
+"""
+from collections import Counter
+from typing import Any, Optional
+
+import numpy as np
+
+from catan_env.core import actions as A
+from catan_env.core.layout import PH_MAIN, PH_TRADE_CONFIRM, PH_TRADE_RESPONSE, PHASE
+from catan_env.infoset import InfoSet
+
+from ..base import Agent, Observation
+from .agent import ValueSearchAgent, value_mcts_agent
+
+DEFAULT_ACCEPTANCE = "jsettlers-smart"
+NOT_AN_OFFER = np.ones(A.N_ACTIONS, dtype=np.int8)
+NOT_AN_OFFER[A.OFFER0:A.OFFER0 + A.N_MENU] = 0
+
+
+class SearchTradeAgent(Agent):
+    """MCTS moves, expectimax trades (see the module docstring)."""
+
+    name = "value_trader"
+
+    def __init__(self, seed: Optional[int] = None, playouts: int = 3000, variant: str = "best",
+                 accept: str = DEFAULT_ACCEPTANCE, offers: int = 3, offer_gain: float = 0.0005,
+                 **search: Any) -> None:
+        super().__init__(seed)
+        self.trader = ValueSearchAgent(seed=seed, search=0, offers=offers, offer_gain=offer_gain,
+                                       accept="" if accept == "none" else accept)
+        self.mover = value_mcts_agent(seed=None if seed is None else seed + 1, variant=variant,
+                                      playouts=playouts, **search)
+        self.network = self.trader.network  # (the weights that played: the bridges record their digest)
+        self.path = self.trader.path
+
+    @property  # type: ignore[override]
+    def fallbacks(self) -> "Counter[str]":
+        return self.trader.fallbacks + self.mover.fallbacks
+
+    @fallbacks.setter
+    def fallbacks(self, value: "Counter[str]") -> None:  # (Agent.__init__ sets it)
+        pass
+
+    @property
+    def trade_counts(self) -> dict:
+        return self.trader.trade_counts
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        super().reset(seed)
+        self.trader.reset(seed)
+        self.mover.reset(None if seed is None else seed + 1)
+
+    def compile_stages(self) -> list:
+        return self.trader.compile_stages() + self.mover.compile_stages()
+
+    def act(self, observation: Observation, infoset: InfoSet) -> int:
+        phase = int(infoset.view[PHASE])
+        if phase in (PH_TRADE_RESPONSE, PH_TRADE_CONFIRM):
+            return self.trader.act(observation, infoset)
+        mask = observation["action_mask"]
+        if phase == PH_MAIN and mask[A.OFFER0:A.OFFER0 + A.N_MENU].any():
+            offer = self.trader.choose_offer(observation, infoset)
+            if offer >= 0:
+                return offer
+            mask = mask * NOT_AN_OFFER
+        return self.mover.act({**observation, "action_mask": mask}, infoset)
+
+
+def value_trader_agent(seed: Optional[int] = None, **options: Any) -> SearchTradeAgent:
+    """``value_trader``: MCTS over the shipped network for moves, the expectimax's trade
+    valuations for offers and answers (``playouts``, ``accept``, ``offers``, ...)."""
+    return SearchTradeAgent(seed=seed, **options)
