@@ -42,6 +42,9 @@ def test_samples_read_the_offer_log_as_the_bridge_writes_it():
     assert y.tolist() == [0.0, 1.0, 0.0]  # seat 1 rejected, 2 accepted, 3 countered (not taken)
     for row, q in zip(x, (1, 2, 3)):
         np.testing.assert_array_equal(row, M.offer_features(menu, [4, 6, 2, 0][q], [0, 2, 1, 0][q], [3, 5, 4, 2][q], 3, 30))
+    # a seat the offer was not for (6) is no sample
+    x2, y2 = M.samples([{"offer_log": [[30, menu, [5, 6, 2, 6], [4, 6, 2, 0], [3, 5, 4, 2], [0, 2, 1, 0]]]}])
+    assert y2.tolist() == [1.0] and np.array_equal(x2[0], x[1])
     want = int(A.MENU_GET_N[menu])
     assert x[0, M.FEATURES.index("can_pay")] == float(2 >= want)
     assert x[0, M.FEATURES.index("asks_" + L.RESOURCE_NAMES[A.MENU_GET_RES[menu]])] == 1.0
@@ -134,3 +137,26 @@ def test_the_agent_offers_by_the_models_expected_gain(tmp_path):
     a = always.act(obs, info)
     assert expected.max() > always.offer_gain  # (an offer pays here)
     assert a == offers[int(np.argmax(expected))] and always.trade_counts["offers"] == 1
+
+
+def test_offers_to_the_gainers_name_them_and_sum_only_their_gains(tmp_path):
+    from catan_env.learned.trading import offer_partner_gains
+    coef = np.zeros(M.N_FEATURES)
+    coef[0] = 30.0
+    path = tmp_path / "always.json"
+    M.AcceptanceModel(coef).save(str(path))
+    agent = make_agent(f"pretrained:search=0:accept={path}:offers=3:offer_to=gainers", seed=1)
+    s = _main_phase_state()
+    seat = int(G.decider(s))
+    offers = np.array([x for x in G.legal_actions(s) if A.OFFER0 <= x < A.OFFER0 + A.N_MENU], np.int64)
+    gains = np.empty((len(offers), 3))
+    offer_partner_gains(agent._evaluator, s, seat, offers, gains)
+    expected = np.where(gains > 0, gains, 0.0).sum(1)
+    a = agent.act(observation(s, seat), InfoSet(s, seat, secret_seed=5))
+    i = int(np.argmax(expected))
+    assert a == offers[i]
+    assert agent.offer_recipients == [(seat + k) % 4 for k in (1, 2, 3) if gains[i, k - 1] > 0]
+    with pytest.raises(ValueError, match="needs an acceptance model"):
+        make_agent("pretrained:offer_to=gainers")
+    with pytest.raises(ValueError, match="offer_to must be one of all, gainers"):
+        make_agent("pretrained:accept=jsettlers-smart:offer_to=some")

@@ -211,6 +211,23 @@ def test_the_readme_strength_table_is_counted_from_the_per_game_files():
     assert block(bench.ENSEMBLE_DOC, bench.LEVERS_START, bench.LEVERS_END) == bench.levers_table()
 
 
+def test_the_negotiation_levers_table_is_counted_from_the_run_folders():
+    """docs/negotiation.md's table is ``benchmarks/negotiation_levers.py``'s count of the
+    committed per-game files; every run folder is some lever's, and a game added to a run
+    changes the table."""
+    import json
+    bench = load_benchmark("negotiation_levers")
+    from results_doc import block
+    assert block(bench.PAGE, bench.START, bench.END) == bench.table()
+    folders = {d for d in os.listdir(bench.FOLDER) if os.path.isdir(os.path.join(bench.FOLDER, d))}
+    assert folders <= {lever.folder for lever in bench.LEVERS}
+    base = bench.LEVERS[0]
+    lines = bench.games(base)
+    assert len(lines) >= 200 and bench.figures(lines)["games"] == len([g for g in lines if "error" not in g])
+    won = dict(lines[0], winner=lines[0]["our_seats"][0])
+    assert bench.figures(lines + [json.loads(json.dumps(won))])["wins"] == bench.figures(lines)["wins"] + 1
+
+
 def test_the_threads_table_is_the_results_file():
     """The benchmarks page's table of the batched env across threads is
     ``batched_throughput.py --threads 1,2 --out``'s results file."""

@@ -655,3 +655,26 @@ def test_our_offers_are_logged_with_every_answer():
     assert c.offer_log[0][2][c.cs(others[0])] == C.ANSWER_COUNTER_TAKEN
     assert c.offer_log[0][2][c.cs(others[2])] == C.ANSWER_REJECT
     assert c.result()["offer_log"] == c.offer_log
+
+
+def test_an_offer_for_some_partners_asks_only_them():
+    """An agent that names the partners of its offer (``offer_recipients``) has the server
+    send it to them alone; the others are logged as not asked, and the offer closes once
+    the asked have answered."""
+    from catan_env.apps.jsettlers_bridge import client as C
+    agent = _Scripted()
+    c = _our_turn(agent)
+    g, me = c.game, c.js_seat
+    partner = (c.seat + 2) % 4  # a mirror seat
+    agent.offer_recipients = [partner]
+    _act(c)
+    offer = c.conn.sent[-1]
+    flags = offer.split(",")[2:6]
+    assert [f == "true" for f in flags] == [p == c.js(partner) for p in range(4)]
+    c.on_message(offer)
+    answers = c.offer_log[0][2]
+    assert answers == [C.ANSWER_SELF if p == c.seat else C.ANSWER_NONE if p == partner else C.ANSWER_NOT_ASKED
+                       for p in range(4)]
+    c.on_message(f"{P.REJECTOFFER}|{g},{c.js(partner)}")
+    _act(c)  # every seat asked has answered: the offer is withdrawn at once
+    assert c.conn.sent[-1] == f"{P.CLEAROFFER}|{g},{me}" and c.call is None

@@ -47,6 +47,9 @@ when a person sits at the table).
 ``catan_env/learned/acceptance.py``: ``jsettlers-smart``) chooses offers by expected gain
 instead: each partner's gain from the trade times its chance to take the offer, summed,
 above ``offer_gain``; a partner the trade would help more than us counts as a loss.
+``offer_to=gainers`` sums only the partners we gain from and names them
+(``offer_recipients``): a bridge whose server lets an offer name its recipients asks only
+them; the core's own offers are to everyone.
 ``trade_counts`` counts what it did.  ``last_values`` holds each seat's estimated chance
 to win after the chosen move (recorded as training targets).
 """
@@ -60,7 +63,7 @@ from numba import njit
 
 from catan_env.core import actions as A
 from catan_env.core.game import new_game
-from catan_env.core.layout import PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PHASE, TRADE_GET_RES, TURN
+from catan_env.core.layout import OPT_PLAYERS, PH_MAIN, PH_SETUP_ROAD, PH_SETUP_SETTLEMENT, PHASE, TRADE_GET_RES, TURN
 from catan_env.infoset import InfoSet
 from catan_env.learned.network import PRETRAINED, load_network
 from catan_env.learned.value import new_evaluator, state_win_probs
@@ -79,6 +82,10 @@ from .setup_rollout import in_setup, setup_rollout_value
 # the set-up placements (``opening=``): the expectimax's own, the JSettlers robot's opening
 # search, or each placement valued at the end of the set-up (``setup_rollout.py``)
 OPENINGS = ("search", "jsettlers", "rollout")
+
+# whom an offer by expected gain is for: everyone (the core's rule), or only the partners it
+# would gain from (a bridge to a server whose offers name their recipients)
+OFFER_TO = ("all", "gainers")
 
 # offers and counter-offers that ask 2 cards for 1 (``lopsided=false`` drops them)
 ASKS_TWO_FOR_ONE = np.zeros(A.N_ACTIONS, bool)
@@ -106,7 +113,7 @@ class ValueSearchAgent(Agent):
                  accept_margin: float = 0.02,
                  macros: bool = True, opening: str = "search", offers: int = 2, offer_margin: float = 0.02,
                  counters: bool = True, lopsided: bool = True, accept: str = "",
-                 offer_gain: float = 0.0005) -> None:
+                 offer_gain: float = 0.0005, offer_to: str = "all") -> None:
         super().__init__(seed)
         for name, value, kind in (("search", search, int), ("beam", beam, int), ("determinizations", determinizations, int),
                                   ("leaves", leaves, int), ("offers", offers, int), ("seconds", seconds, (int, float))):
@@ -129,6 +136,12 @@ class ValueSearchAgent(Agent):
         self.acceptance = load_acceptance(accept) if accept else None
         self.accept_kind = accept
         self.offer_gain = float(offer_gain)
+        if offer_to not in OFFER_TO:
+            raise ValueError(f"offer_to must be one of {', '.join(OFFER_TO)}, got {offer_to!r}")
+        if offer_to != "all" and not accept:
+            raise ValueError("offer_to=gainers needs an acceptance model (accept=KIND): it sums the gains of the partners asked")
+        self.offer_to = offer_to
+        self.offer_recipients: Optional[List[int]] = None  # the seats the last offer is for (None: everyone)
         self.network = load_network(path)
         self._evaluator = self.network.evaluator()  # the network with this agent's work buffers
         self.path = path or PRETRAINED
@@ -290,11 +303,15 @@ class ValueSearchAgent(Agent):
         gains = np.empty((len(offers), 3))
         offer_partner_gains(self._evaluator, view, seat, offers, gains)
         chance = self.acceptance.probabilities(view, seat, offers)
-        expected = np.where(gains > -1.0, gains * chance, 0.0).sum(axis=1)
+        counted = gains > (0.0 if self.offer_to == "gainers" else -1.0)  # (gainers: only they are asked)
+        expected = np.where(counted, gains * chance, 0.0).sum(axis=1)
         i = int(np.argmax(expected))
         if expected[i] <= self.offer_gain:
             return -1
         memory[M_IDS + made], memory[M_COUNT] = offers[i], made + 1
+        n = int(view[OPT_PLAYERS])
+        self.offer_recipients = ([(seat + k) % n for k in range(1, n) if counted[i, k - 1]]
+                                 if self.offer_to == "gainers" else None)
         return int(offers[i])
 
     def _count(self, infoset: InfoSet, action: int, kind: int, value: float) -> int:

@@ -10,7 +10,7 @@ every answer to an offer and every confirmation by the expectimax's trade valuat
 offer first in the main phase when one pays (by expected gain under the acceptance model
 ``accept``, else by gain), every other move by MCTS with the network at its leaves
 (offers masked out of its choice).  ``playouts`` and ``variant`` are the search's,
-``accept``, ``offers`` and ``offer_gain`` the trader's.
+``accept``, ``offers``, ``offer_gain`` and ``offer_to`` the trader's.
 """
 from collections import Counter
 from typing import Any, Optional
@@ -36,10 +36,10 @@ class SearchTradeAgent(Agent):
 
     def __init__(self, seed: Optional[int] = None, playouts: int = 3000, variant: str = "best",
                  accept: str = DEFAULT_ACCEPTANCE, offers: int = 3, offer_gain: float = 0.0005,
-                 **search: Any) -> None:
+                 offer_to: str = "all", **search: Any) -> None:
         super().__init__(seed)
         self.trader = ValueSearchAgent(seed=seed, search=0, offers=offers, offer_gain=offer_gain,
-                                       accept="" if accept == "none" else accept)
+                                       accept="" if accept == "none" else accept, offer_to=offer_to)
         self.mover = value_mcts_agent(seed=None if seed is None else seed + 1, variant=variant,
                                       playouts=playouts, **search)
         self.network = self.trader.network  # (the weights that played: the bridges record their digest)
@@ -52,6 +52,10 @@ class SearchTradeAgent(Agent):
     @fallbacks.setter
     def fallbacks(self, value: "Counter[str]") -> None:  # (Agent.__init__ sets it)
         pass
+
+    @property
+    def offer_recipients(self) -> Optional[list]:
+        return self.trader.offer_recipients
 
     @property
     def trade_counts(self) -> dict:

@@ -28,6 +28,7 @@ WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
 # the answers of a bridge's offer_log (``jsettlers_bridge.client.ANSWER_*``): what counts as taken
 ANSWER_ACCEPT = 2
 ANSWER_SELF = 5
+ANSWER_NOT_ASKED = 6
 FEATURES = (["bias", "can_pay", "asked_held", "cards", "asks_two", "gives_two"]
             + [f"asks_{r}" for r in L.RESOURCE_NAMES] + [f"gives_{r}" for r in L.RESOURCE_NAMES]
             + ["partner_vp", "own_vp", "turn"])
@@ -119,7 +120,7 @@ def samples(lines: Iterable[Dict[str, Any]]) -> Tuple[np.ndarray, np.ndarray]:
         for turn, menu, answers, cards, vp, asked in g.get("offer_log", []):
             seat = answers.index(ANSWER_SELF)
             for q, answer in enumerate(answers):
-                if q != seat:
+                if q != seat and answer != ANSWER_NOT_ASKED:
                     xs.append(offer_features(menu, cards[q], asked[q], vp[q], vp[seat], turn))
                     ys.append(float(answer == ANSWER_ACCEPT))
     return np.array(xs).reshape(-1, N_FEATURES), np.array(ys)

@@ -26,6 +26,7 @@ class AgentSeat:
     decisions: int
     fallbacks: int
     fallback_reasons: Dict[str, int]
+    think_seconds: List[float]  # how long the agent took over each decision
 
     def _decide(self, state: np.ndarray, ban: Iterable[int] = ()) -> int:
         """The agent's action for a decision state of our seat (mask-checked; a banned
@@ -43,7 +44,9 @@ class AgentSeat:
         self.decisions += 1
         if self.agent is None:  # (a replayed session follows the game and decides nothing)
             raise RuntimeError("this client has no agent to decide with")
+        t0 = time.perf_counter()
         a = int(self.agent.act({"observation": vec, "action_mask": mask}, info))
+        self.think_seconds.append(time.perf_counter() - t0)
         if not (0 <= a < A.N_ACTIONS and mask[a]):
             self._count_fallback("client: the agent's move was not legal")
             legal = np.flatnonzero(mask)

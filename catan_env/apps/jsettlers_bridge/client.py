@@ -71,6 +71,7 @@ class JSettlersClient(AgentSeat):
         self.fallbacks = 0
         self.fallback_reasons: Dict[str, int] = {}
         self.decisions = 0
+        self.think_seconds: List[float] = []
         self.declined_offers = 0   # robots' offers our menu cannot say (declined)
         self.offers_received = 0
         self.offers_made = 0
@@ -166,6 +167,7 @@ class JSettlersClient(AgentSeat):
                 "offers_made": self.offers_made, "trades": self.trades_done,
                 "forced_discards": self.forced_discards, "late_answers": self.late_answers,
                 "offer_log": list(self.offer_log),
+                "decision_seconds": round(float(np.median(self.think_seconds)), 4) if self.think_seconds else None,
                 "seat_stats": seat_statistics(m.state, setup_settlements(m.entries, int(m.state[L.OPT_PLAYERS])))}
 
     def _check_mismatch(self) -> None:
@@ -806,12 +808,16 @@ class JSettlersClient(AgentSeat):
         elif A.OFFER0 <= a < A.TRADE_ACCEPT:
             k = a - A.OFFER0
             give, get = menu_vectors(k)
-            to = [p != self.js_seat for p in range(4)]
+            asked = getattr(self.agent, "offer_recipients", None)  # (mirror seats; None: everyone)
+            asked = [p for p in range(4) if p != self.seat] if not asked else list(asked)
+            to = [self.cs(p) in asked for p in range(4)]
             self.offers_this_turn += 1
             self.offers_made += 1
             self.banned.add(a)
-            self.call = {"menu": k, "give": give, "get": get, "answered": set(), "counters": {},
-                         "t0": time.monotonic(), "record": offer_record(self._m().state, self.seat, k)}
+            self.call = {"menu": k, "give": give, "get": get, "answered": {p for p in range(4) if p != self.seat
+                                                                          and p not in asked},
+                         "counters": {}, "t0": time.monotonic(),
+                         "record": offer_record(self._m().state, self.seat, k, asked)}
             self.offer_log.append(self.call["record"])
             self._send({"kind": "offer", "action": a, "text": P.make_offer(g, self.js_seat, to, give, get)})
         else:
@@ -914,17 +920,19 @@ class JSettlersClient(AgentSeat):
 
 
 # what each seat answered our offer (``offer_record``'s answers)
-ANSWER_NONE, ANSWER_REJECT, ANSWER_ACCEPT, ANSWER_COUNTER, ANSWER_COUNTER_TAKEN, ANSWER_SELF = range(6)
-ANSWER_NAMES = ("none", "reject", "accept", "counter", "counter taken", "offerer")
+ANSWER_NONE, ANSWER_REJECT, ANSWER_ACCEPT, ANSWER_COUNTER, ANSWER_COUNTER_TAKEN, ANSWER_SELF, ANSWER_NOT_ASKED = range(7)
+ANSWER_NAMES = ("none", "reject", "accept", "counter", "counter taken", "offerer", "not asked")
 
 
-def offer_record(state: np.ndarray, seat: int, menu: int) -> List[Any]:
+def offer_record(state: np.ndarray, seat: int, menu: int, to: Optional[Sequence[int]] = None) -> List[Any]:
     """One of our offers as the results keep it, for acceptance models: [turn, menu
-    entry, every seat's answer (``ANSWER_*``, ``ANSWER_SELF`` for ours; filled in as the
-    answers come), every seat's card count, public VP, and count of the resource asked
-    for as the mirror holds it]."""
+    entry, every seat's answer (``ANSWER_*``: ``ANSWER_SELF`` for ours,
+    ``ANSWER_NOT_ASKED`` for a seat not among ``to``; filled in as the answers come),
+    every seat's card count, public VP, and count of the resource asked for as the mirror
+    holds it]."""
     asked = int(A.MENU_GET_RES[menu])
-    return [int(state[L.TURN]), int(menu), [ANSWER_SELF if p == seat else ANSWER_NONE for p in range(4)],
+    return [int(state[L.TURN]), int(menu), [ANSWER_SELF if p == seat else ANSWER_NONE if to is None or p in to
+                                            else ANSWER_NOT_ASKED for p in range(4)],
             [int(sum(state[L.hand_i(p, r)] for r in range(L.N_RES))) for p in range(4)],
             [int(state[L.PUBLIC_VP + p]) for p in range(4)],
             [int(state[L.hand_i(p, asked)]) for p in range(4)]]

@@ -192,6 +192,7 @@ def game_line(i: int, specs: Sequence[str], results: List[Dict[str, Any]], secon
                 offers_made=sum(r["offers_made"] for r in results),
                 trades=sum(r["trades"] for r in results),
                 offer_log=[rec for r in results for rec in r.get("offer_log", [])],
+                decision_seconds=[r.get("decision_seconds") for r in results],  # each seat's median
                 seat_stats=first["seat_stats"])  # public: every seat's mirror has the same
     return game
 

@@ -83,6 +83,7 @@ class PioneersClient(ServerEvents, AgentSeat):
         self.fallbacks = 0          # moves replaced: the agent's own (reported) and ours
         self.fallback_reasons: Dict[str, int] = {}
         self.decisions = 0
+        self.think_seconds: List[float] = []
         self.announced = {"longest-road": -1, "largest-army": -1}
         self.winner = None
         self.won_with = None
