@@ -678,3 +678,27 @@ def test_an_offer_for_some_partners_asks_only_them():
     c.on_message(f"{P.REJECTOFFER}|{g},{c.js(partner)}")
     _act(c)  # every seat asked has answered: the offer is withdrawn at once
     assert c.conn.sent[-1] == f"{P.CLEAROFFER}|{g},{me}" and c.call is None
+
+
+def test_offers_past_the_rule_options_cap_stay_legal_up_to_the_bridges():
+    """--offers-per-turn above the rule option's 3: the state the agent reads keeps the
+    cap the network knows and shows one offer left until the bridge's own cap."""
+    from catan_env.core import rules as R
+    c = _our_turn(_Scripted())
+    c.offers_per_turn = 5
+
+    def offer_legal(made):
+        c.offers_this_turn = made
+        s = c._decision_state()
+        mask = np.zeros(A.N_ACTIONS, np.int8)
+        R.legal_mask(s, mask)
+        assert s[L.OPT_MAX_OFFERS] == 3
+        return bool(mask[A.OFFER0:A.OFFER0 + A.N_MENU].any())
+    assert [offer_legal(k) for k in range(7)] == [True] * 5 + [False] * 2
+    c.offers_per_turn = 3
+    assert [offer_legal(k) for k in range(5)] == [True] * 3 + [False] * 2
+
+
+def test_offers_per_turn_is_checked(tmp_path, capsys):
+    assert _exit_code(["--agents", "random", "--offers-per-turn", "21", "--out", str(tmp_path)]) == 2
+    assert "--offers-per-turn must be 1..20" in capsys.readouterr().err

@@ -37,7 +37,9 @@ OFFER_WAIT_S = 4.0        # how long our offer waits for every robot to answer
 # The server lets the seat on turn's built-in robot sit idle 8 s, then ends its turn and
 # discards at random for whoever has not: our discards must reach it well before that
 DISCARD_BUDGET_S = 4.0
-AGENT_MAX_OFFERS = 3      # domestic offers an agent may make per turn
+# domestic offers an agent may make per turn: the rule option's default, which the value
+# network was trained under and reads as an input (the server itself has no cap)
+AGENT_MAX_OFFERS = 3
 ROBOT_CLASS = "catan_env.apps.bridge"
 
 
@@ -54,11 +56,12 @@ class JSettlersClient(AgentSeat):
 
     def __init__(self, host: str, port: int, agent: Optional[AgentProtocol], name: str = "catan_env",
                  cookie: str = "", seed: int = 0, timeout: float = 120.0, keep_transcript: bool = False,
-                 stop_on_mismatch: bool = True) -> None:
+                 stop_on_mismatch: bool = True, offers_per_turn: int = AGENT_MAX_OFFERS) -> None:
         self.host, self.port, self.agent, self.name, self.cookie = host, port, agent, name, cookie
         self.seed = seed
         self.timeout = timeout
         self.stop_on_mismatch = stop_on_mismatch
+        self.offers_per_turn = offers_per_turn
         self.transcript: Optional[List[Tuple[str, str]]] = [] if keep_transcript else None
         self.conn: Any = None
         self.game = ""
@@ -721,7 +724,12 @@ class JSettlersClient(AgentSeat):
     def _decision_state(self) -> np.ndarray:
         m = self._m()
         s = m.state.copy()
-        s[L.OFFERS_MADE] = max(int(s[L.OFFERS_MADE]), self.offers_this_turn)
+        made = max(int(s[L.OFFERS_MADE]), self.offers_this_turn)
+        if AGENT_MAX_OFFERS <= made < self.offers_per_turn:
+            # past the rule option's cap but within ours: the state the agent reads keeps
+            # the cap it knows and shows one offer left (its own memory counts the rest)
+            made = AGENT_MAX_OFFERS - 1
+        s[L.OFFERS_MADE] = made
         s[L.OPT_MAX_OFFERS] = AGENT_MAX_OFFERS
         s[L.OPT_VP] = m.target
         return s

@@ -33,7 +33,7 @@ from ...agents.arena import play_game
 from ...agents.registry import make_agent
 from ...cli import UserError, compile_notice, parser, positive_int, user_errors
 from ..bridge.results import games_so_far, summarize
-from .client import GameHost, JSettlersClient, NotSeated
+from .client import AGENT_MAX_OFFERS, GameHost, JSettlersClient, NotSeated
 from .server import ROBOT_STRATEGIES, LocalJSettlersServer, jsettlers_available
 
 CLIENT_TIMEOUT_S = 120     # a server silent this long has stalled
@@ -82,14 +82,16 @@ def _drop_server() -> None:
 
 
 def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str, game: str, seed: int,
-                        keep_transcript: bool = True) -> Tuple[List[Dict[str, Any]], List[JSettlersClient]]:
+                        keep_transcript: bool = True, offers_per_turn: int = AGENT_MAX_OFFERS
+                        ) -> Tuple[List[Dict[str, Any]], List[JSettlersClient]]:
     """One game: our agents (one client each) join as robots, an observer starts the game.
     Returns (each client's result or {"error": ...}, the clients)."""
     for attempt in range(1, SEAT_ATTEMPTS + 1):
         clients = [JSettlersClient(host, port, make_agent(spec, seed=seed * 31 + k),
                                    name=f"cat{seed % 100000}x{k}" + (f"a{attempt}" if attempt > 1 else ""),
                                    cookie=cookie, seed=seed * 31 + k, timeout=CLIENT_TIMEOUT_S,
-                                   keep_transcript=keep_transcript) for k, spec in enumerate(specs)]
+                                   keep_transcript=keep_transcript, offers_per_turn=offers_per_turn)
+                   for k, spec in enumerate(specs)]
         try:
             return _play_seated(clients, host, port, game if attempt == 1 else f"{game}a{attempt}")
         except NotSeated as exc:
@@ -197,9 +199,9 @@ def game_line(i: int, specs: Sequence[str], results: List[Dict[str, Any]], secon
     return game
 
 
-def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Optional[int], str, str, str]
+def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Optional[int], str, str, str, int]
          ) -> Dict[str, Any]:
-    i, specs, seed, jar, pace, host, port, cookie, out, robots = args
+    i, specs, seed, jar, pace, host, port, cookie, out, robots, offers = args
     t0 = time.time()
     try:
         for attempt in (1, 2):  # a local server that never seats us is restarted once
@@ -210,7 +212,7 @@ def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Opt
                 host_, port_, cookie_ = host or "127.0.0.1", port, cookie
             try:
                 results, clients = play_game_on_server(specs, host_, port_, cookie_, f"catan-{seed}-{i + 1}",
-                                                       seed * 100003 + i)
+                                                       seed * 100003 + i, offers_per_turn=offers)
                 break
             except TimeoutError as exc:  # (raised before the game started: nothing was played)
                 if port is not None or attempt == 2:
@@ -227,6 +229,8 @@ def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Opt
                 "seconds": round(time.time() - t0, 1), "rejected": 0, "mismatches": 0,
                 "error": f"{type(exc).__name__}: {exc}", "failed": True}
     game = game_line(i, specs, results, time.time() - t0)
+    if offers != AGENT_MAX_OFFERS:
+        game["offers_per_turn"] = offers
     if port is None:
         game["robots"] = robots
     if port is None and _server is not None and _server.log_path:
@@ -271,6 +275,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "strategy), fast (FAST-strategy robots, in one JVM beside the server) or "
                         "default (the server's default mix: a pool of 3 SMART and 1 FAST, each "
                         "game drawing at random)")
+    p.add_argument("--offers-per-turn", type=positive_int, default=AGENT_MAX_OFFERS,
+                   help="domestic offers each of our seats may make a turn (the server has no cap; "
+                        f"default {AGENT_MAX_OFFERS}, the rule option's, which the value network reads; "
+                        "an agent makes at most its own offers=N)")
     p.add_argument("--jar", default=None, help="the JSettlers server jar (default: $JSETTLERS_JAR, "
                    "else ../shared/jsettlers/JSettlers-2.7.00.jar)")
     p.add_argument("--host", default=None, help="join this running server instead of starting one")
@@ -282,6 +290,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     if not 1 <= len(specs) <= 3:
         p.error(f"--agents takes 1 to 3 specs, got {len(specs)}")
+    if args.offers_per_turn > 20:
+        p.error(f"--offers-per-turn must be 1..20 (what an agent's offer memory holds), got {args.offers_per_turn}")
     if not 0 <= args.pace <= 100:
         p.error(f"--pace must be 0..100, got {args.pace}")
     digests = []
@@ -305,7 +315,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise UserError(f"cannot start a local JSettlers server: {reason}")
     # (a line without "robots" was played against the server's own SMART robots)
     games = games_so_far(args.out, lambda g: g.get("agents") == specs
-                         and g.get("robots", "smart") == args.robots)
+                         and g.get("robots", "smart") == args.robots
+                         and g.get("offers_per_turn", AGENT_MAX_OFFERS) == args.offers_per_turn)
     path = os.path.join(args.out, "games.jsonl")
     mixed = other_weights(games, digests)
     if mixed:
@@ -315,8 +326,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if compiled is not None:  # compile before a server waits on us
         play_game(list(specs) + ["random"] * (4 - len(specs)), args.seed, max_turns=2)
         compiled()
-    jobs = [(i, specs, args.seed, args.jar, args.pace, args.host, args.port, args.cookie, args.out, args.robots)
-            for i in range(start, args.games)]
+    jobs = [(i, specs, args.seed, args.jar, args.pace, args.host, args.port, args.cookie, args.out, args.robots,
+             args.offers_per_turn) for i in range(start, args.games)]
     if args.workers > 1 and len(jobs) > 1:
         pool = ProcessPoolExecutor(args.workers)
         stream = pool.map(_job, jobs)
