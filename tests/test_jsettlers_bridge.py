@@ -641,7 +641,8 @@ def test_our_offers_are_logged_with_every_answer():
     c.on_message(f"{P.MAKEOFFER}|{g},{others[0]},{to},{','.join(map(str, robot_gives))},{','.join(map(str, robot_wants))}")
     c.on_message(f"{P.REJECTOFFER}|{g},{others[1]}")
     assert len(c.offer_log) == 1
-    turn, menu, answers, cards, vp, asked = c.offer_log[0]
+    turn, menu, answers, cards, vp, asked, hands = c.offer_log[0]
+    assert hands == [c.mirror.hand(p) for p in range(4)]
     assert turn == int(c.mirror.state[L.TURN]) and A.MENU_GIVE_RES[menu] == P.JS_TO_CORE_RES[want + 1]
     by_js = {p: answers[c.cs(p)] for p in range(4)}
     assert by_js == {me: C.ANSWER_SELF, others[0]: C.ANSWER_COUNTER, others[1]: C.ANSWER_REJECT,

@@ -117,7 +117,7 @@ def samples(lines: Iterable[Dict[str, Any]]) -> Tuple[np.ndarray, np.ndarray]:
     xs: List[np.ndarray] = []
     ys: List[float] = []
     for g in lines:
-        for turn, menu, answers, cards, vp, asked in g.get("offer_log", []):
+        for turn, menu, answers, cards, vp, asked, *_ in g.get("offer_log", []):
             seat = answers.index(ANSWER_SELF)
             for q, answer in enumerate(answers):
                 if q != seat and answer != ANSWER_NOT_ASKED:

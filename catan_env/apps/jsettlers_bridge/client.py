@@ -937,13 +937,14 @@ def offer_record(state: np.ndarray, seat: int, menu: int, to: Optional[Sequence[
     entry, every seat's answer (``ANSWER_*``: ``ANSWER_SELF`` for ours,
     ``ANSWER_NOT_ASKED`` for a seat not among ``to``; filled in as the answers come),
     every seat's card count, public VP, and count of the resource asked for as the mirror
-    holds it]."""
+    holds it, and (since 2026-12-08) every seat's hand as the mirror holds it]."""
     asked = int(A.MENU_GET_RES[menu])
     return [int(state[L.TURN]), int(menu), [ANSWER_SELF if p == seat else ANSWER_NONE if to is None or p in to
                                             else ANSWER_NOT_ASKED for p in range(4)],
             [int(sum(state[L.hand_i(p, r)] for r in range(L.N_RES))) for p in range(4)],
             [int(state[L.PUBLIC_VP + p]) for p in range(4)],
-            [int(state[L.hand_i(p, asked)]) for p in range(4)]]
+            [int(state[L.hand_i(p, asked)]) for p in range(4)],
+            [[int(state[L.hand_i(p, r)]) for r in range(L.N_RES)] for p in range(4)]]
 
 
 def _answer(call: Dict[str, Any], p: int, answer: int) -> None:
