@@ -160,3 +160,56 @@ def test_offers_to_the_gainers_name_them_and_sum_only_their_gains(tmp_path):
         make_agent("pretrained:offer_to=gainers")
     with pytest.raises(ValueError, match="offer_to must be one of all, gainers"):
         make_agent("pretrained:accept=jsettlers-smart:offer_to=some")
+
+
+def _menu(give, give_n, get, get_n):
+    return next(m for m in range(A.N_MENU) if (A.MENU_GIVE_RES[m], A.MENU_GIVE_N[m], A.MENU_GET_RES[m], A.MENU_GET_N[m])
+                == (give, give_n, get, get_n))
+
+
+def test_version_2_reads_what_the_trade_does_to_the_partners_next_build():
+    brick, lumber, wool, grain, ore = range(5)
+    # the partner holds a city but one ore, and a card: our ore for its spare wool brings the
+    # city one card nearer and leaves its card as near (its next build, held already)
+    hand = [0, 0, 2, 2, 2]
+    f = dict(zip(M.FEATURES_V2[M.N_FEATURES:], M.build_features(hand, _menu(ore, 1, wool, 1), own_vp=5)))
+    assert f == {"nearer_road": 0, "nearer_settlement": 0, "nearer_city": 1, "nearer_card": 0,
+                 "nearer_next_build": 0, "offerer_near_win": 0.0}
+    # one wool short of a card: our wool for its lumber makes it its next build
+    f = dict(zip(M.FEATURES_V2[M.N_FEATURES:], M.build_features([0, 1, 0, 1, 1], _menu(wool, 1, lumber, 1), own_vp=5)))
+    assert f["nearer_card"] == 1 and f["nearer_next_build"] == 1 and f["nearer_road"] == -1
+    # asking for its grain (2 of them for our brick) takes its city and card further away
+    f = dict(zip(M.FEATURES_V2[M.N_FEATURES:], M.build_features(hand, _menu(brick, 1, grain, 2), own_vp=8)))
+    assert f["nearer_city"] == -2 and f["nearer_card"] == -1 and f["nearer_road"] == 1 and f["offerer_near_win"] == 1.0
+    # against the obvious count, on many hands and offers
+    rng = np.random.default_rng(2)
+    for _ in range(300):
+        hand, m = rng.integers(0, 4, 5).tolist(), int(rng.integers(A.N_MENU))
+        after = list(hand)
+        after[A.MENU_GET_RES[m]] = max(after[A.MENU_GET_RES[m]] - A.MENU_GET_N[m], 0)
+        after[A.MENU_GIVE_RES[m]] += A.MENU_GIVE_N[m]
+        lack = [[sum(max(c - h[r], 0) for r, c in enumerate(cost)) for cost in M.BUILDS.values()] for h in (hand, after)]
+        want = [b - a for b, a in zip(*lack)] + [min(lack[0]) - min(lack[1]), 0.0]
+        assert M.build_features(hand, m, own_vp=3) == want
+
+
+def test_a_version_2_model_reads_the_partners_hand_from_the_view(tmp_path):
+    coef = np.random.default_rng(4).normal(size=len(M.FEATURES_V2))
+    model = M.AcceptanceModel(coef, version=2)
+    model.save(str(tmp_path / "v2.json"))
+    back = M.load_acceptance(str(tmp_path / "v2.json"))
+    assert back.version == 2 and np.allclose(back.coef, coef, atol=1e-6)
+    s = _main_phase_state()
+    seat = int(G.decider(s))
+    offers = np.array([a for a in G.legal_actions(s) if A.OFFER0 <= a < A.OFFER0 + A.N_MENU], np.int64)
+    got = model.probabilities(s, seat, offers)
+    q = (seat + 1) % 4
+    hand = [int(s[L.hand_i(q, r)]) for r in range(L.N_RES)]
+    m = int(offers[0]) - A.OFFER0
+    x = M.offer_features(m, sum(hand), hand[A.MENU_GET_RES[m]], int(s[L.PUBLIC_VP + q]), int(s[L.PUBLIC_VP + seat]),
+                         int(s[L.TURN]), hand, version=2)
+    assert got[0, 0] == pytest.approx(1 / (1 + np.exp(-x @ coef)))
+    with pytest.raises(ValueError, match="whole hand"):
+        M.offer_features(m, 1, 1, 2, 2, 10, version=2)
+    with pytest.raises(ValueError, match="knows \\[1, 2\\]"):
+        M.AcceptanceModel(coef, version=3)

@@ -33,12 +33,34 @@ FEATURES = (["bias", "can_pay", "asked_held", "cards", "asks_two", "gives_two"]
             + [f"asks_{r}" for r in L.RESOURCE_NAMES] + [f"gives_{r}" for r in L.RESOURCE_NAMES]
             + ["partner_vp", "own_vp", "turn"])
 N_FEATURES = len(FEATURES)
+# version 2 adds what the trade does to the partner's next build, from its whole hand: the
+# SMART robots take an offer that brings their next build nearer and refuse a player close
+# to winning (SOCRobotNegotiator.considerOffer2)
+BUILDS = {"road": (1, 1, 0, 0, 0), "settlement": (1, 1, 1, 1, 0), "city": (0, 0, 0, 2, 3), "card": (0, 0, 1, 1, 1)}
+FEATURES_V2 = FEATURES + [f"nearer_{b}" for b in BUILDS] + ["nearer_next_build", "offerer_near_win"]
+FEATURE_SETS = {1: FEATURES, 2: FEATURES_V2}
+_COSTS = np.array(list(BUILDS.values()))
 
 
-def offer_features(menu: int, cards: int, asked_held: int, partner_vp: int, own_vp: int, turn: int) -> np.ndarray:
+def build_features(hand: Sequence[int], menu: int, own_vp: int) -> List[float]:
+    """Version 2's extra inputs: for each build, how many fewer cards the partner lacks for
+    it after taking the offer (it gives what is asked, gets what is offered), the same for
+    its nearest build, and whether the offerer is within 2 VP of 10."""
+    before = np.asarray(hand, dtype=np.int64)
+    after = before.copy()
+    after[A.MENU_GET_RES[menu]] -= A.MENU_GET_N[menu]
+    after[A.MENU_GIVE_RES[menu]] += A.MENU_GIVE_N[menu]
+    lack_before = np.maximum(_COSTS - before, 0).sum(1)
+    lack_after = np.maximum(_COSTS - np.maximum(after, 0), 0).sum(1)
+    return [*(lack_before - lack_after).tolist(), float(lack_before.min() - lack_after.min()), float(own_vp >= 8)]
+
+
+def offer_features(menu: int, cards: int, asked_held: int, partner_vp: int, own_vp: int, turn: int,
+                   hand: Optional[Sequence[int]] = None, version: int = 1) -> np.ndarray:
     """The model's inputs for menu offer ``menu`` to a partner holding ``cards`` cards, of
-    them ``asked_held`` of the resource asked for (as the offerer's view holds them)."""
-    x = np.zeros(N_FEATURES)
+    them ``asked_held`` of the resource asked for (as the offerer's view holds them);
+    version 2 also reads the partner's whole ``hand``."""
+    x = np.zeros(len(FEATURE_SETS[version]))
     get_res, get_n = int(A.MENU_GET_RES[menu]), int(A.MENU_GET_N[menu])
     give_res, give_n = int(A.MENU_GIVE_RES[menu]), int(A.MENU_GIVE_N[menu])
     x[0] = 1.0
@@ -51,17 +73,25 @@ def offer_features(menu: int, cards: int, asked_held: int, partner_vp: int, own_
     x[6 + 2 * L.N_RES] = partner_vp / 10.0
     x[7 + 2 * L.N_RES] = own_vp / 10.0
     x[8 + 2 * L.N_RES] = min(turn, 200) / 100.0
+    if version == 2:
+        if hand is None:
+            raise ValueError("version 2 features read the partner's whole hand")
+        x[N_FEATURES:] = build_features(hand, menu, own_vp)
     return x
 
 
 class AcceptanceModel:
     """A fitted model (``coef`` over ``FEATURES``) and what it was fitted on (``meta``)."""
 
-    def __init__(self, coef: Sequence[float], meta: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(self, coef: Sequence[float], meta: Optional[Dict[str, Any]] = None, version: int = 1) -> None:
+        if version not in FEATURE_SETS:
+            raise ValueError(f"feature version {version!r}: this version knows {sorted(FEATURE_SETS)}")
+        self.version = version
+        self.features = FEATURE_SETS[version]
         self.coef = np.asarray(coef, dtype=np.float64)
-        if self.coef.shape != (N_FEATURES,):
-            raise ValueError(f"an acceptance model has {N_FEATURES} coefficients ({', '.join(FEATURES)}), "
-                             f"got {self.coef.shape}")
+        if self.coef.shape != (len(self.features),):
+            raise ValueError(f"an acceptance model of version {version} has {len(self.features)} coefficients "
+                             f"({', '.join(self.features)}), got {self.coef.shape}")
         self.meta = dict(meta or {})
 
     def probability(self, x: np.ndarray) -> np.ndarray:
@@ -74,16 +104,18 @@ class AcceptanceModel:
         out = np.zeros((len(offers), L.MAX_PLAYERS - 1))
         for k in range(1, n):
             q = (seat + k) % n
-            cards = int(sum(view[L.hand_i(q, r)] for r in range(L.N_RES)))
-            rows = np.array([offer_features(int(a) - A.OFFER0, cards, int(view[L.hand_i(q, A.MENU_GET_RES[int(a) - A.OFFER0])]),
-                                            int(view[L.PUBLIC_VP + q]), int(view[L.PUBLIC_VP + seat]), int(view[L.TURN]))
-                             for a in offers]).reshape(len(offers), N_FEATURES)
+            hand = [int(view[L.hand_i(q, r)]) for r in range(L.N_RES)]
+            rows = np.array([offer_features(int(a) - A.OFFER0, sum(hand), hand[A.MENU_GET_RES[int(a) - A.OFFER0]],
+                                            int(view[L.PUBLIC_VP + q]), int(view[L.PUBLIC_VP + seat]), int(view[L.TURN]),
+                                            hand, self.version)
+                             for a in offers]).reshape(len(offers), len(self.features))
             out[:, k - 1] = self.probability(rows)
         return out
 
     def save(self, path: str) -> None:
         with open(path, "w") as f:
-            json.dump({"features": FEATURES, "coef": [round(float(c), 6) for c in self.coef], **self.meta}, f, indent=1)
+            json.dump({"version": self.version, "features": self.features,
+                       "coef": [round(float(c), 6) for c in self.coef], **self.meta}, f, indent=1)
             f.write("\n")
 
 
@@ -105,25 +137,31 @@ def load_acceptance(kind: str) -> AcceptanceModel:
     try:
         with open(path) as f:
             data = json.load(f)
-        if list(data["features"]) != FEATURES:
-            raise ValueError(f"its features {data['features']} are not this version's {FEATURES}")
-        return AcceptanceModel(data["coef"], {k: v for k, v in data.items() if k not in ("features", "coef")})
+        version = int(data.get("version", 1))
+        if version not in FEATURE_SETS or list(data["features"]) != FEATURE_SETS[version]:
+            raise ValueError(f"its features {data['features']} are not this version's {FEATURE_SETS.get(version)}")
+        return AcceptanceModel(data["coef"], {k: v for k, v in data.items() if k not in ("features", "coef", "version")},
+                               version)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{path}: not an acceptance model ({exc})") from None
 
 
-def samples(lines: Iterable[Dict[str, Any]]) -> Tuple[np.ndarray, np.ndarray]:
-    """(features, taken) of every partner's answer to every logged offer."""
+def samples(lines: Iterable[Dict[str, Any]], version: int = 1) -> Tuple[np.ndarray, np.ndarray]:
+    """(features, taken) of every partner's answer to every logged offer (version 2: of
+    the offers logged with every seat's hand)."""
     xs: List[np.ndarray] = []
     ys: List[float] = []
     for g in lines:
-        for turn, menu, answers, cards, vp, asked, *_ in g.get("offer_log", []):
+        for turn, menu, answers, cards, vp, asked, *hands in g.get("offer_log", []):
+            if version == 2 and not hands:
+                continue
             seat = answers.index(ANSWER_SELF)
             for q, answer in enumerate(answers):
                 if q != seat and answer != ANSWER_NOT_ASKED:
-                    xs.append(offer_features(menu, cards[q], asked[q], vp[q], vp[seat], turn))
+                    xs.append(offer_features(menu, cards[q], asked[q], vp[q], vp[seat], turn,
+                                             hands[0][q] if hands else None, version))
                     ys.append(float(answer == ANSWER_ACCEPT))
-    return np.array(xs).reshape(-1, N_FEATURES), np.array(ys)
+    return np.array(xs).reshape(-1, len(FEATURE_SETS[version])), np.array(ys)
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> np.ndarray:
@@ -164,21 +202,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     f.add_argument("--kind", required=True, help="the opponent kind, e.g. jsettlers-smart")
     f.add_argument("--holdout", type=float, default=0.2, help="share of the games held out to judge the fit")
     f.add_argument("--out", default=None, help="where to write (default: the shipped weights folder)")
+    f.add_argument("--features", type=int, choices=sorted(FEATURE_SETS), default=1,
+                   help="the feature version (2: also what the trade does to the partner's next build)")
     args = p.parse_args(argv)
-    games = _read(args.games)
+    version = args.features
+    games = [g for g in _read(args.games) if version == 1 or any(len(r) > 6 for r in g.get("offer_log", []))]
     cut = int(len(games) * (1 - args.holdout))
-    x, y = samples(games[:cut])
-    hx, hy = samples(games[cut:])
+    x, y = samples(games[:cut], version)
+    hx, hy = samples(games[cut:], version)
     if len(y) == 0 or y.sum() == 0:
         print(f"error: {len(y)} answers and none taken in {args.games}: nothing to fit", file=sys.stderr)
         return 2
-    model = AcceptanceModel(fit(x, y))
+    model = AcceptanceModel(fit(x, y), version=version)
     held = {"held_out_games": len(games) - cut, "held_out_answers": int(len(hy))}
     if len(hy):
-        base = AcceptanceModel(np.r_[np.log(y.mean() / (1 - y.mean())), np.zeros(N_FEATURES - 1)])
+        base = AcceptanceModel(np.r_[np.log(y.mean() / (1 - y.mean())), np.zeros(len(model.features) - 1)],
+                               version=version)
         held.update(held_out_log_loss=round(log_loss(model, hx, hy), 4),
                     held_out_log_loss_base_rate=round(log_loss(base, hx, hy), 4))
-    full = AcceptanceModel(fit(*samples(games)), {
+    full = AcceptanceModel(fit(*samples(games, version)), version=version, meta={
         "kind": args.kind, "games": len(games), "answers": int(len(y) + len(hy)),
         "taken": int(y.sum() + hy.sum()), **held, "sources": [os.path.relpath(s) for s in args.games],
         "fitted": datetime.date.today().isoformat(),
