@@ -45,7 +45,7 @@ class SearchTradeAgent(Agent):
         self.network = self.trader.network  # (the weights that played: the bridges record their digest)
         self.path = self.trader.path
 
-    @property  # type: ignore[override]
+    @property
     def fallbacks(self) -> "Counter[str]":
         return self.trader.fallbacks + self.mover.fallbacks
 
@@ -67,7 +67,7 @@ class SearchTradeAgent(Agent):
         self.mover.reset(None if seed is None else seed + 1)
 
     def compile_stages(self) -> list:
-        return self.trader.compile_stages() + self.mover.compile_stages()
+        return self.trader.compile_stages() + self.mover.compile_stages()  # type: ignore[attr-defined]
 
     def act(self, observation: Observation, infoset: InfoSet) -> int:
         phase = int(infoset.view[PHASE])

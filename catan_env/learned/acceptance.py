@@ -17,7 +17,7 @@ import datetime
 import json
 import os
 import sys
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -83,7 +83,8 @@ def offer_features(menu: int, cards: int, asked_held: int, partner_vp: int, own_
 class AcceptanceModel:
     """A fitted model (``coef`` over ``FEATURES``) and what it was fitted on (``meta``)."""
 
-    def __init__(self, coef: Sequence[float], meta: Optional[Dict[str, Any]] = None, version: int = 1) -> None:
+    def __init__(self, coef: Union[Sequence[float], np.ndarray], meta: Optional[Dict[str, Any]] = None,
+                 version: int = 1) -> None:
         if version not in FEATURE_SETS:
             raise ValueError(f"feature version {version!r}: this version knows {sorted(FEATURE_SETS)}")
         self.version = version
@@ -214,7 +215,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"error: {len(y)} answers and none taken in {args.games}: nothing to fit", file=sys.stderr)
         return 2
     model = AcceptanceModel(fit(x, y), version=version)
-    held = {"held_out_games": len(games) - cut, "held_out_answers": int(len(hy))}
+    held: Dict[str, Any] = {"held_out_games": len(games) - cut, "held_out_answers": int(len(hy))}
     if len(hy):
         base = AcceptanceModel(np.r_[np.log(y.mean() / (1 - y.mean())), np.zeros(len(model.features) - 1)],
                                version=version)
