@@ -626,7 +626,7 @@ def test_a_game_left_without_our_seat_is_made_again(monkeypatch):
 def test_our_offers_are_logged_with_every_answer():
     """Each of our offers keeps every seat's answer (a counter, the rejects, the counter
     we took) and what the mirror held, for the acceptance models."""
-    from catan_env.apps.jsettlers_bridge import client as C
+    from catan_env.learned import acceptance as C
     c = _our_turn(_Scripted())
     g, me = c.game, c.js_seat
     _act(c)
@@ -662,7 +662,7 @@ def test_an_offer_for_some_partners_asks_only_them():
     """An agent that names the partners of its offer (``offer_recipients``) has the server
     send it to them alone; the others are logged as not asked, and the offer closes once
     the asked have answered."""
-    from catan_env.apps.jsettlers_bridge import client as C
+    from catan_env.learned import acceptance as C
     agent = _Scripted()
     c = _our_turn(agent)
     g, me = c.game, c.js_seat

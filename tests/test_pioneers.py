@@ -167,6 +167,12 @@ def test_a_live_game_against_three_pioneers_ais():
     for p in range(4):
         assert sum(assets[p]) == sum(m.hand(p))
     assert assets[client.seat] == m.hand(client.seat)
+    # every call we made is in the offer log, every other seat's answer named
+    from catan_env.learned.acceptance import ANSWER_NAMES, ANSWER_SELF
+    assert len(out["offer_log"]) == client.calls_made
+    for turn, menu, answers, cards, vp, asked, hands in out["offer_log"]:
+        assert answers[client.seat] == ANSWER_SELF and 0 <= menu < A.N_MENU and 0 <= turn <= out["turns"]
+        assert all(0 <= a < len(ANSWER_NAMES) for a in answers) and [sum(h) for h in hands] == cards
 
 
 @pytest.mark.skipif(pioneers_available() is not None, reason=str(pioneers_available()))

@@ -25,10 +25,9 @@ from catan_env.core import actions as A
 from catan_env.core import layout as L
 
 WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights")
-# the answers of a bridge's offer_log (``jsettlers_bridge.client.ANSWER_*``): what counts as taken
-ANSWER_ACCEPT = 2
-ANSWER_SELF = 5
-ANSWER_NOT_ASKED = 6
+# what each seat answered an offer, in the bridges' offer logs (``offer_record``)
+ANSWER_NONE, ANSWER_REJECT, ANSWER_ACCEPT, ANSWER_COUNTER, ANSWER_COUNTER_TAKEN, ANSWER_SELF, ANSWER_NOT_ASKED = range(7)
+ANSWER_NAMES = ("none", "reject", "accept", "counter", "counter taken", "offerer", "not asked")
 FEATURES = (["bias", "can_pay", "asked_held", "cards", "asks_two", "gives_two"]
             + [f"asks_{r}" for r in L.RESOURCE_NAMES] + [f"gives_{r}" for r in L.RESOURCE_NAMES]
             + ["partner_vp", "own_vp", "turn"])
@@ -53,6 +52,23 @@ def build_features(hand: Sequence[int], menu: int, own_vp: int) -> List[float]:
     lack_before = np.maximum(_COSTS - before, 0).sum(1)
     lack_after = np.maximum(_COSTS - np.maximum(after, 0), 0).sum(1)
     return [*(lack_before - lack_after).tolist(), float(lack_before.min() - lack_after.min()), float(own_vp >= 8)]
+
+
+def offer_record(state: np.ndarray, seat: int, menu: int, to: Optional[Sequence[int]] = None) -> List[Any]:
+    """One offer of ``seat``'s as a bridge logs it (``offer_log`` in its game lines), for
+    the acceptance models: [turn, menu entry, every seat's answer (``ANSWER_*``:
+    ``ANSWER_SELF`` for the offerer, ``ANSWER_NOT_ASKED`` for a seat not among ``to``;
+    the bridge fills the others in as the answers come), every seat's card count, public
+    VP, count of the resource asked for, and hand, as the offerer's mirror holds them]
+    (the hands since 2026-12-08)."""
+    n = int(state[L.OPT_PLAYERS])
+    asked = int(A.MENU_GET_RES[menu])
+    return [int(state[L.TURN]), int(menu), [ANSWER_SELF if p == seat else ANSWER_NONE if to is None or p in to
+                                            else ANSWER_NOT_ASKED for p in range(n)],
+            [int(sum(state[L.hand_i(p, r)] for r in range(L.N_RES))) for p in range(n)],
+            [int(state[L.PUBLIC_VP + p]) for p in range(n)],
+            [int(state[L.hand_i(p, asked)]) for p in range(n)],
+            [[int(state[L.hand_i(p, r)]) for r in range(L.N_RES)] for p in range(n)]]
 
 
 def offer_features(menu: int, cards: int, asked_held: int, partner_vp: int, own_vp: int, turn: int,

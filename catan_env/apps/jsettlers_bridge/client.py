@@ -29,6 +29,8 @@ from ...core import actions as A
 from ...core import layout as L
 from ...core import rules as R
 from ...core.options import make_options
+from ...learned.acceptance import (ANSWER_ACCEPT, ANSWER_COUNTER, ANSWER_COUNTER_TAKEN, ANSWER_NONE, ANSWER_REJECT,
+                                   offer_record)
 from . import protocol as P
 from .board import JSettlersBoard, parse_board_layout
 from .wire import MessageConnection
@@ -925,26 +927,6 @@ class JSettlersClient(AgentSeat):
             return
         self._send({"kind": "clear", "text": f"{P.CLEAROFFER}|{self.game},{self.js_seat}"})
         self.pending = None  # the server echoes a clear without a state change
-
-
-# what each seat answered our offer (``offer_record``'s answers)
-ANSWER_NONE, ANSWER_REJECT, ANSWER_ACCEPT, ANSWER_COUNTER, ANSWER_COUNTER_TAKEN, ANSWER_SELF, ANSWER_NOT_ASKED = range(7)
-ANSWER_NAMES = ("none", "reject", "accept", "counter", "counter taken", "offerer", "not asked")
-
-
-def offer_record(state: np.ndarray, seat: int, menu: int, to: Optional[Sequence[int]] = None) -> List[Any]:
-    """One of our offers as the results keep it, for acceptance models: [turn, menu
-    entry, every seat's answer (``ANSWER_*``: ``ANSWER_SELF`` for ours,
-    ``ANSWER_NOT_ASKED`` for a seat not among ``to``; filled in as the answers come),
-    every seat's card count, public VP, and count of the resource asked for as the mirror
-    holds it, and (since 2026-12-08) every seat's hand as the mirror holds it]."""
-    asked = int(A.MENU_GET_RES[menu])
-    return [int(state[L.TURN]), int(menu), [ANSWER_SELF if p == seat else ANSWER_NONE if to is None or p in to
-                                            else ANSWER_NOT_ASKED for p in range(4)],
-            [int(sum(state[L.hand_i(p, r)] for r in range(L.N_RES))) for p in range(4)],
-            [int(state[L.PUBLIC_VP + p]) for p in range(4)],
-            [int(state[L.hand_i(p, asked)]) for p in range(4)],
-            [[int(state[L.hand_i(p, r)]) for r in range(L.N_RES)] for p in range(4)]]
 
 
 def _answer(call: Dict[str, Any], p: int, answer: int) -> None:

@@ -19,6 +19,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
+from ...learned.acceptance import (ANSWER_ACCEPT, ANSWER_COUNTER, ANSWER_COUNTER_TAKEN, ANSWER_NONE, ANSWER_REJECT,
+                                   offer_record)
 from ...core import actions as A
 from ...core import layout as L
 from ...core import rules as R
@@ -109,7 +111,8 @@ class PioneersClient(ServerEvents, AgentSeat):
                 "repairs": m.repairs, "edits": m.edits, "fallbacks": self.fallbacks,
                 "fallback_reasons": dict(self.fallback_reasons),
                 "decisions": self.decisions, "mirror_over": m.phase() == L.PH_GAME_OVER,
-                "mirror_winner": int(m.state[L.WINNER]), "reconnects": self.reconnects}
+                "mirror_winner": int(m.state[L.WINNER]), "reconnects": self.reconnects,
+                "offer_log": list(self.offer_log)}
 
     def _expect(self, pred: Callable[[str], bool], what: str) -> str:
         while True:
@@ -166,6 +169,8 @@ class PioneersClient(ServerEvents, AgentSeat):
         """Begin following a game in ``mirror`` (the handshake calls it; tests too)."""
         self.mirror = mirror
         self._reset_turn_state()
+        self.offer_log: List[List[Any]] = []  # our calls and each seat's answer (``acceptance.offer_record``)
+        self.calls_made = 0
         self.dev_list = []            # our development cards in the server's order: [code, new]
         self.setup_buffer = []        # (seat, kind, id) builds not yet in the mirror
         self.discard_buffer = {}      # seat -> core vec
@@ -567,8 +572,10 @@ class PioneersClient(ServerEvents, AgentSeat):
             m = a - A.OFFER0
             give_vec, get_vec = menu_vectors(m)
             self.calls_this_turn += 1
+            self.calls_made += 1
             self.call = {"menu": m, "give": give_vec, "get": get_vec, "answers": {}, "answered": set(),
-                         "sent": False, "t0": time.monotonic()}
+                         "sent": False, "t0": time.monotonic(), "record": offer_record(s, self.seat, m)}
+            self.offer_log.append(self.call["record"])
             self._send({"kind": "call", "action": a,
                         "cmd": f"domestic-trade call supply {to_pio(give_vec)} receive {to_pio(get_vec)}"})
         else:
@@ -646,6 +653,9 @@ class PioneersClient(ServerEvents, AgentSeat):
                 if counter is not None and resp == L.RESP_REJECT:
                     resp, chosen_quote[q] = L.RESP_COUNTER + counter, (quote, S, T)
             s[L.TRADE_RESP + q] = resp
+            # (the offer log: a quote of exactly the call accepts it, another is a counter)
+            call["record"][2][q] = (ANSWER_ACCEPT if resp == L.RESP_ACCEPT else ANSWER_COUNTER if resp != L.RESP_REJECT
+                                    else ANSWER_REJECT if q in call["answered"] else ANSWER_NONE)
         if chosen_quote:
             s[L.PHASE] = L.PH_TRADE_CONFIRM
             s[L.DECIDER] = self.seat
@@ -653,6 +663,8 @@ class PioneersClient(ServerEvents, AgentSeat):
             if A.CONFIRM0 <= a < A.TRADE_CANCEL:
                 partner = int(A.confirm_partner(a, self.seat, n))
                 quote, S, T = chosen_quote[partner]
+                if call["record"][2][partner] == ANSWER_COUNTER:
+                    call["record"][2][partner] = ANSWER_COUNTER_TAKEN
                 self.conn.send(f"domestic-trade accept player {partner} quote {quote} "
                                f"supply {to_pio(S)} receive {to_pio(T)}")
         self.pending = {"kind": "finish", "cmd": "domestic-trade finish"}

@@ -210,7 +210,8 @@ def _game_line(args: argparse.Namespace, i: int, results: List[Dict[str, Any]],
     game.update(winner=first["winner"], our_seats=our_seats, our_vp=our_vp,
                 turns=first["turns"], repairs=sum(r["repairs"] for r in results),
                 edits=sum(r["edits"] for r in results),
-                decisions=sum(r["decisions"] for r in results))
+                decisions=sum(r["decisions"] for r in results),
+                offer_log=[rec for r in results for rec in r.get("offer_log", [])])
     return game
 
 
