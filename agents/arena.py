@@ -26,6 +26,7 @@ import numpy as np
 
 import catan_env
 from catan_env.core.options import DEFAULT_MAX_TURNS
+from catan_env.learned.acceptance import OfferLog
 
 from catan_env.agent_specs import compiles_kernels
 from catan_env.cli import Progress, compile_notice, parser, positive_int, user_errors, writable_folder
@@ -108,7 +109,9 @@ def play_game(specs: Sequence[Union[str, AgentProtocol]], seed: int,
         if hasattr(a, "reset"):
             a.reset(seed * 31 + i)
     times: List[List[float]] = [[] for _ in range(n)]
+    offers = OfferLog()
     for d in decisions(env, agents, before_decision):
+        offers.see(d.seat, d.infoset.view, d.action)
         if time_decisions:
             times[d.seat].append(d.seconds)
         if on_decision is not None:
@@ -128,7 +131,7 @@ def play_game(specs: Sequence[Union[str, AgentProtocol]], seed: int,
             "offers": stats["offers"], "trades": stats["trades"],
             "trades_completed": sum(stats["trades"]) // 2, "fallbacks": stats["fallbacks"],
             "fallback_reasons": stats["fallback_reasons"], "agent_stats": agent_stats,
-            "decision_times": times if time_decisions else None}
+            "decision_times": times if time_decisions else None, "offer_log": offers.records}
 
 
 def _job(args: Tuple[Any, ...]) -> Dict[str, Any]:
@@ -336,7 +339,11 @@ def write_outputs(results: Sequence[Dict[str, Any]], summary: Dict[str, Any], ou
     """summary.json, games.csv and (with matplotlib) two plots in out; returns the paths
     written."""
     os.makedirs(out, exist_ok=True)
-    written = [os.path.join(out, "summary.json"), os.path.join(out, "games.csv")]
+    written = [os.path.join(out, "summary.json"), os.path.join(out, "games.csv"), os.path.join(out, "offers.jsonl")]
+    with open(os.path.join(out, "offers.jsonl"), "w") as f:  # (for the acceptance models)
+        for g, res in enumerate(results):
+            f.write(json.dumps({"game": g, "seed": res["seed"], "specs": res["specs"],
+                                "offer_log": res.get("offer_log", [])}) + "\n")
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     with open(os.path.join(out, "games.csv"), "w", newline="") as f:

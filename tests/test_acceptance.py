@@ -213,3 +213,37 @@ def test_a_version_2_model_reads_the_partners_hand_from_the_view(tmp_path):
         M.offer_features(m, 1, 1, 2, 2, 10, version=2)
     with pytest.raises(ValueError, match="knows \\[1, 2\\]"):
         M.AcceptanceModel(coef, version=3)
+
+
+def test_an_arena_game_logs_its_offers_and_every_answer(tmp_path):
+    """play_game's offer log holds one record per offer made in the game, every answer
+    the responders gave, and the confirmed counter as taken; the arena writes them where
+    the acceptance fit reads them, each seat's spec named."""
+    from catan_env.agents.arena import play_game, run_tournament, summarise, write_outputs
+    res = play_game(["jsettlers", "jsettlers", "random", "random"], seed=5)
+    log = res["offer_log"]
+    assert len(log) == sum(res["offers"]) > 0
+    answered = [a for rec in log for a in rec[2] if a not in (M.ANSWER_SELF,)]
+    assert set(answered) <= {M.ANSWER_NONE, M.ANSWER_REJECT, M.ANSWER_ACCEPT, M.ANSWER_COUNTER, M.ANSWER_COUNTER_TAKEN}
+    taken = sum(a in (M.ANSWER_ACCEPT, M.ANSWER_COUNTER_TAKEN) for rec in log for a in rec[2])
+    assert taken >= res["trades_completed"]  # (an accept the offerer did not confirm is no trade)
+    results = run_tournament(["jsettlers", "random", "random", "random"], 2, seed=3, progress=False)
+    write_outputs(results, summarise(results, ["jsettlers", "random", "random", "random"]), str(tmp_path))
+    lines = [json.loads(t) for t in open(tmp_path / "offers.jsonl")]
+    assert [len(g["offer_log"]) for g in lines] == [len(r["offer_log"]) for r in results]
+    x_all, _ = M.samples(lines)
+    x_js, _ = M.samples(lines, responder="jsettlers")
+    x_random, _ = M.samples(lines, responder="random")
+    assert len(x_js) + len(x_random) == len(x_all)
+
+
+def test_the_fit_command_names_bad_input(tmp_path, capsys):
+    assert M.main(["fit", "--kind", "k", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "m.json")]) == 2
+    assert "cannot read the games" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n")
+    assert M.main(["fit", "--kind", "k", str(bad), "--out", str(tmp_path / "m.json")]) == 2
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(json.dumps({"offer_log": []}) + "\n")
+    assert M.main(["fit", "--kind", "k", str(empty), "--out", str(tmp_path / "m.json")]) == 2
+    assert "nothing to fit" in capsys.readouterr().err and not (tmp_path / "m.json").exists()

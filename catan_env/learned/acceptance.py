@@ -71,6 +71,36 @@ def offer_record(state: np.ndarray, seat: int, menu: int, to: Optional[Sequence[
             [[int(state[L.hand_i(p, r)]) for r in range(L.N_RES)] for p in range(n)]]
 
 
+class OfferLog:
+    """Offer records (``offer_record``) of a game played in the core, built from its
+    decisions as they come: ``see(seat, view, action)`` with each decider's view before
+    its move (an arena game's offers, for the acceptance models of our own agents)."""
+
+    def __init__(self) -> None:
+        self.records: List[List[Any]] = []
+        self._open: Optional[List[Any]] = None
+
+    def see(self, seat: int, view: np.ndarray, action: int) -> None:
+        if A.OFFER0 <= action < A.OFFER0 + A.N_MENU:
+            self._open = offer_record(view, seat, action - A.OFFER0)
+            self.records.append(self._open)
+        elif self._open is None:
+            return
+        elif action == A.TRADE_ACCEPT:
+            self._open[2][seat] = ANSWER_ACCEPT
+        elif action == A.TRADE_REJECT:
+            self._open[2][seat] = ANSWER_REJECT
+        elif A.COUNTER0 <= action < A.COUNTER0 + A.N_MENU:
+            self._open[2][seat] = ANSWER_COUNTER
+        elif A.CONFIRM0 <= action < A.TRADE_CANCEL:
+            partner = int(A.confirm_partner(action, seat, int(view[L.OPT_PLAYERS])))
+            if self._open[2][partner] == ANSWER_COUNTER:
+                self._open[2][partner] = ANSWER_COUNTER_TAKEN
+            self._open = None
+        elif action == A.TRADE_CANCEL:
+            self._open = None
+
+
 def offer_features(menu: int, cards: int, asked_held: int, partner_vp: int, own_vp: int, turn: int,
                    hand: Optional[Sequence[int]] = None, version: int = 1) -> np.ndarray:
     """The model's inputs for menu offer ``menu`` to a partner holding ``cards`` cards, of
@@ -163,9 +193,12 @@ def load_acceptance(kind: str) -> AcceptanceModel:
         raise ValueError(f"{path}: not an acceptance model ({exc})") from None
 
 
-def samples(lines: Iterable[Dict[str, Any]], version: int = 1) -> Tuple[np.ndarray, np.ndarray]:
+def samples(lines: Iterable[Dict[str, Any]], version: int = 1,
+            responder: Optional[str] = None) -> Tuple[np.ndarray, np.ndarray]:
     """(features, taken) of every partner's answer to every logged offer (version 2: of
-    the offers logged with every seat's hand)."""
+    the offers logged with every seat's hand); ``responder``: only the answers of the
+    seats this agent spec played, in lines that name each seat's spec (``specs``, as the
+    arena's offers.jsonl does)."""
     xs: List[np.ndarray] = []
     ys: List[float] = []
     for g in lines:
@@ -174,6 +207,8 @@ def samples(lines: Iterable[Dict[str, Any]], version: int = 1) -> Tuple[np.ndarr
                 continue
             seat = answers.index(ANSWER_SELF)
             for q, answer in enumerate(answers):
+                if responder is not None and g.get("specs", [None] * len(answers))[q] != responder:
+                    continue
                 if q != seat and answer != ANSWER_NOT_ASKED:
                     xs.append(offer_features(menu, cards[q], asked[q], vp[q], vp[seat], turn,
                                              hands[0][q] if hands else None, version))
@@ -211,22 +246,31 @@ def _read(paths: Sequence[str]) -> List[Dict[str, Any]]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m catan_env.learned.acceptance",
-                                description="Fit an opponent kind's acceptance model to logged offers.")
+    p = argparse.ArgumentParser(prog="python -m catan_env.learned.acceptance", allow_abbrev=False,
+                                description="Fit an opponent kind's acceptance model to logged offers.",
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
-    f = sub.add_parser("fit", help="fit and save weights/acceptance-KIND.json")
+    f = sub.add_parser("fit", help="fit and save weights/acceptance-KIND.json", allow_abbrev=False,
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     f.add_argument("games", nargs="+", help="games.jsonl files whose lines carry offer_log")
     f.add_argument("--kind", required=True, help="the opponent kind, e.g. jsettlers-smart")
     f.add_argument("--holdout", type=float, default=0.2, help="share of the games held out to judge the fit")
     f.add_argument("--out", default=None, help="where to write (default: the shipped weights folder)")
+    f.add_argument("--responder", default=None, help="only the answers of the seats this agent spec played "
+                   "(in an arena's offers.jsonl, whose lines name each seat's spec)")
     f.add_argument("--features", type=int, choices=sorted(FEATURE_SETS), default=1,
                    help="the feature version (2: also what the trade does to the partner's next build)")
     args = p.parse_args(argv)
     version = args.features
-    games = [g for g in _read(args.games) if version == 1 or any(len(r) > 6 for r in g.get("offer_log", []))]
+    try:
+        read = _read(args.games)
+    except (OSError, ValueError) as exc:  # (a missing file, a line that is not JSON)
+        print(f"{p.prog}: error: cannot read the games: {exc}", file=sys.stderr)
+        return 2
+    games = [g for g in read if version == 1 or any(len(r) > 6 for r in g.get("offer_log", []))]
     cut = int(len(games) * (1 - args.holdout))
-    x, y = samples(games[:cut], version)
-    hx, hy = samples(games[cut:], version)
+    x, y = samples(games[:cut], version, args.responder)
+    hx, hy = samples(games[cut:], version, args.responder)
     if len(y) == 0 or y.sum() == 0:
         print(f"error: {len(y)} answers and none taken in {args.games}: nothing to fit", file=sys.stderr)
         return 2
@@ -237,7 +281,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                version=version)
         held.update(held_out_log_loss=round(log_loss(model, hx, hy), 4),
                     held_out_log_loss_base_rate=round(log_loss(base, hx, hy), 4))
-    full = AcceptanceModel(fit(*samples(games, version)), version=version, meta={
+    full = AcceptanceModel(fit(*samples(games, version, args.responder)), version=version, meta={
         "kind": args.kind, "games": len(games), "answers": int(len(y) + len(hy)),
         "taken": int(y.sum() + hy.sum()), **held, "sources": [os.path.relpath(s) for s in args.games],
         "fitted": datetime.date.today().isoformat(),
