@@ -53,6 +53,11 @@ class MirrorMismatch(RuntimeError):
     """The server reported an event the seat's mirror cannot follow."""
 
 
+class SetupTakenBack(MirrorMismatch):
+    """The server took back a set-up settlement (it ended a robot's set-up turn): a game
+    the core cannot follow from its first turns, made again by the match."""
+
+
 class JSettlersClient(AgentSeat):
     """One seat of a JSettlers game played by ``agent`` (see the module docstring)."""
 
@@ -688,7 +693,7 @@ class JSettlersClient(AgentSeat):
         placement was never in the mirror (pieces enter it when placed)."""
         m = self.mirror
         if m is not None and int(m.state[L.TURN]) == 0:
-            raise MirrorMismatch(
+            raise SetupTakenBack(
                 f"the server took back seat {self.current + 1}'s set-up settlement (it ended that "
                 "seat's turn: a robot out of time, or one whose set-up road it refused); the core "
                 "has no set-up without it, so the game stops here")

@@ -33,7 +33,7 @@ from ...agents.arena import play_game
 from ...agents.registry import make_agent
 from ...cli import UserError, compile_notice, parser, positive_int, user_errors
 from ..bridge.results import games_so_far, summarize
-from .client import AGENT_MAX_OFFERS, GameHost, JSettlersClient, NotSeated
+from .client import AGENT_MAX_OFFERS, GameHost, JSettlersClient, NotSeated, SetupTakenBack
 from .server import ROBOT_STRATEGIES, LocalJSettlersServer, jsettlers_available
 
 CLIENT_TIMEOUT_S = 120     # a server silent this long has stalled
@@ -86,6 +86,7 @@ def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str,
                         ) -> Tuple[List[Dict[str, Any]], List[JSettlersClient]]:
     """One game: our agents (one client each) join as robots, an observer starts the game.
     Returns (each client's result or {"error": ...}, the clients)."""
+    remade: List[str] = []  # why each game made again was dropped (a set-up the server broke)
     for attempt in range(1, SEAT_ATTEMPTS + 1):
         clients = [JSettlersClient(host, port, make_agent(spec, seed=seed * 31 + k),
                                    name=f"cat{seed % 100000}x{k}" + (f"a{attempt}" if attempt > 1 else ""),
@@ -93,7 +94,7 @@ def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str,
                                    keep_transcript=keep_transcript, offers_per_turn=offers_per_turn)
                    for k, spec in enumerate(specs)]
         try:
-            return _play_seated(clients, host, port, game if attempt == 1 else f"{game}a{attempt}")
+            results, clients = _play_seated(clients, host, port, game if attempt == 1 else f"{game}a{attempt}")
         except NotSeated as exc:
             for c in clients:
                 if c.conn is not None:
@@ -101,11 +102,22 @@ def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str,
             if attempt == SEAT_ATTEMPTS:
                 raise NotSeated(f"{exc}; {SEAT_ATTEMPTS} games in a row left a seat of ours out (a robot "
                                 "pool much larger than the free seats)") from None
+            continue
+        taken_back = [r["error"] for r in results if r.get("error", "").startswith(SetupTakenBack.__name__)]
+        if taken_back and attempt < SEAT_ATTEMPTS:
+            remade.append(taken_back[0])
+            continue
+        for r in results:
+            r["remade"] = list(remade)
+        return results, clients
     raise AssertionError("unreachable")
 
 
 # a game whose seats the server filled without one of ours is dropped (it ends when its
-# observer leaves) and a new one is made, this many times at most
+# observer leaves) and a new one is made, this many times at most; so is a game whose
+# set-up the server broke by ending a robot's set-up turn (a robot that placed an illegal
+# set-up road, once in about 60 games against SMART robots on 2026-12-08), counted in the
+# line's ``remade``
 SEAT_ATTEMPTS = 12
 
 
@@ -177,6 +189,7 @@ def game_line(i: int, specs: Sequence[str], results: List[Dict[str, Any]], secon
         "declined_offers": sum(r.get("declined_offers", 0) for r in results),
         "forced_discards": sum(r.get("forced_discards", 0) for r in results),
         "late_answers": sum(r.get("late_answers", 0) for r in results),
+        "remade": results[0].get("remade", []) if results else [],
         "rejected_detail": [list(map(str, x)) for r in results for x in r.get("rejected", [])][:10],
         "mismatch_detail": [x for r in results for x in r.get("mismatches", [])][:10]}
     if errors:
