@@ -101,6 +101,19 @@ def _taken_value(ev: Evaluator, s: np.ndarray, made: np.ndarray, c: np.ndarray, 
     return leaf_value(ev, c, root)
 
 
+@njit(cache=True, inline='always')
+def _make_offer(ev: Evaluator, s: np.ndarray, root: int, offer: int, made: np.ndarray, c: np.ndarray,
+                base: float) -> float:
+    """made := s with root's offer open; returns the value of the offer lapsing (computed
+    into c on the first call, base < 0: the same position whatever was offered)."""
+    copy_into(made, s)
+    apply_action(made, offer, FROM_RNG)
+    if base < 0.0:
+        _lapse_into(made, c)
+        base = leaf_value(ev, c, root)
+    return base
+
+
 @njit(cache=True, **NO_RUNTIME)
 def offer_gains(ev: Evaluator, s: np.ndarray, root: int,
                 offers: np.ndarray, out: np.ndarray) -> None:
@@ -113,11 +126,7 @@ def offer_gains(ev: Evaluator, s: np.ndarray, root: int,
     made, c = ev.work[0], ev.work[1]
     base = -1.0
     for i in range(offers.shape[0]):
-        copy_into(made, s)
-        apply_action(made, offers[i], FROM_RNG)
-        if base < 0.0:  # the lapsed offer is the same position whatever was offered
-            _lapse_into(made, c)
-            base = leaf_value(ev, c, root)
+        base = _make_offer(ev, s, root, offers[i], made, c, base)
         total, partners = 0.0, 0
         for k in range(1, n):
             v = _taken_value(ev, s, made, c, root, (root + k) % n)
@@ -139,11 +148,7 @@ def offer_partner_gains(ev: Evaluator, s: np.ndarray, root: int,
     made, c = ev.work[0], ev.work[1]
     base = -1.0
     for i in range(offers.shape[0]):
-        copy_into(made, s)
-        apply_action(made, offers[i], FROM_RNG)
-        if base < 0.0:
-            _lapse_into(made, c)
-            base = leaf_value(ev, c, root)
+        base = _make_offer(ev, s, root, offers[i], made, c, base)
         for k in range(1, out.shape[1] + 1):
             v = _taken_value(ev, s, made, c, root, (root + k) % n) if k < n else -1.0
             out[i, k - 1] = v - base if v >= 0.0 else -1.0
