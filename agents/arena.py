@@ -336,8 +336,8 @@ def _merged_counts(dicts: Iterable[Mapping[str, int]]) -> Dict[str, int]:
 
 
 def write_outputs(results: Sequence[Dict[str, Any]], summary: Dict[str, Any], out: str) -> List[str]:
-    """summary.json, games.csv and (with matplotlib) two plots in out; returns the paths
-    written."""
+    """summary.json, games.csv, offers.jsonl (every game's offers and answers, for the
+    acceptance models) and (with matplotlib) two plots in out; returns the paths written."""
     os.makedirs(out, exist_ok=True)
     written = [os.path.join(out, "summary.json"), os.path.join(out, "games.csv"), os.path.join(out, "offers.jsonl")]
     with open(os.path.join(out, "offers.jsonl"), "w") as f:  # (for the acceptance models)

@@ -44,8 +44,9 @@ EARLIER_BASELINE = ("benchmarks/results/jsettlers_strength/pretrained/games.json
 LEVERS = [
     Lever("pretrained_smart", "`pretrained` as shipped (offers by gain, 2 a turn), pooled with its 200 "
           "games of 2026-12-01", None, EARLIER_BASELINE),
-    Lever("accept_smart", "offers by expected gain under the SMART acceptance model, 3 a turn "
-          "(`pretrained:accept=jsettlers-smart:offers=3`)", "pretrained_smart"),
+    Lever("accept_smart", "offers by expected gain under the SMART acceptance model, and 3 a turn "
+          "where the baseline makes 2 (`pretrained:accept=jsettlers-smart:offers=3`: two changes)",
+          "pretrained_smart"),
     Lever("trader_smart", "moves by MCTS over the network at 3,000 playouts, trades as above "
           "(`value_trader`)", "pretrained_smart"),
     Lever("accept_default", "`pretrained:accept=jsettlers-smart:offers=3` against the server's "

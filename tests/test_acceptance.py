@@ -42,6 +42,10 @@ def test_samples_read_the_offer_log_as_the_bridge_writes_it():
     assert y.tolist() == [0.0, 1.0, 0.0]  # seat 1 rejected, 2 accepted, 3 countered (not taken)
     for row, q in zip(x, (1, 2, 3)):
         np.testing.assert_array_equal(row, M.offer_features(menu, [4, 6, 2, 0][q], [0, 2, 1, 0][q], [3, 5, 4, 2][q], 3, 30))
+    # a seat that gave no answer (0) is no sample, nor one of our own seats
+    x3, y3 = M.samples([{"our_seats": [0, 3], "offer_log": [[30, menu, [5, 0, 2, 3], [4, 6, 2, 0], [3, 5, 4, 2],
+                                                            [0, 2, 1, 0]]]}])
+    assert y3.tolist() == [1.0] and np.array_equal(x3[0], x[1])
     # a seat the offer was not for (6) is no sample
     x2, y2 = M.samples([{"offer_log": [[30, menu, [5, 6, 2, 6], [4, 6, 2, 0], [3, 5, 4, 2], [0, 2, 1, 0]]]}])
     assert y2.tolist() == [1.0] and np.array_equal(x2[0], x[1])
@@ -227,6 +231,10 @@ def test_an_arena_game_logs_its_offers_and_every_answer(tmp_path):
     assert set(answered) <= {M.ANSWER_NONE, M.ANSWER_REJECT, M.ANSWER_ACCEPT, M.ANSWER_COUNTER, M.ANSWER_COUNTER_TAKEN}
     taken = sum(a in (M.ANSWER_ACCEPT, M.ANSWER_COUNTER_TAKEN) for rec in log for a in rec[2])
     assert taken >= res["trades_completed"]  # (an accept the offerer did not confirm is no trade)
+    for rec in log:  # in the core every partner answers, each at its own seat
+        seat = rec[2].index(M.ANSWER_SELF)
+        assert rec[2].count(M.ANSWER_SELF) == 1 and M.ANSWER_NONE not in rec[2], rec
+        assert [sum(h) for h in rec[6]] == rec[3] and rec[5][seat] == rec[6][seat][A.MENU_GET_RES[rec[1]]]
     results = run_tournament(["jsettlers", "random", "random", "random"], 2, seed=3, progress=False)
     write_outputs(results, summarise(results, ["jsettlers", "random", "random", "random"]), str(tmp_path))
     lines = [json.loads(t) for t in open(tmp_path / "offers.jsonl")]
@@ -235,6 +243,17 @@ def test_an_arena_game_logs_its_offers_and_every_answer(tmp_path):
     x_js, _ = M.samples(lines, responder="jsettlers")
     x_random, _ = M.samples(lines, responder="random")
     assert len(x_js) + len(x_random) == len(x_all)
+
+
+def test_bad_options_are_named(tmp_path, capsys):
+    with pytest.raises(ValueError, match="offer_gain must be a number >= 0"):
+        make_agent("pretrained:accept=jsettlers-smart:offer_gain=-0.1")
+    with pytest.raises(ValueError, match="value_trader's own options: playouts, variant, accept"):
+        make_agent("value_trader:offer_margin=0.1")
+    with pytest.raises(SystemExit):
+        M.main(["fit", "--kind", "k", "x.jsonl", "--holdout", "1.5"])
+    assert "--holdout is the share of games held out" in capsys.readouterr().err
+    assert make_agent("pretrained:accept=none").acceptance is None
 
 
 def test_the_fit_command_names_bad_input(tmp_path, capsys):

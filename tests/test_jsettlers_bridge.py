@@ -561,8 +561,7 @@ def test_the_robots_turns_the_server_ended_are_counted_per_game(tmp_path):
 def test_an_unreachable_server_is_one_clear_error(tmp_path, capsys):
     """A server nobody listens at is named once, with exit 2 and no games written (not a
     failed game per requested game)."""
-    from catan_env.apps.jsettlers_bridge.server import free_port
-    port = free_port()  # (free: nothing listens there)
+    port = 1  # (tcpmux: nothing listens there)
     out = tmp_path / "res"
     assert _exit_code(["--agents", "random", "--host", "127.0.0.1", "--port", str(port), "--cookie", "c",
                        "--games", "3", "--out", str(out)]) == 2
@@ -712,10 +711,49 @@ def test_offers_past_the_rule_options_cap_stay_legal_up_to_the_bridges():
         assert s[L.OPT_MAX_OFFERS] == 3
         return bool(mask[A.OFFER0:A.OFFER0 + A.N_MENU].any())
     assert [offer_legal(k) for k in range(7)] == [True] * 5 + [False] * 2
-    c.offers_per_turn = 3
-    assert [offer_legal(k) for k in range(5)] == [True] * 3 + [False] * 2
+    for cap in (1, 2, 3):
+        c.offers_per_turn = cap
+        assert [offer_legal(k) for k in range(5)] == [True] * cap + [False] * (5 - cap), cap
 
 
 def test_offers_per_turn_is_checked(tmp_path, capsys):
     assert _exit_code(["--agents", "random", "--offers-per-turn", "21", "--out", str(tmp_path)]) == 2
     assert "--offers-per-turn must be 1..20" in capsys.readouterr().err
+
+
+def test_clients_of_a_game_that_never_started_are_closed(monkeypatch):
+    """A server that stalls before seating us (wait_seated times out) leaves no client of
+    ours connected: each is closed and its thread ends, so none can take the next game's
+    seat."""
+    from catan_env.apps.jsettlers_bridge import match as M
+
+    class Host:
+        def __init__(self, *a, **k):
+            self.closed = False
+
+        def start(self):
+            pass
+
+        def wait_seated(self, names, timeout=30.0):
+            raise TimeoutError("the server seated nobody")
+
+        def close(self):
+            self.closed = True
+    conns = []
+
+    def connect(self, timeout=30.0):
+        self.conn = _Messages([])
+        self.conn.closed = False
+        self.conn.close = lambda c=self.conn: setattr(c, "closed", True)
+        conns.append(self.conn)
+    monkeypatch.setattr(M, "GameHost", Host)
+    monkeypatch.setattr(JSettlersClient, "connect", connect)
+    clients = [JSettlersClient("h", 1, make_agent("random"), name=f"x{k}") for k in range(2)]
+    with pytest.raises(TimeoutError, match="seated nobody"):
+        M._play_seated(clients, "h", 1, "g")
+    assert len(conns) == 2 and all(c.closed for c in conns)
+
+
+def test_default_robots_take_one_seat_of_ours(tmp_path, capsys):
+    assert _exit_code(["--agents", "random,random", "--robots", "default", "--out", str(tmp_path)]) == 2
+    assert "--robots default plays one seat of ours" in capsys.readouterr().err

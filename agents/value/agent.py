@@ -133,12 +133,14 @@ class ValueSearchAgent(Agent):
         if not 0 <= offers <= 20:
             raise ValueError(f"offers must be 0..20 a turn, got {offers!r}")
         # the partners' chance to take an offer (``acceptance.py``): offers by expected gain
-        self.acceptance = load_acceptance(accept) if accept else None
-        self.accept_kind = accept
+        self.acceptance = load_acceptance(accept) if accept and accept != "none" else None
+        self.accept_kind = accept if self.acceptance is not None else ""
+        if not isinstance(offer_gain, (int, float)) or isinstance(offer_gain, bool) or offer_gain < 0:
+            raise ValueError(f"offer_gain must be a number >= 0 (the least expected gain an offer needs), got {offer_gain!r}")
         self.offer_gain = float(offer_gain)
         if offer_to not in OFFER_TO:
             raise ValueError(f"offer_to must be one of {', '.join(OFFER_TO)}, got {offer_to!r}")
-        if offer_to != "all" and not accept:
+        if offer_to != "all" and self.acceptance is None:
             raise ValueError("offer_to=gainers needs an acceptance model (accept=KIND): it sums the gains of the partners asked")
         self.offer_to = offer_to
         self.offer_recipients: Optional[List[int]] = None  # the seats the last offer is for (None: everyone)

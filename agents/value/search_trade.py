@@ -13,7 +13,7 @@ offer first in the main phase when one pays (by expected gain under the acceptan
 ``accept``, ``offers``, ``offer_gain`` and ``offer_to`` the trader's.
 """
 from collections import Counter
-from typing import Any, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -37,28 +37,40 @@ class SearchTradeAgent(Agent):
     def __init__(self, seed: Optional[int] = None, playouts: int = 3000, variant: str = "best",
                  accept: str = DEFAULT_ACCEPTANCE, offers: int = 3, offer_gain: float = 0.0005,
                  offer_to: str = "all", **search: Any) -> None:
+        self._own_fallbacks: "Counter[str]" = Counter()
         super().__init__(seed)
         self.trader = ValueSearchAgent(seed=seed, search=0, offers=offers, offer_gain=offer_gain,
-                                       accept="" if accept == "none" else accept, offer_to=offer_to)
-        self.mover = value_mcts_agent(seed=None if seed is None else seed + 1, variant=variant,
-                                      playouts=playouts, **search)
+                                       accept=accept, offer_to=offer_to)
+        try:
+            self.mover = value_mcts_agent(seed=None if seed is None else seed + 1, variant=variant,
+                                          playouts=playouts, **search)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{exc} (value_trader's own options: playouts, variant, accept, offers, offer_gain, "
+                             "offer_to; any other goes to its MCTS)") from None
         self.network = self.trader.network  # (the weights that played: the bridges record their digest)
         self.path = self.trader.path
 
     @property
     def fallbacks(self) -> "Counter[str]":
-        return self.trader.fallbacks + self.mover.fallbacks
+        """The moves replaced by either part (and any counted on this agent itself)."""
+        return self.trader.fallbacks + self.mover.fallbacks + self._own_fallbacks
 
     @fallbacks.setter
-    def fallbacks(self, value: "Counter[str]") -> None:  # (Agent.__init__ sets it)
-        pass
+    def fallbacks(self, value: "Counter[str]") -> None:  # (Agent.__init__ sets it: counts of this agent's own)
+        self._own_fallbacks = value
+
+    def fall_back(self, infoset: Optional[InfoSet], reason: str, action: int) -> int:
+        self._own_fallbacks[reason] += 1
+        if infoset is not None:
+            infoset.report_fallback(reason)
+        return int(action)
 
     @property
-    def offer_recipients(self) -> Optional[list]:
+    def offer_recipients(self) -> Optional[List[int]]:
         return self.trader.offer_recipients
 
     @property
-    def trade_counts(self) -> dict:
+    def trade_counts(self) -> Dict[str, int]:
         return self.trader.trade_counts
 
     def reset(self, seed: Optional[int] = None) -> None:
@@ -66,8 +78,9 @@ class SearchTradeAgent(Agent):
         self.trader.reset(seed)
         self.mover.reset(None if seed is None else seed + 1)
 
-    def compile_stages(self) -> list:
-        return self.trader.compile_stages() + self.mover.compile_stages()  # type: ignore[attr-defined]
+    def compile_stages(self) -> List[Tuple[str, Callable[[], None]]]:
+        stages: List[Tuple[str, Callable[[], None]]] = self.trader.compile_stages()
+        return stages + getattr(self.mover, "compile_stages")()
 
     def act(self, observation: Observation, infoset: InfoSet) -> int:
         phase = int(infoset.view[PHASE])

@@ -195,10 +195,11 @@ def load_acceptance(kind: str) -> AcceptanceModel:
 
 def samples(lines: Iterable[Dict[str, Any]], version: int = 1,
             responder: Optional[str] = None) -> Tuple[np.ndarray, np.ndarray]:
-    """(features, taken) of every partner's answer to every logged offer (version 2: of
-    the offers logged with every seat's hand); ``responder``: only the answers of the
-    seats this agent spec played, in lines that name each seat's spec (``specs``, as the
-    arena's offers.jsonl does)."""
+    """(features, taken) of every answer a partner gave to a logged offer (version 2: of
+    the offers logged with every seat's hand); not the answers of our own seats (a line's
+    ``our_seats``), nor a seat that gave none (an offer never shown, or taken by another
+    seat first); ``responder``: only the answers of the seats this agent spec played, in
+    lines that name each seat's spec (``specs``, as the arena's offers.jsonl does)."""
     xs: List[np.ndarray] = []
     ys: List[float] = []
     for g in lines:
@@ -206,10 +207,12 @@ def samples(lines: Iterable[Dict[str, Any]], version: int = 1,
             if version == 2 and not hands:
                 continue
             seat = answers.index(ANSWER_SELF)
+            ours = set(g.get("our_seats", [])) | {seat}
             for q, answer in enumerate(answers):
                 if responder is not None and g.get("specs", [None] * len(answers))[q] != responder:
                     continue
-                if q != seat and answer != ANSWER_NOT_ASKED:
+                # (no answer is no sample: an offer never shown, or taken by another first)
+                if q not in ours and answer not in (ANSWER_NOT_ASKED, ANSWER_NONE):
                     xs.append(offer_features(menu, cards[q], asked[q], vp[q], vp[seat], turn,
                                              hands[0][q] if hands else None, version))
                     ys.append(float(answer == ANSWER_ACCEPT))
@@ -261,6 +264,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     f.add_argument("--features", type=int, choices=sorted(FEATURE_SETS), default=1,
                    help="the feature version (2: also what the trade does to the partner's next build)")
     args = p.parse_args(argv)
+    if not 0.0 <= args.holdout < 1.0:
+        p.error(f"--holdout is the share of games held out, in [0, 1), got {args.holdout}")
     version = args.features
     try:
         read = _read(args.games)

@@ -732,7 +732,9 @@ class JSettlersClient(AgentSeat):
         m = self._m()
         s = m.state.copy()
         made = max(int(s[L.OFFERS_MADE]), self.offers_this_turn)
-        if AGENT_MAX_OFFERS <= made < self.offers_per_turn:
+        if made >= self.offers_per_turn:
+            made = max(made, AGENT_MAX_OFFERS)  # the bridge's cap is reached
+        elif made >= AGENT_MAX_OFFERS:
             # past the rule option's cap but within ours: the state the agent reads keeps
             # the cap it knows and shows one offer left (its own memory counts the rest)
             made = AGENT_MAX_OFFERS - 1

@@ -96,9 +96,6 @@ def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str,
         try:
             results, clients = _play_seated(clients, host, port, game if attempt == 1 else f"{game}a{attempt}")
         except NotSeated as exc:
-            for c in clients:
-                if c.conn is not None:
-                    c.conn.close()
             if attempt == SEAT_ATTEMPTS:
                 raise NotSeated(f"{exc}; {SEAT_ATTEMPTS} games in a row left a seat of ours out (a robot "
                                 "pool much larger than the free seats)") from None
@@ -121,24 +118,45 @@ def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str,
 SEAT_ATTEMPTS = 12
 
 
+def _close(clients: Sequence[JSettlersClient], threads: Sequence[threading.Thread], wait_s: float = 5.0) -> None:
+    """Close every client's connection (a thread reading it wakes up and ends) and give
+    the threads a moment to end."""
+    for c in clients:
+        if c.conn is not None:
+            c.conn.close()
+    deadline = time.monotonic() + wait_s
+    for th in threads:
+        th.join(max(0.0, deadline - time.monotonic()))
+
+
 def _play_seated(clients: List[JSettlersClient], host: str, port: int,
                  game: str) -> Tuple[List[Dict[str, Any]], List[JSettlersClient]]:
     """One game with these clients, or NotSeated when the server left one of them out."""
     results: List[Dict[str, Any]] = [{} for _ in clients]
-    for c in clients:
-        c.connect()
-    starter = GameHost(host, port, game)
-    threads = []
+    threads: List[threading.Thread] = []
+    try:
+        for c in clients:
+            c.connect()
+        starter = GameHost(host, port, game)
+    except BaseException:
+        _close(clients, threads)
+        raise
     try:
         for k, c in enumerate(clients):
             th = threading.Thread(target=_run_client, args=(c, results[k]), daemon=True)
             th.start()
             threads.append(th)
         starter.start()
-        starter.wait_seated([c.name for c in clients])
+        try:
+            starter.wait_seated([c.name for c in clients])
+        except BaseException:  # (not seated, or the server stalled: no client of ours may stay on)
+            _close(clients, threads)
+            raise
         deadline = time.monotonic() + GAME_TIMEOUT_S
         for th in threads:
             th.join(max(0.0, deadline - time.monotonic()))
+        if any(th.is_alive() for th in threads):  # (out of time: its clients go with it)
+            _close(clients, threads)
     finally:
         starter.close()
     for res, c in zip(results, clients):
@@ -227,7 +245,7 @@ def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Opt
                 results, clients = play_game_on_server(specs, host_, port_, cookie_, f"catan-{seed}-{i + 1}",
                                                        seed * 100003 + i, offers_per_turn=offers)
                 break
-            except TimeoutError as exc:  # (raised before the game started: nothing was played)
+            except TimeoutError as exc:  # (before the game started: nothing was played, our clients closed)
                 if port is not None or attempt == 2:
                     raise
                 print(f"game {i + 1}: the local server did not seat us ({exc}); restarting it", flush=True)
@@ -238,14 +256,11 @@ def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Opt
             raise UserError(f"the JSettlers server went away before game {i + 1}: "
                             f"{unreachable(host or '127.0.0.1', port)} ({type(exc).__name__}: {exc})") from None
         return {"game": i + 1, "agents": list(specs), "agent": ",".join(specs), "ours": len(specs),
-                **({"robots": robots} if port is None else {}),
+                **_match_fields(robots if port is None else None, offers),
                 "seconds": round(time.time() - t0, 1), "rejected": 0, "mismatches": 0,
                 "error": f"{type(exc).__name__}: {exc}", "failed": True}
     game = game_line(i, specs, results, time.time() - t0)
-    if offers != AGENT_MAX_OFFERS:
-        game["offers_per_turn"] = offers
-    if port is None:
-        game["robots"] = robots
+    game.update(_match_fields(robots if port is None else None, offers))
     if port is None and _server is not None and _server.log_path:
         game["robot_forced_ends"] = forced_ends(_server.log_path, f"catan-{seed}-{i + 1}")
     if "error" in game or game["rejected"] or game["mismatches"]:
@@ -255,6 +270,13 @@ def _job(args: Tuple[int, List[str], int, Optional[str], int, Optional[str], Opt
     if "error" in game:
         _drop_server()
     return game
+
+
+def _match_fields(robots: Optional[str], offers: int) -> Dict[str, Any]:
+    """What a game line says of the match beside its agents, so that a run resumes only
+    over its own games: the local server's robots, the offers a turn if not the default."""
+    return {**({"robots": robots} if robots is not None else {}),
+            **({"offers_per_turn": offers} if offers != AGENT_MAX_OFFERS else {})}
 
 
 def forced_ends(log_path: str, game: str) -> int:
@@ -305,6 +327,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         p.error(f"--agents takes 1 to 3 specs, got {len(specs)}")
     if args.offers_per_turn > 20:
         p.error(f"--offers-per-turn must be 1..20 (what an agent's offer memory holds), got {args.offers_per_turn}")
+    if args.robots == "default" and len(specs) > 1:
+        p.error("--robots default plays one seat of ours: the server draws every seat from its pool of 4 "
+                "and ours, so with more of ours most games would leave one out")
     if not 0 <= args.pace <= 100:
         p.error(f"--pace must be 0..100, got {args.pace}")
     digests = []
