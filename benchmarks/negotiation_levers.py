@@ -48,7 +48,10 @@ LEVERS = [
           "where the baseline makes 2 (`pretrained:accept=jsettlers-smart:offers=3`: two changes)",
           "pretrained_smart"),
     Lever("trader_smart", "moves by MCTS over the network at 3,000 playouts, trades as above "
-          "(`value_trader`)", "pretrained_smart"),
+          "(`value_trader`)", "accept_smart"),
+    Lever("haggle_smart", "offers by expected gain under the version-2 SMART model, to the partners they gain "
+          "from only, up to 6 a turn (`pretrained:accept=jsettlers-smart-v2:offers=6:offer_to=gainers`, "
+          "`--offers-per-turn 6`: three changes)", "accept_smart"),
     Lever("accept_default", "`pretrained:accept=jsettlers-smart:offers=3` against the server's "
           "default mix (`--robots default`)", None),
 ]
