@@ -160,6 +160,11 @@ def test_offers_to_the_gainers_name_them_and_sum_only_their_gains(tmp_path):
     i = int(np.argmax(expected))
     assert a == offers[i]
     assert agent.offer_recipients == [(seat + k) % 4 for k in (1, 2, 3) if gains[i, k - 1] > 0]
+    # the next decision that makes no offer names nobody (a bridge never reads stale partners)
+    G.step(s, int(a))
+    responder = int(G.decider(s))
+    agent.act(observation(s, responder), InfoSet(s, responder, secret_seed=5))
+    assert agent.offer_recipients is None
     with pytest.raises(ValueError, match="needs an acceptance model"):
         make_agent("pretrained:offer_to=gainers")
     with pytest.raises(ValueError, match="offer_to must be one of all, gainers"):

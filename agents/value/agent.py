@@ -231,6 +231,7 @@ class ValueSearchAgent(Agent):
 
     def act(self, observation: Observation, infoset: InfoSet) -> int:
         self.last_values = None
+        self.offer_recipients = None  # (named again by an offer this decision makes)
         legal = legal_from(observation).astype(np.int64)
         if not self.lopsided:  # (a reject, or a build or end of turn, is always left)
             legal = legal[polite(legal, infoset.view)]
@@ -276,6 +277,7 @@ class ValueSearchAgent(Agent):
         """The offer this agent makes now in the main phase (counted), -1 for none: by
         expected gain with an acceptance model, else the menu entry of highest gain
         above ``offer_margin`` (``greedy.offer_choice``); at most ``offers`` a turn."""
+        self.offer_recipients = None
         legal = legal_from(observation).astype(np.int64)
         view = infoset.determinize(self._seed())
         if int(view[PHASE]) != PH_MAIN or self.offers == 0:
