@@ -52,8 +52,8 @@ LEVERS = [
     Lever("haggle_smart", "offers by expected gain under the version-2 SMART model, to the partners they gain "
           "from only, up to 6 a turn (`pretrained:accept=jsettlers-smart-v2:offers=6:offer_to=gainers`, "
           "`--offers-per-turn 6`: three changes)", "accept_smart"),
-    Lever("accept_default", "`pretrained:accept=jsettlers-smart:offers=3` against the server's "
-          "default mix (`--robots default`)", None),
+    Lever("haggle_default", "`haggle_smart`'s agent against the server's default mix (`--robots default`: "
+          "3 SMART robots and a FAST droid in the pool, three a game)", None),
 ]
 
 
