@@ -93,23 +93,29 @@ def two_sided_p(w1: int, n1: int, w2: int, n2: int) -> float:
     return math.erfc(z / math.sqrt(2))
 
 
+SHIPPED = "pretrained_smart"  # the shipped agent's run: every lever against the same robots is judged against it too
+
+
+def _versus(f: Dict[str, Any], b: Dict[str, Any]) -> str:
+    return (f"{100 * (f['wins'] / f['games'] - b['wins'] / b['games']):+.1f} points, "
+            f"p = {two_sided_p(f['wins'], f['games'], b['wins'], b['games']):.3f}")
+
+
 def table() -> str:
-    rows = ["| run | what changed | games | wins | win rate [95% CI] | against the baseline | offers / trades a game "
-            "| median game / decision | rejected, mismatches, failed |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| run | what changed | games | wins | win rate [95% CI] | against the run before | against the shipped "
+            "agent | offers / trades a game | median game / decision | rejected, mismatches, failed |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     by = {lever.folder: figures(games(lever)) for lever in LEVERS}
     for lever in LEVERS:
         f = by[lever.folder]
         if not f["games"]:
             continue
         lo, hi = f["ci95"]
-        versus = "baseline"
-        if lever.against:
-            b = by[lever.against]
-            versus = (f"{100 * (f['wins'] / f['games'] - b['wins'] / b['games']):+.1f} points, "
-                      f"p = {two_sided_p(f['wins'], f['games'], b['wins'], b['games']):.3f}")
+        versus = [_versus(f, by[lever.against]) if lever.against else "baseline",
+                  _versus(f, by[SHIPPED]) if lever.against else "baseline" if lever.folder == SHIPPED
+                  else "(other robots)"]
         rows.append(f"| `{lever.folder}` | {lever.what} | {f['games']} | {f['wins']} | "
-                    f"{100 * f['wins'] / f['games']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | {versus} | "
+                    f"{100 * f['wins'] / f['games']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] | {versus[0]} | {versus[1]} | "
                     f"{f['offers']:.1f} / {f['trades']:.1f} | {f['seconds']:.1f} s / "
                     f"{'not timed' if f['decision_s'] is None else format(f['decision_s'], '.3f') + ' s'} | "
                     f"{f['rejected']}, {f['mismatches']}, {f['failed']} |")
