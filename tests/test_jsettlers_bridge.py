@@ -195,6 +195,7 @@ def test_catan_jsettlers_writes_resumable_results(tmp_path, capsys):
         built = x["settlements"] + 2 * x["cities"] + 2 * x["largest_army"] + 2 * x["longest_road"]
         assert built == x["public_vp"] <= vp and x["opening_pips"] > 0
     assert g["robot_forced_ends"] >= 0  # read from the local server's log
+    assert g["attempts"] >= 1 and len(g["robots_seated"]) == 3 and all(n.startswith("robot ") for n in g["robots_seated"])
     text = capsys.readouterr().out
     assert "95% CI" in text and "mirror mismatches 0" in text and "rejected moves 0" in text
     # a second run with the same target plays nothing more
@@ -206,6 +207,7 @@ def test_catan_jsettlers_writes_resumable_results(tmp_path, capsys):
                            "--robots", "fast"]) == 0
     lines = [json.loads(x) for x in (out / "games.jsonl").read_text().splitlines()]
     assert len(lines) == 2 and lines[1]["robots"] == "fast" and "error" not in lines[1], lines[1]
+    assert all(n.startswith("droid ") for n in lines[1]["robots_seated"])
     log = "".join(p.read_text() for p in out.glob("server-*.log"))
     assert all(f"Robot arrived: droid {k}: built-in type" in log for k in (1, 2, 3))
     # the local server gives its built-in robots more than the shipped 8 s for a move
@@ -615,7 +617,7 @@ def test_a_game_left_without_our_seat_is_made_again(monkeypatch):
         return [{"ok": True}], clients
     monkeypatch.setattr(M, "_play_seated", seated)
     results, clients = M.play_game_on_server(["random"], "h", 1, "c", "g", 7)
-    assert results == [{"ok": True, "remade": []}]
+    assert results == [{"ok": True, "remade": [], "attempts": 3}]
     assert tried == [("g", ["cat7x0"]), ("ga2", ["cat7x0a2"]), ("ga3", ["cat7x0a3"])]
     assert results[0]["remade"] == []
     # a set-up the server broke (it took a robot's set-up settlement back): made again, said

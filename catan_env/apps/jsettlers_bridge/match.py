@@ -106,6 +106,7 @@ def play_game_on_server(specs: Sequence[str], host: str, port: int, cookie: str,
             continue
         for r in results:
             r["remade"] = list(remade)
+            r["attempts"] = attempt
         return results, clients
     raise AssertionError("unreachable")
 
@@ -148,10 +149,13 @@ def _play_seated(clients: List[JSettlersClient], host: str, port: int,
             threads.append(th)
         starter.start()
         try:
-            starter.wait_seated([c.name for c in clients])
+            seated = starter.wait_seated([c.name for c in clients])
         except BaseException:  # (not seated, or the server stalled: no client of ours may stay on)
             _close(clients, threads)
             raise
+        ours = {c.name for c in clients}
+        for res in results:  # (which of the server's robots played: a pool draws them)
+            res["robots_seated"] = sorted(name for name in seated.values() if name not in ours)
         deadline = time.monotonic() + GAME_TIMEOUT_S
         for th in threads:
             th.join(max(0.0, deadline - time.monotonic()))
@@ -208,6 +212,8 @@ def game_line(i: int, specs: Sequence[str], results: List[Dict[str, Any]], secon
         "forced_discards": sum(r.get("forced_discards", 0) for r in results),
         "late_answers": sum(r.get("late_answers", 0) for r in results),
         "remade": results[0].get("remade", []) if results else [],
+        "attempts": results[0].get("attempts", 1) if results else 1,  # games made for this one (reseated, remade)
+        "robots_seated": results[0].get("robots_seated") if results else None,
         "rejected_detail": [list(map(str, x)) for r in results for x in r.get("rejected", [])][:10],
         "mismatch_detail": [x for r in results for x in r.get("mismatches", [])][:10]}
     if errors:
