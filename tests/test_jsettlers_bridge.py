@@ -170,12 +170,12 @@ def test_a_dropped_connection_fails_the_game_and_keeps_its_session(tmp_path, mon
         return real_read(self, timeout)
 
     monkeypatch.setattr(MessageConnection, "read", dropping)
-    job = (0, ["random"], 21, None, 0, None, None, "", str(tmp_path), "smart")
+    job = (0, ["random"], 21, None, 0, None, None, "", str(tmp_path), "smart", 3)
     game = M._job(job)
     assert game["failed"] and "the connection to the server dropped" in game["error"]
     assert (tmp_path / "session-00001-0.txt").exists()
     monkeypatch.setattr(MessageConnection, "read", real_read)
-    again = M._job((1, ["random"], 21, None, 0, None, None, "", str(tmp_path), "smart"))
+    again = M._job((1, ["random"], 21, None, 0, None, None, "", str(tmp_path), "smart", 3))
     M._drop_server()
     assert "error" not in again, again.get("error")
 
@@ -594,8 +594,8 @@ def test_the_host_waits_for_our_seats_and_names_a_pool_that_left_them_out():
     from catan_env.apps.jsettlers_bridge.client import NotSeated
     sit = lambda pn, name: f"{P.SITDOWN}|g,{name},{pn},true"  # noqa: E731
     # ours among the four: who sits where
-    assert _host([sit(2, "robot 1"), f"{P.SITDOWN}|other,cat1x0,0,true", sit(0, "cat1x0")]).wait_seated(
-        ["cat1x0"]) == {2: "robot 1", 0: "cat1x0"}
+    assert _host([sit(2, "robot 1"), f"{P.SITDOWN}|other,cat1x0,0,true", sit(0, "cat1x0"), sit(1, "robot 2"),
+                  sit(3, "droid 1")]).wait_seated(["cat1x0"]) == {2: "robot 1", 0: "cat1x0", 1: "robot 2", 3: "droid 1"}
     # every seat filled from the pool without ours: at once, naming the seats and ours
     with pytest.raises(NotSeated, match=r"robot 1, robot 2, droid 1, robot 3\) and drew none of cat1x0"):
         _host([sit(0, "robot 1"), sit(1, "robot 2"), sit(2, "droid 1"), sit(3, "robot 3")]).wait_seated(["cat1x0"])

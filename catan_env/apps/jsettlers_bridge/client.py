@@ -1004,17 +1004,19 @@ class GameHost:
         self.conn.send(f"{P.STARTGAME}|{self.game}")
 
     def wait_seated(self, names: Sequence[str], timeout: float = 30.0) -> Dict[int, str]:
-        """After ``start``: wait until the server has seated every one of ``names`` (our
-        seats), returning who sits where; :class:`NotSeated` as soon as every seat is
-        taken without them (the server fills the seats at random from its whole robot
+        """After ``start``: wait until the server has seated all four seats, every one of
+        ``names`` (our seats) among them, returning who sits where; :class:`NotSeated` as
+        soon as every seat is taken without them (the server fills the seats at random from its whole robot
         pool, ours included, so a pool larger than the free seats may leave ours out)."""
         seats: Dict[int, str] = {}
         deadline = time.monotonic() + timeout
-        while not set(names) <= set(seats.values()):
+        while len(seats) < 4:  # (every seat: the game starts once all four sit)
             text = self.conn.read(max(0.0, deadline - time.monotonic()))
             if text is None:
                 raise TimeoutError(f"the server seated {sorted(seats.values()) or 'nobody'} in game "
-                                   f"{self.game} within {timeout:.0f} s, not {sorted(set(names) - set(seats.values()))}")
+                                   f"{self.game} within {timeout:.0f} s"
+                                   + (f", not {sorted(set(names) - set(seats.values()))}"
+                                      if not set(names) <= set(seats.values()) else ""))
             kind, f = P.split(text)
             if kind == P.SITDOWN and f and f[0] == self.game:
                 seats[int(f[2])] = f[1]
